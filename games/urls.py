@@ -1,0 +1,7 @@
+from django.urls import path
+from django.views.generic import TemplateView
+
+app_name = "games"
+urlpatterns = [
+    path("", TemplateView.as_view(template_name="home.html"), name="lobby"),
+]
