@@ -1,0 +1,208 @@
+"""The database truth of live play: tables, their seats, the matches and rounds played there, the move log
+and the table chat. Every write goes through ``games.services``; nothing here knows the rules."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Game(models.TextChoices):
+    GIN = "gin", "Gin Rommé"
+    ROMME = "romme", "Rommé"
+
+
+class BotLevel(models.TextChoices):
+    SIMPLE = "simple", "Einfach"
+    EXPERT = "expert", "Experte"
+
+
+class Table(models.Model):
+    """One table: its options (as the engine normalised them), who may see it, and the state of play.
+
+    ``state`` is the engine's whole match (hidden cards too); it never leaves the server except through
+    ``games.presenters``. ``version`` grows by one with every committed change, so clients can tell
+    whether they missed something.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", "offen"
+        PLAYING = "playing", "läuft"
+        FINISHED = "finished", "beendet"
+        ABORTED = "aborted", "abgebrochen"
+
+    game = models.CharField(max_length=10, choices=Game.choices)
+    preset = models.CharField(max_length=20, blank=True, default="")
+    options = models.JSONField(default=dict)
+    seat_count = models.PositiveSmallIntegerField()
+    ranked = models.BooleanField(default=False)
+    private = models.BooleanField(default=False)
+    invite_token = models.CharField(max_length=43, blank=True, default="", db_index=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    version = models.PositiveIntegerField(default=0)
+    # When the referee must act for a human: the turn time of the seat to act, or the end of the break
+    # between rounds. ``bot_due_at`` is when a computer player's next move is due.
+    turn_deadline = models.DateTimeField(null=True, blank=True)
+    bot_due_at = models.DateTimeField(null=True, blank=True)
+    state = models.JSONField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="created_tables"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["status", "private", "game", "-created_at"], name="table_lobby_idx"),
+            models.Index(fields=["turn_deadline"], name="table_deadline_idx"),
+            models.Index(fields=["bot_due_at"], name="table_bot_due_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_game_display()} #{self.pk} ({self.get_status_display()})"
+
+
+class Seat(models.Model):
+    """A place at a table, held by a user or by a computer player of a named level."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="seats"
+    )
+    bot_level = models.CharField(max_length=10, choices=BotLevel.choices, blank=True, default="")
+    consecutive_timeouts = models.PositiveSmallIntegerField(default=0)
+    # Left the match (resigned or timed out three times); the seat keeps its place in the record.
+    left = models.BooleanField(default=False)
+    # Ready for the next round (between rounds) or for a rematch (after the match).
+    ready = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["table", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "index"], name="seat_unique_index"),
+            models.UniqueConstraint(
+                fields=["table", "user"], condition=models.Q(user__isnull=False), name="seat_unique_user"
+            ),
+        ]
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.bot_level)
+
+    @property
+    def taken(self) -> bool:
+        return self.user_id is not None or self.is_bot
+
+    def __str__(self) -> str:
+        return f"Platz {self.index} an Tisch {self.table_id}"
+
+
+class Match(models.Model):
+    """One match (gin) or list (Rommé) at a table; rich enough for a later rating service to consume."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing", "läuft"
+        FINISHED = "finished", "beendet"
+        ABORTED = "aborted", "abgebrochen"
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
+    number = models.PositiveIntegerField(default=1)
+    game = models.CharField(max_length=10, choices=Game.choices)
+    options = models.JSONField(default=dict)
+    ranked = models.BooleanField(default=False)
+    # Seat order: [{"seat": 0, "user_id": 7, "name": "anna", "bot": ""}, ...]
+    players = models.JSONField(default=list)
+    users = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="matches", blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    final_scores = models.JSONField(null=True, blank=True)
+    winner_seat = models.SmallIntegerField(null=True, blank=True)
+    winner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="won_matches"
+    )
+    # Seats that left (resign or three timeouts), for ratings and the Rommé Abbruch.
+    left_seats = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [models.UniqueConstraint(fields=["table", "number"], name="match_unique_number")]
+        indexes = [
+            models.Index(fields=["status", "-finished_at"], name="match_history_idx"),
+            models.Index(fields=["-started_at"], name="match_started_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Partie {self.number} an Tisch {self.table_id}"
+
+
+class Round(models.Model):
+    """One round of a match: the hash of its deal from the start, and once it ends its record and result.
+
+    ``deal`` is kept from the start (it is what the hash covers) but is published only once
+    ``finished_at`` is set; the presenter enforces that.
+    """
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveIntegerField()
+    deal_hash = models.CharField(max_length=64)
+    deal = models.JSONField(null=True, blank=True)
+    record = models.JSONField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [models.UniqueConstraint(fields=["match", "number"], name="round_unique_number")]
+
+    def __str__(self) -> str:
+        return f"Runde {self.number} von {self.match}"
+
+
+class Move(models.Model):
+    """The move log: every action applied to a table, by whom and at which table version."""
+
+    class By(models.TextChoices):
+        PLAYER = "player", "Spieler"
+        BOT = "bot", "Computer"
+        TIMEOUT = "timeout", "Zeitablauf"
+        RESIGN = "resign", "Aufgabe"
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="moves")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="moves")
+    round_number = models.PositiveIntegerField()
+    seq = models.PositiveIntegerField()
+    seat = models.SmallIntegerField(null=True, blank=True)
+    action = models.JSONField()
+    by = models.CharField(max_length=10, choices=By.choices, default=By.PLAYER)
+    version = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match", "seq"]
+        constraints = [models.UniqueConstraint(fields=["match", "seq"], name="move_unique_seq")]
+
+    def __str__(self) -> str:
+        return f"Zug {self.seq} ({self.action.get('action')}) in {self.match}"
+
+
+class ChatMessage(models.Model):
+    """A line of table chat; stored as typed, escaped by whoever renders it."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat_messages")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_messages")
+    text = models.CharField(max_length=300)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["table", "created_at"]
+        indexes = [
+            models.Index(fields=["table", "-created_at"], name="chat_table_idx"),
+            models.Index(fields=["user", "-created_at"], name="chat_user_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} an Tisch {self.table_id}: {self.text[:30]}"
