@@ -1,0 +1,58 @@
+# The two commands every newcomer needs: `make run` and `make test`. Both set everything up themselves.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test bench lint messages migrate services clean
+
+# A stamp per requirements set: the venv is (re)installed only when a requirements file changes.
+$(VENV)/.runtime: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements.txt requirements-dev.txt $(VENV)/.runtime
+	$(PY) -m pip install -q -r requirements-dev.txt
+	touch $@
+
+$(VENV)/.bench: requirements-bench.txt $(VENV)/.dev
+	$(PY) -m pip install -q -r requirements-bench.txt || echo "bench extras (rlcard) not installed; the comparison is skipped"
+	touch $@
+
+messages: $(VENV)/.runtime
+	$(PY) manage.py compilemessages --ignore=$(VENV) -v 0
+
+migrate: $(VENV)/.runtime messages
+	$(PY) manage.py migrate --noinput -v 0
+
+## Serve the site on http://$(HOST):$(PORT) with daphne, plus the referee (turn timers, computer players).
+run: migrate
+	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C stops the server and the referee)"
+	@$(PY) manage.py referee & referee=$$!; \
+	trap 'kill $$referee 2>/dev/null' EXIT INT TERM; \
+	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) ginsite.asgi:application
+
+## Lint and run the whole test suite (browser tests need /usr/bin/chromium; REQUIRE_BROWSER=1 makes it a must).
+test: $(VENV)/.dev messages
+	$(VENV)/bin/ruff check .
+	$(PY) manage.py makemigrations --check --dry-run -v 0
+	$(VENV)/bin/pytest
+
+lint: $(VENV)/.dev
+	$(VENV)/bin/ruff check .
+
+## Benchmarks: the meld solvers, self-play speed and the bots' strength (figures for the notes, no pass/fail).
+bench: $(VENV)/.bench
+	$(PY) -m bench.gin
+	$(PY) -m bench.romme
+
+## PostgreSQL + Redis on 127.0.0.1 (Debian packages; needs root). Prints the URLs to export.
+services:
+	bash .ci/services.sh
+
+clean:
+	rm -rf $(VENV) staticfiles artifacts .pytest_cache .ruff_cache .hypothesis
