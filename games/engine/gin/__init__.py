@@ -1,0 +1,1 @@
+"""Gin Rummy (Gin Rommé): the meld solver, the round and match rules of spec/gin.md, records and bots."""

@@ -1,0 +1,346 @@
+"""Gin Rummy meld solver: the arrangement of a hand into sets and runs that leaves the least deadwood.
+
+Cards are handled as bits of a 52-bit mask (bit = :func:`games.engine.cards.card_index`, suit-major, so a
+run is a block of consecutive bits inside one suit's 13). The search takes the lowest card still open and
+tries it as deadwood or as the lowest card of every meld that fits, memoised on the mask of open cards.
+
+>>> best_melds(["7H", "7S", "7D", "8C", "9C", "TC", "2D", "3S", "KH", "QS"])
+([['8C', '9C', 'TC'], ['7D', '7H', '7S']], 25)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+
+from games.engine.cards import ALL_CARDS, card_index, check_card
+
+#: Deadwood value of each card index: ace 1, 2–10 face value, J Q K 10.
+VALUE: tuple[int, ...] = tuple(min(i % 13 + 1, 10) for i in range(52))
+BIT: tuple[int, ...] = tuple(1 << i for i in range(52))
+FULL_DECK = (1 << 52) - 1
+
+
+def _build_tables() -> tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[tuple[int, ...]]]:
+    """Per card: the 3-card melds containing it, the sets in which it is the lowest bit, all melds with it."""
+    small: list[list[int]] = [[] for _ in range(52)]
+    sets_low: list[list[int]] = [[] for _ in range(52)]
+    containing: list[list[int]] = [[] for _ in range(52)]
+    for rank in range(13):
+        cards = [s * 13 + rank for s in range(4)]
+        for skip in range(4):  # the four 3-card sets of this rank
+            trio = [c for i, c in enumerate(cards) if i != skip]
+            mask = sum(BIT[c] for c in trio)
+            for c in trio:
+                small[c].append(mask)
+                containing[c].append(mask)
+            sets_low[trio[0]].append(mask)
+        four = sum(BIT[c] for c in cards)
+        sets_low[cards[0]].append(four)
+        for c in cards:
+            containing[c].append(four)
+    for suit in range(4):
+        for lo in range(13):
+            for hi in range(lo + 2, 13):
+                run = [suit * 13 + r for r in range(lo, hi + 1)]
+                mask = sum(BIT[c] for c in run)
+                for c in run:
+                    containing[c].append(mask)
+                    if hi == lo + 2:
+                        small[c].append(mask)
+    return ([tuple(x) for x in small], [tuple(x) for x in sets_low], [tuple(x) for x in containing])
+
+
+_SMALL_MELDS, _SETS_LOW, _MELDS_WITH = _build_tables()
+#: Memo of the least deadwood of a mask of meldable cards; bounded so a long-running process stays small.
+_MEMO: dict[int, int] = {0: 0}
+_MEMO_LIMIT = 2_000_000
+
+
+def mask_of(cards: Iterable[str]) -> int:
+    mask = 0
+    for code in cards:
+        mask |= BIT[card_index(code)]
+    return mask
+
+
+def indexes_of(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def cards_of(mask: int) -> list[str]:
+    """Codes of a mask, in index order (a run lowest first, a set in suit order C D H S)."""
+    return [ALL_CARDS[i] for i in indexes_of(mask)]
+
+
+def points_of(mask: int) -> int:
+    return sum(VALUE[i] for i in indexes_of(mask))
+
+
+_SUIT_BLOCK = (1 << 13) - 1
+#: Bits where a 3-card run may start: ranks A..J of every suit (a run never crosses into the next suit).
+_RUN_STARTS = sum(((1 << 11) - 1) << (13 * s) for s in range(4))
+
+
+def _run_and_set_parts(mask: int) -> tuple[int, int]:
+    """The cards of ``mask`` that lie in some 3-card run, and those in some 3-card set, within ``mask``."""
+    starts = mask & (mask >> 1) & (mask >> 2) & _RUN_STARTS
+    runs = starts | (starts << 1) | (starts << 2)
+    a = mask & _SUIT_BLOCK
+    b = (mask >> 13) & _SUIT_BLOCK
+    c = (mask >> 26) & _SUIT_BLOCK
+    d = mask >> 39
+    ranks = (a & b & (c | d)) | (c & d & (a | b))
+    sets = mask & (ranks | (ranks << 13) | (ranks << 26) | (ranks << 39))
+    return runs, sets
+
+
+def meldable_part(mask: int) -> int:
+    """The cards of ``mask`` that belong to at least one meld made only of cards in ``mask``."""
+    runs, sets = _run_and_set_parts(mask)
+    return runs | sets
+
+
+def _least(rem: int) -> int:
+    """Least deadwood of the cards in ``rem`` (all of them meldable within the original hand)."""
+    memo = _MEMO
+    best = memo.get(rem)
+    if best is not None:
+        return best
+    low = rem & -rem
+    c = low.bit_length() - 1
+    rest = rem ^ low
+    best = VALUE[c] + _least(rest)
+    if best:
+        # Runs with c as their lowest card, as long as the suit goes on.
+        rank = c % 13
+        if rank <= 10 and rest & (low << 1) and rest & (low << 2):
+            run = low | (low << 1) | (low << 2)
+            length = 3
+            while True:
+                d = _least(rem ^ run)
+                if d < best:
+                    best = d
+                    if not best:
+                        break
+                if rank + length > 12 or not rem & (low << length):
+                    break
+                run |= low << length
+                length += 1
+        if best:
+            for meld in _SETS_LOW[c]:
+                if rem & meld == meld:
+                    d = _least(rem ^ meld)
+                    if d < best:
+                        best = d
+                        if not best:
+                            break
+    if len(memo) > _MEMO_LIMIT:
+        memo.clear()
+        memo[0] = 0
+    memo[rem] = best
+    return best
+
+
+_RANK_LINE = (1 << 0) | (1 << 13) | (1 << 26) | (1 << 39)
+
+
+def _split(mask: int) -> tuple[list[int], int, int]:
+    """Split ``mask`` into melds that are certainly best spread whole, the cards still to search, and the
+    cards that fit no meld at all (certain deadwood).
+
+    A maximal run block with no card that a set also wants, and a set rank with no card that a run also
+    wants, is spread whole in some best arrangement; only the tangled rest needs the search.
+    """
+    runs, sets = _run_and_set_parts(mask)
+    loose = mask ^ (runs | sets)
+    if not runs & sets:
+        hard = 0
+        tangled_runs, tangled_sets = runs, sets
+    else:
+        hard = 0
+        tangled_runs = tangled_sets = 0
+        block_rest = runs
+        while block_rest:
+            low = block_rest & -block_rest
+            block = low
+            nxt = low << 1
+            while block_rest & nxt:
+                block |= nxt
+                nxt <<= 1
+            block_rest ^= block
+            if block & sets:
+                hard |= block
+            else:
+                tangled_runs |= block
+        rank_rest = sets
+        while rank_rest:
+            low = rank_rest & -rank_rest
+            rank = (low.bit_length() - 1) % 13
+            group = sets & (_RANK_LINE << rank)
+            rank_rest ^= group
+            if group & runs:
+                hard |= group
+            else:
+                tangled_sets |= group
+    whole: list[int] = []
+    rest = tangled_runs
+    while rest:
+        low = rest & -rest
+        block = low
+        nxt = low << 1
+        while rest & nxt:
+            block |= nxt
+            nxt <<= 1
+        rest ^= block
+        whole.append(block)
+    rest = tangled_sets
+    while rest:
+        low = rest & -rest
+        group = rest & (_RANK_LINE << ((low.bit_length() - 1) % 13))
+        rest ^= group
+        whole.append(group)
+    return whole, hard, loose
+
+
+def deadwood_of(mask: int) -> int:
+    """Least deadwood of any set of cards given as a mask (any number of cards)."""
+    runs, sets = _run_and_set_parts(mask)
+    meldable = runs | sets
+    loose = mask ^ meldable
+    total = 0
+    while loose:
+        low = loose & -loose
+        total += VALUE[low.bit_length() - 1]
+        loose ^= low
+    if runs & sets:
+        _, hard, _ = _split(mask)
+        return total + _least(hard)
+    # No card is wanted by both a run and a set: every maximal run and every set melds whole.
+    return total
+
+
+def _melds_in(rem: int, low: int) -> Iterator[int]:
+    """Every meld inside ``rem`` whose lowest card is ``low`` (a bit of ``rem``)."""
+    c = low.bit_length() - 1
+    rank = c % 13
+    if rank <= 10 and rem & (low << 1) and rem & (low << 2):
+        run = low | (low << 1) | (low << 2)
+        length = 3
+        while True:
+            yield run
+            if rank + length > 12 or not rem & (low << length):
+                break
+            run |= low << length
+            length += 1
+    for meld in _SETS_LOW[c]:
+        if rem & meld == meld:
+            yield meld
+
+
+def arrange(mask: int) -> tuple[list[int], int]:
+    """A least-deadwood arrangement of ``mask``: (meld masks, deadwood)."""
+    melds, rem, _ = _split(mask)
+    while rem:
+        target = _least(rem)
+        low = rem & -rem
+        for meld in _melds_in(rem, low):
+            if _least(rem ^ meld) == target:
+                melds.append(meld)
+                rem ^= meld
+                break
+        else:
+            rem ^= low  # the lowest open card is deadwood in every best arrangement of what is left
+    used = 0
+    for meld in melds:
+        used |= meld
+    return sort_melds(melds), points_of(mask ^ used)
+
+
+def sort_melds(melds: Iterable[int]) -> list[int]:
+    """Melds in display order: by the rank of their lowest card, then suit."""
+    def key(meld: int) -> tuple[int, int]:
+        first = (meld & -meld).bit_length() - 1
+        return (first % 13, first // 13)
+    return sorted(melds, key=key)
+
+
+def all_arrangements(mask: int) -> Iterator[tuple[tuple[int, ...], int]]:
+    """Every way to spread melds from ``mask`` (each card in at most one meld, any card may stay out).
+
+    Yields (meld masks, deadwood); the empty spread comes too. Used to choose the knocker's spread, where
+    a higher-deadwood spread can be the better one.
+    """
+    meldable = meldable_part(mask)
+    total = points_of(mask)
+
+    def walk(rem: int) -> Iterator[tuple[int, ...]]:
+        if not rem:
+            yield ()
+            return
+        low = rem & -rem
+        yield from walk(rem ^ low)
+        for meld in _melds_in(rem, low):
+            for tail in walk(rem ^ meld):
+                yield (meld, *tail)
+
+    for melds in walk(meldable):
+        used = 0
+        for meld in melds:
+            used |= meld
+        yield melds, total - points_of(used)
+
+
+_BIT_OF: dict[str, int] = {code: BIT[i] for i, code in enumerate(ALL_CARDS)}
+
+
+def check_hand(hand: object, *, sizes: tuple[int, ...] = (10, 11)) -> int:
+    """Validate a hand of codes and return its mask; ValueError (InvalidCard for a bad code) says why."""
+    if isinstance(hand, str | bytes) or not isinstance(hand, Iterable):
+        raise ValueError(f"a hand is a list of card codes, not {type(hand).__name__}")
+    codes = list(hand)
+    mask = 0
+    for code in codes:
+        bit = _BIT_OF.get(code) if isinstance(code, str) else None
+        if bit is None:
+            check_card(code)  # raises InvalidCard with the reason
+        mask |= bit
+    if len(codes) not in sizes:
+        wanted = " or ".join(str(s) for s in sizes)
+        raise ValueError(f"a gin hand here has {wanted} cards, not {len(codes)}")
+    if mask.bit_count() != len(codes):
+        seen: set[str] = set()
+        twice = sorted({c for c in codes if c in seen or seen.add(c)})
+        raise ValueError(f"duplicate card(s) in hand: {', '.join(twice)}")
+    return mask
+
+
+@lru_cache(maxsize=65536)
+def _arranged_codes(mask: int) -> tuple[tuple[tuple[str, ...], ...], int]:
+    melds, deadwood = arrange(mask)
+    return tuple(tuple(cards_of(m)) for m in melds), deadwood
+
+
+def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
+    """The least-deadwood arrangement of a 10- or 11-card hand: (melds as lists of codes, deadwood).
+
+    For 11 cards the deadwood counts all 11 (no discard is assumed). A bad code, a duplicate or a wrong
+    count raises ValueError with a clear message.
+
+    >>> best_melds(["AS", "2S", "3S", "4S", "5D", "5H", "5C", "KD", "KH", "QS"])
+    ([['AS', '2S', '3S', '4S'], ['5C', '5D', '5H']], 30)
+    """
+    melds, deadwood = _arranged_codes(check_hand(hand))
+    return [list(m) for m in melds], deadwood
+
+
+def clear_caches() -> None:
+    """Forget every memoised result (for cold-cache measurements)."""
+    _MEMO.clear()
+    _MEMO[0] = 0
+    _arranged_codes.cache_clear()
