@@ -1,0 +1,437 @@
+"""Rommé melds: checking one meld (``validate_meld``) and the solver that finds the best melds in a hand.
+
+>>> meld = validate_meld(["QH", "KH", "JK"])
+>>> meld.kind, meld.points, meld.stands_for
+('run', 31, ('QH', 'KH', 'AH'))
+>>> validate_meld(["KH", "AH", "2H"])
+Traceback (most recent call last):
+...
+games.engine.romme.melds.InvalidMeld: no wrap-around: an ace is low before a 2 or high after a king, never between (KH AH 2H)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from games.engine.cards import JOKER, RANKS, SUITS, is_card
+
+SET = "set"
+RUN = "run"
+#: Hand points (Augen) of a joker and of an ace in the hand.
+JOKER_AUGEN = 20
+
+
+class InvalidMeld(ValueError):
+    """A group of cards that is not a valid Rommé meld; the message says exactly what is wrong."""
+
+
+def _rank(code: str) -> int:
+    return RANKS.index(code[0]) + 1
+
+
+def position_value(position: int) -> int:
+    """Meld value of the card standing at run position 1–14 (14 = the ace above a king)."""
+    if position == 1:
+        return 1
+    if position == 14:
+        return 11
+    return min(position, 10)
+
+
+def set_card_value(rank: int) -> int:
+    """Meld value of a card of ``rank`` in a set (the ace counts 11 in a set of aces)."""
+    return 11 if rank == 1 else min(rank, 10)
+
+
+def _code(position: int, suit: str) -> str:
+    return RANKS[(position - 1) % 13] + suit
+
+
+@dataclass(frozen=True)
+class Meld:
+    """A valid meld as it lies on the table.
+
+    ``cards`` are as laid (a run lowest first, jokers where they stand). ``stands_for`` gives, position by
+    position, the card each one means: a natural card means itself, a joker in a run the card of its place;
+    a joker in a set of three means its rank with one of two missing suits, shown as ``None`` until the set
+    holds four cards. ``points`` is the meld's value towards the opening.
+    """
+
+    kind: str
+    cards: tuple[str, ...]
+    stands_for: tuple[str | None, ...]
+    points: int
+    rank: int | None = None  # sets
+    suit: str | None = None  # runs
+    low: int | None = None  # runs: position 1–14 of the first card
+    open_suits: tuple[str, ...] = field(default=())  # sets: suits a joker of a 3-card set may mean
+
+    @property
+    def high(self) -> int | None:
+        return None if self.low is None else self.low + len(self.cards) - 1
+
+    def joker_meanings(self) -> list[dict]:
+        """What each joker stands for, JSON-ready: ``{"position", "card", "rank", "suits"}``."""
+        meanings = []
+        for position, (card, meaning) in enumerate(zip(self.cards, self.stands_for, strict=True)):
+            if card != JOKER:
+                continue
+            if meaning is not None:
+                meanings.append({"position": position, "card": meaning, "rank": meaning[0], "suits": [meaning[1]]})
+            else:
+                meanings.append({"position": position, "card": None, "rank": RANKS[self.rank - 1],
+                                 "suits": list(self.open_suits)})
+        return meanings
+
+
+def _check_codes(cards: object) -> list[str]:
+    if isinstance(cards, str | bytes) or not isinstance(cards, Sequence):
+        raise InvalidMeld("a meld is a list of card codes")
+    codes = list(cards)
+    for code in codes:
+        if not is_card(code, allow_joker=True):
+            raise InvalidMeld(f"not a card code: {code!r} (rank A23456789TJQK + suit CDHS, or JK)")
+    return codes
+
+
+def validate_meld(cards: Sequence[str]) -> Meld:
+    """Check a meld and return it with its kind, its points and what each joker stands for.
+
+    Raises :class:`InvalidMeld` (a ``ValueError``) naming what is wrong.
+    """
+    codes = _check_codes(cards)
+    if len(codes) < 3:
+        raise InvalidMeld(f"a meld needs at least 3 cards, not {len(codes)}")
+    naturals = [c for c in codes if c != JOKER]
+    jokers = len(codes) - len(naturals)
+    if jokers >= len(naturals):
+        raise InvalidMeld(
+            f"a meld must have fewer jokers than natural cards ({jokers} joker{'s' if jokers != 1 else ''}, "
+            f"{len(naturals)} natural)"
+        )
+    if len({c[0] for c in naturals}) == 1:
+        return _validate_set(codes, naturals)
+    if len({c[1] for c in naturals}) == 1:
+        return _validate_run(codes)
+    raise InvalidMeld(
+        "neither a set (one rank, different suits) nor a run (one suit, consecutive): " + " ".join(codes)
+    )
+
+
+def _validate_set(codes: list[str], naturals: list[str]) -> Meld:
+    suits = [c[1] for c in naturals]
+    for suit in suits:
+        if suits.count(suit) > 1:
+            raise InvalidMeld(f"a set needs natural cards of different suits: {naturals[0][0]}{suit} is there twice")
+    if len(codes) > 4:
+        raise InvalidMeld(f"a set has at most 4 cards (one per suit), not {len(codes)}")
+    rank = _rank(naturals[0])
+    open_suits = tuple(s for s in "CSHD" if s not in suits)
+    certain = len(codes) == 4
+    stands_for = tuple(
+        c if c != JOKER else (RANKS[rank - 1] + open_suits[0] if certain else None) for c in codes
+    )
+    return Meld(SET, tuple(codes), stands_for, set_card_value(rank) * len(codes), rank=rank,
+                open_suits=open_suits)
+
+
+def _run_error(codes: list[str]) -> str:
+    """The first thing wrong with a would-be run of one suit (called only when no reading fits)."""
+    shown = " ".join(codes)
+    for a, b in zip(codes, codes[1:], strict=False):
+        if a == JOKER and b == JOKER:
+            return f"two jokers may never lie next to each other in a run ({shown})"
+    placed = [(i, c) for i, c in enumerate(codes) if c != JOKER]
+    ranks = [_rank(c) for _, c in placed]
+    if len(set(ranks)) < len(ranks):
+        twice = next(c for _, c in placed if ranks.count(_rank(c)) > 1)
+        return f"a run cannot hold {twice[0]} twice ({shown})"
+    for k, (_i, c) in enumerate(placed):
+        if c[0] == "A" and 0 < k < len(placed) - 1:
+            return f"no wrap-around: an ace is low before a 2 or high after a king, never between ({shown})"
+    # Read an ace first as low, an ace last as high; then check the gaps between natural cards.
+    values = []
+    for k, (_, c) in enumerate(placed):
+        r = _rank(c)
+        if r == 1 and k == len(placed) - 1 and k > 0:
+            r = 14
+        values.append(r)
+    for (i, a), (j, b), ra, rb in zip(placed, placed[1:], values, values[1:], strict=False):
+        if rb < ra:
+            if "A" in (a[0], b[0]):
+                return (f"no wrap-around: an ace is low before a 2 or high after a king, never between "
+                        f"({shown})")
+            return f"a run is given lowest first: {b} cannot follow {a} ({shown})"
+        if rb - ra != j - i:
+            missing = rb - ra - 1
+            between = j - i - 1
+            if missing > between:
+                return (f"not consecutive: between {a} and {b} {missing} card{'s are' if missing != 1 else ' is'}"
+                        f" missing, only {between} joker{'s' if between != 1 else ''} fill the gap ({shown})")
+            return f"not consecutive: too many cards between {a} and {b} ({shown})"
+    start = values[0] - placed[0][0]
+    end = start + len(codes) - 1
+    if start < 1:
+        return f"no wrap-around: nothing can stand below a low ace ({shown})"
+    if end > 14:
+        return f"no wrap-around: nothing can stand above a high ace ({shown})"
+    return f"an ace cannot be low and high in the same run ({shown})"
+
+
+def _validate_run(codes: list[str]) -> Meld:
+    suit = next(c[1] for c in codes if c != JOKER)
+    first = next(i for i, c in enumerate(codes) if c != JOKER)
+    r0 = _rank(codes[first])
+    starts = [r0 - first] + ([14 - first] if r0 == 1 else [])
+    n = len(codes)
+    for start in starts:
+        end = start + n - 1
+        if start < 1 or end > 14 or (start == 1 and end == 14):
+            continue
+        ok = True
+        previous_joker = False
+        for i, c in enumerate(codes):
+            if c == JOKER:
+                if previous_joker:
+                    ok = False
+                    break
+                previous_joker = True
+                continue
+            previous_joker = False
+            position = start + i
+            if _rank(c) != (1 if position == 14 else position):
+                ok = False
+                break
+        if ok:
+            stands_for = tuple(_code(start + i, suit) for i in range(n))
+            points = sum(position_value(start + i) for i in range(n))
+            return Meld(RUN, tuple(codes), stands_for, points, suit=suit, low=start)
+    raise InvalidMeld(_run_error(codes))
+
+
+def hand_augen(card: str) -> int:
+    """Augen of one card in the hand: joker 20, ace 11, K Q J 10 → 10, others face value."""
+    if card == JOKER:
+        return JOKER_AUGEN
+    r = _rank(card)
+    return 11 if r == 1 else min(r, 10)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The solver.
+#
+# A hand is a multiset over 52 card kinds (two decks: up to two copies) plus jokers. The search takes the
+# lowest card kind still undecided and either leaves one copy in the hand or puts it into a meld in which it
+# is the lowest undecided card: a set with higher suits of its rank, a run upwards in its suit (with at most
+# one joker below it, since anything lower is decided), or, for an ace, a run downwards from the ace above
+# the king. Results are memoised on the multiset that is left.
+
+MODE_POINTS = 0  # meld value towards the opening
+MODE_AUGEN = 1  # Augen taken out of the hand
+MODE_CARDS = 2  # number of cards laid
+
+_KIND_SUITS = SUITS  # index = suit_index * 13 + rank - 1
+
+
+def _kind(code: str) -> int:
+    return SUITS.index(code[1]) * 13 + _rank(code) - 1
+
+
+def _kind_code(kind: int) -> str:
+    return RANKS[kind % 13] + SUITS[kind // 13]
+
+
+def _augen_of_kind(kind: int) -> int:
+    r = kind % 13 + 1
+    return 11 if r == 1 else min(r, 10)
+
+
+@dataclass
+class _Option:
+    kinds: tuple[int, ...]  # natural card kinds used (one copy each)
+    jokers: int
+    cards: tuple[str, ...]
+    score: tuple[int, int, int]  # value in each mode
+
+
+def _meld_options(counts: bytearray, first: int, jokers: int) -> list[_Option]:
+    """Every meld in which kind ``first`` is the lowest undecided card."""
+    options: list[_Option] = []
+    suit_index, r = divmod(first, 13)
+    r += 1
+    suit = SUITS[suit_index]
+    own = RANKS[r - 1] + suit
+    own_augen = _augen_of_kind(first)
+    # Sets: other suits above this one (lower suits of this rank are decided already).
+    others = [s for s in range(suit_index + 1, 4) if counts[s * 13 + r - 1]]
+    value = set_card_value(r)
+    n_o = len(others)
+    subsets: list[tuple[int, ...]] = []
+    for a in range(n_o):
+        subsets.append((others[a],))
+        for b in range(a + 1, n_o):
+            subsets.append((others[a], others[b]))
+            for c in range(b + 1, n_o):
+                subsets.append((others[a], others[b], others[c]))
+    for sub in subsets:
+        size = 1 + len(sub)
+        kinds = tuple(s * 13 + r - 1 for s in sub)
+        codes = (own,) + tuple(RANKS[r - 1] + SUITS[s] for s in sub)
+        naturals_augen = own_augen * size
+        for j in range(0, min(jokers, size - 1, 4 - size) + 1):
+            if size + j < 3:
+                continue
+            options.append(_Option(kinds, j, codes + (JOKER,) * j,
+                                   (value * (size + j), naturals_augen + JOKER_AUGEN * j, size + j)))
+    # Runs upwards from this card; an ace here is the low ace (a high ace above a king is handled below).
+    base = suit_index * 13
+
+    def extend(positions: list[tuple[int, bool]], kinds: list[int], j_used: int, top: int, naturals: int,
+               step: int) -> None:
+        nxt = top + step
+        if nxt < 1 or nxt > 14:
+            return
+        if step == 1 and nxt == 14 and positions[0][0] == 1:
+            return  # an ace cannot be low and high at once
+        if step == -1 and nxt == 1:
+            return  # going down from the high ace, the low ace would close the circle
+        kind = base + (nxt - 1) % 13
+        last_joker = positions[-1][1]
+        if nxt != 14 and counts[kind] > (kinds.count(kind)):
+            positions.append((nxt, False))
+            kinds.append(kind)
+            _emit(positions, kinds, j_used, naturals + 1)
+            extend(positions, kinds, j_used, nxt, naturals + 1, step)
+            kinds.pop()
+            positions.pop()
+        if not last_joker and j_used < jokers:
+            positions.append((nxt, True))
+            _emit(positions, kinds, j_used + 1, naturals)
+            extend(positions, kinds, j_used + 1, nxt, naturals, step)
+            positions.pop()
+
+    def _emit(positions: list[tuple[int, bool]], kinds: list[int], j_used: int, naturals: int) -> None:
+        if len(positions) < 3 or j_used >= naturals:
+            return
+        ordered = sorted(positions)
+        cards = tuple(JOKER if joker else _code(p, suit) for p, joker in ordered)
+        points = sum(position_value(p) for p, _ in ordered)
+        augen = own_augen + sum(_augen_of_kind(k) for k in kinds) + JOKER_AUGEN * j_used
+        options.append(_Option(tuple(kinds), j_used, cards, (points, augen, len(cards))))
+
+    extend([(r, False)], [], 0, r, 1, 1)
+    if r >= 2 and jokers:
+        # A joker just below: nothing lower than this card is left in the hand.
+        extend([(r - 1, True), (r, False)], [], 1, r, 1, 1)
+    if r == 1:
+        extend([(14, False)], [], 0, 14, 1, -1)
+    return options
+
+
+def _solve(counts: bytearray, jokers: int, mode: int) -> tuple[int, tuple[tuple[str, ...], ...]]:
+    """Best total of ``mode`` over disjoint melds from the hand; returns (score, melds)."""
+    memo: dict[tuple[bytes, int], tuple[int, tuple]] = {}
+
+    def rec(start: int, jk: int) -> tuple[int, tuple]:
+        while start < 52 and not counts[start]:
+            start += 1
+        if start == 52:
+            return (0, ())
+        key = (bytes(counts), jk)
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        counts[start] -= 1
+        best = rec(start, jk)
+        counts[start] += 1
+        for option in _meld_options(counts, start, jk):
+            counts[start] -= 1
+            for k in option.kinds:
+                counts[k] -= 1
+            sub = rec(start, jk - option.jokers)
+            for k in option.kinds:
+                counts[k] += 1
+            counts[start] += 1
+            score = sub[0] + option.score[mode]
+            if score > best[0]:
+                best = (score, (option.cards,) + sub[1])
+        memo[key] = best
+        return best
+
+    return rec(0, jokers)
+
+
+def _counts(hand: Iterable[str]) -> tuple[bytearray, int]:
+    counts = bytearray(52)
+    jokers = 0
+    for card in hand:
+        if card == JOKER:
+            jokers += 1
+        else:
+            counts[_kind(card)] += 1
+    return counts, jokers
+
+
+def _without(hand: Sequence[str], melds: Iterable[Sequence[str]]) -> list[str]:
+    rest = list(hand)
+    for meld in melds:
+        for card in meld:
+            rest.remove(card)
+    return rest
+
+
+@dataclass(frozen=True)
+class Opening:
+    """The best opening a hand could lay now: its value, its melds and whether it reaches the limit."""
+
+    value: int
+    melds: tuple[tuple[str, ...], ...]
+    reaches: bool
+
+    def to_json(self) -> dict:
+        return {"value": self.value, "melds": [list(m) for m in self.melds], "reaches": self.reaches}
+
+
+def _best(hand: Sequence[str], mode: int, *, keep_one: bool) -> tuple[int, tuple[tuple[str, ...], ...]]:
+    counts, jokers = _counts(hand)
+    score, melds = _solve(counts, jokers, mode)
+    if keep_one and sum(len(m) for m in melds) >= len(hand) and hand:
+        # Every card fits: keep the card whose keeping costs least.
+        best: tuple[int, tuple] = (-1, ())
+        for card in sorted(set(hand)):
+            rest = list(hand)
+            rest.remove(card)
+            c, j = _counts(rest)
+            option = _solve(c, j, mode)
+            if option[0] > best[0]:
+                best = option
+        return best
+    return score, melds
+
+
+def best_opening(hand: Sequence[str], *, opening_points: int = 40) -> Opening:
+    """The highest-valued set of melds the hand could lay in one action, keeping a card to discard.
+
+    >>> best_opening(["QH", "KH", "JK", "7S", "7C", "7D", "2C"]).value
+    52
+    """
+    value, melds = _best(list(hand), MODE_POINTS, keep_one=True)
+    return Opening(value, melds, bool(melds) and value >= opening_points)
+
+
+def best_layout(hand: Sequence[str]) -> tuple[tuple[tuple[str, ...], ...], int]:
+    """The melds that leave the fewest Augen in the hand (keeping a card to discard), and those Augen."""
+    removed, melds = _best(list(hand), MODE_AUGEN, keep_one=True)
+    return melds, sum(hand_augen(c) for c in hand) - removed
+
+
+def most_cards_layout(hand: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """The melds that lay the most cards of the hand, keeping a card to discard."""
+    return _best(list(hand), MODE_CARDS, keep_one=True)[1]
+
+
+def meld_codes_sorted(cards: Iterable[str]) -> list[str]:
+    """Cards in the spec's sort order: Kreuz, Pik, Herz, Karo; rank; jokers last."""
+    order = {s: i for i, s in enumerate("CSHD")}
+    return sorted(cards, key=lambda c: (1, 0, 0) if c == JOKER else (0, order[c[1]], _rank(c)))
