@@ -45,6 +45,9 @@ class Table(models.Model):
     turn_deadline = models.DateTimeField(null=True, blank=True)
     bot_due_at = models.DateTimeField(null=True, blank=True)
     state = models.JSONField(null=True, blank=True)
+    current_match = models.ForeignKey(
+        "Match", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="created_tables"
     )
@@ -86,6 +89,9 @@ class Seat(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return f"Platz {self.index} an Tisch {self.table_id}"
+
     @property
     def is_bot(self) -> bool:
         return bool(self.bot_level)
@@ -93,9 +99,6 @@ class Seat(models.Model):
     @property
     def taken(self) -> bool:
         return self.user_id is not None or self.is_bot
-
-    def __str__(self) -> str:
-        return f"Platz {self.index} an Tisch {self.table_id}"
 
 
 class Match(models.Model):

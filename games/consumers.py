@@ -1,0 +1,255 @@
+"""The WebSocket ends of live play: a table socket and the lobby feed. They only translate messages into
+service calls and pass on the frames the presenter built; the protocol is documented in docs/protocol.md."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+
+from games import events, selectors, services
+from games.services import ServiceError
+
+#: The largest message a client may send (bytes of text).
+MESSAGE_MAX_BYTES = 4096
+
+
+def _poll_seconds() -> float:
+    """How often a socket checks the table version by itself. Needed only when events cannot cross
+    processes (the in-memory channel layer, with the referee in its own process); off with Redis."""
+    configured = getattr(settings, "GAMES_STATE_POLL_SECONDS", None)
+    if configured is not None:
+        return float(configured)
+    backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND", "")
+    return 1.0 if backend.endswith("InMemoryChannelLayer") else 0.0
+
+
+class _JsonConsumer(AsyncWebsocketConsumer):
+    async def send_frame(self, frame: dict) -> None:
+        await self.send(text_data=json.dumps(frame, separators=(",", ":"), ensure_ascii=False))
+
+    async def send_error(self, code: str, message: str, *, version: int | None = None) -> None:
+        await self.send_frame({"type": "error", "code": code, "message": message, "version": version})
+
+
+class TableConsumer(_JsonConsumer):
+    """``/ws/table/<id>/``: a seat's own view for a seated player, the public view for everyone else."""
+
+    async def connect(self):
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.user = self.scope.get("user")
+        self.user_id = self.user.pk if self.user is not None and self.user.is_authenticated else None
+        self.seated = False
+        self.version = -1
+        self.poll_task = None
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin1"))
+        invite = (query.get("invite") or [""])[0]
+        allowed = await database_sync_to_async(self._may_watch)(invite)
+        if allowed is None:
+            await self.close(code=4404)
+            return
+        if not allowed:
+            await self.close(code=4403)
+            return
+        self.groups_joined = [events.public_group(self.table_id), events.everyone_group(self.table_id)]
+        if self.user_id is not None:
+            self.groups_joined.append(events.user_group(self.table_id, self.user_id))
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        await self.accept()
+        # Joined the groups first, then read: nothing can fall between the full state and the next event.
+        await self.send_state()
+        for frame in await database_sync_to_async(selectors.chat_recent)(table_id=self.table_id):
+            await self.send_frame(frame)
+        await self._presence(online=True)
+        seconds = _poll_seconds()
+        if seconds > 0:
+            self.poll_task = asyncio.create_task(self._poll(seconds))
+
+    def _may_watch(self, invite: str) -> bool | None:
+        table = selectors.table_get(table_id=self.table_id)
+        if table is None:
+            return None
+        return selectors.table_may_watch(table=table, user=self.user, invite_token=invite)
+
+    async def disconnect(self, code):
+        if self.poll_task is not None:
+            self.poll_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.poll_task
+        for group in getattr(self, "groups_joined", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
+        if getattr(self, "groups_joined", None):
+            await self._presence(online=False)
+
+    async def _presence(self, *, online: bool) -> None:
+        if self.user_id is None:
+            return
+        frame = {"type": "presence", "user_id": self.user_id, "user": self.user.get_username(), "online": online}
+        await self.channel_layer.group_send(
+            events.everyone_group(self.table_id), {"type": "table.frame", "audience": "all", "frame": frame}
+        )
+
+    async def _poll(self, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            version = await database_sync_to_async(selectors.table_version)(table_id=self.table_id)
+            if version is not None and version > self.version:
+                await self.send_state()
+
+    async def send_state(self) -> None:
+        frame = await database_sync_to_async(selectors.table_state_for)(table_id=self.table_id, user=self.user)
+        if frame is None:
+            await self.send_error("no_table", "Diesen Tisch gibt es nicht mehr.")
+            return
+        await self._deliver(frame)
+
+    async def _deliver(self, frame: dict) -> None:
+        if frame.get("type") == "state":
+            self.seated = frame["table"]["you"] is not None
+            self.version = max(self.version, frame["version"])
+        await self.send_frame(frame)
+
+    # --- frames from the channel layer ------------------------------------------------------------------
+
+    async def table_frame(self, event):
+        audience = event.get("audience")
+        # A seated player gets their own view on their user group; the public copy is for spectators.
+        if audience == "public" and self.seated:
+            return
+        await self._deliver(event["frame"])
+
+    # --- messages from the client -----------------------------------------------------------------------
+
+    async def receive(self, text_data=None, bytes_data=None):
+        if text_data is None:
+            await self.send_error("bad_message", "Nachrichten sind JSON-Text, keine Binärdaten.", version=self.version)
+            return
+        if len(text_data.encode("utf-8")) > MESSAGE_MAX_BYTES:
+            await self.send_error(
+                "too_large", f"Die Nachricht ist zu groß (höchstens {MESSAGE_MAX_BYTES} Bytes).", version=self.version
+            )
+            return
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            await self.send_error("bad_message", "Die Nachricht ist kein gültiges JSON.", version=self.version)
+            return
+        kind = message.get("type") if isinstance(message, dict) else None
+        handler = self.HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            await self.send_error(
+                "bad_message", f"Unbekannte Nachricht; erlaubt sind: {', '.join(sorted(self.HANDLERS))}.",
+                version=self.version,
+            )
+            return
+        try:
+            await handler(self, message)
+        except ServiceError as error:
+            await self.send_error(error.code, error.message, version=error.version if error.version is not None else self.version)
+            if error.code in ("stale_version", "not_your_turn", "not_between_rounds"):
+                # The client's picture is out of date: give it the whole current one.
+                await self.send_state()
+
+    async def _call(self, function, **kwargs):
+        return await database_sync_to_async(function)(table_id=self.table_id, user=self.user, **kwargs)
+
+    async def on_sync(self, message):
+        await self.send_state()
+
+    async def on_ping(self, message):
+        await self.send_frame({"type": "pong", "version": self.version})
+
+    async def on_move(self, message):
+        await self._call(services.move_apply, version=message.get("version"), action=message.get("action"))
+
+    async def on_ready(self, message):
+        await self._call(services.round_ready, version=message.get("version"))
+
+    async def on_resign(self, message):
+        await self._call(services.match_resign)
+
+    async def on_abort(self, message):
+        await self._call(services.match_abort)
+
+    async def on_rematch(self, message):
+        await self._call(services.match_rematch)
+
+    async def on_join(self, message):
+        await self._call(services.table_join, seat=message.get("seat"), invite_token=message.get("invite") or "")
+
+    async def on_leave(self, message):
+        await self._call(services.table_leave)
+
+    async def on_bots(self, message):
+        await self._call(services.table_fill_with_bots, level=message.get("level") or "simple")
+
+    async def on_start(self, message):
+        await self._call(services.table_start)
+
+    async def on_chat(self, message):
+        await self._call(services.chat_post, text=message.get("text"))
+
+    HANDLERS = {
+        "hello": on_sync,
+        "sync": on_sync,
+        "ping": on_ping,
+        "move": on_move,
+        "ready": on_ready,
+        "resign": on_resign,
+        "abort": on_abort,
+        "rematch": on_rematch,
+        "join": on_join,
+        "leave": on_leave,
+        "bots": on_bots,
+        "start": on_start,
+        "chat": on_chat,
+    }
+
+
+class LobbyConsumer(_JsonConsumer):
+    """``/ws/lobby/``: the list of public tables, then one ``lobby_table`` frame per change."""
+
+    async def connect(self):
+        self.poll_task = None
+        await self.channel_layer.group_add(events.LOBBY_GROUP, self.channel_name)
+        await self.accept()
+        await self.send_list()
+        seconds = _poll_seconds()
+        if seconds > 0:
+            self.poll_task = asyncio.create_task(self._poll(seconds * 5))
+
+    async def send_list(self):
+        tables = await database_sync_to_async(selectors.lobby_tables)()
+        await self.send_frame({"type": "lobby", "tables": tables})
+
+    async def _poll(self, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            await self.send_list()
+
+    async def disconnect(self, code):
+        if self.poll_task is not None:
+            self.poll_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.poll_task
+        await self.channel_layer.group_discard(events.LOBBY_GROUP, self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        # The lobby listens only; "sync" asks for the whole list again.
+        try:
+            message = json.loads(text_data or "")
+        except ValueError:
+            message = None
+        if isinstance(message, dict) and message.get("type") == "sync" and len(text_data) <= MESSAGE_MAX_BYTES:
+            await self.send_list()
+        else:
+            await self.send_error("bad_message", 'Die Lobby versteht nur {"type": "sync"}.')
+
+    async def lobby_frame(self, event):
+        await self.send_frame(event["frame"])

@@ -1,0 +1,90 @@
+"""After-commit fan-out: every committed change to a table reaches each seated player as their own view,
+spectators as the public one, and the lobby as a table summary, through the channel layer.
+
+Frames are built inside the transaction (from the state just written) and sent only after it commits, so a
+client never hears of a change that was rolled back.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+from games import presenters
+
+logger = logging.getLogger(__name__)
+
+LOBBY_GROUP = "lobby"
+
+
+def public_group(table_id: int) -> str:
+    """Spectators (and anonymous visitors) of a table."""
+    return f"table.{table_id}.public"
+
+
+def everyone_group(table_id: int) -> str:
+    """Every socket of a table, for chat and presence."""
+    return f"table.{table_id}.all"
+
+
+def user_group(table_id: int, user_id: int) -> str:
+    """Every socket of one user at one table. Keyed by user, not seat, so that a socket whose user leaves a
+    seat can never receive the next occupant's cards."""
+    return f"table.{table_id}.user.{user_id}"
+
+
+def _send(messages: list[tuple[str, dict]]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    for group, message in messages:
+        try:
+            async_to_sync(layer.group_send)(group, message)
+        except Exception:  # a full or unreachable layer must not undo a committed move; clients resync
+            logger.exception("could not send to %s", group)
+
+
+def send_after_commit(messages: list[tuple[str, dict]]) -> None:
+    transaction.on_commit(lambda: _send(messages))
+
+
+def table_frames(snapshot: presenters.TableSnapshot, *, also_users: Iterable[int] = ()) -> list[tuple[str, dict]]:
+    """One ``state`` frame per seated user and one public frame; ``also_users`` (e.g. who just left a seat)
+    get the public view on their own group, so their sockets learn they are spectators now."""
+    table_id = snapshot.table.pk
+    messages: list[tuple[str, dict]] = []
+    seated = set()
+    for seat in snapshot.seats:
+        if seat.user_id is not None:
+            seated.add(seat.user_id)
+            frame = presenters.table_state(snapshot, seat.index)
+            messages.append((user_group(table_id, seat.user_id), {"type": "table.frame", "audience": "user", "frame": frame}))
+    public = presenters.table_state(snapshot, None)
+    for user_id in set(also_users) - seated:
+        messages.append((user_group(table_id, user_id), {"type": "table.frame", "audience": "user", "frame": public}))
+    messages.append((public_group(table_id), {"type": "table.frame", "audience": "public", "frame": public}))
+    return messages
+
+
+def lobby_frame(snapshot: presenters.TableSnapshot) -> list[tuple[str, dict]]:
+    table = snapshot.table
+    if table.private:
+        return []
+    frame = {"type": "lobby_table", "table": presenters.table_summary(table, snapshot.seats)}
+    return [(LOBBY_GROUP, {"type": "lobby.frame", "frame": frame})]
+
+
+def table_changed(snapshot: presenters.TableSnapshot, *, lobby: bool = False, also_users: Iterable[int] = ()) -> None:
+    """Schedule the fan-out of a change for after the commit."""
+    messages = table_frames(snapshot, also_users=also_users)
+    if lobby:
+        messages += lobby_frame(snapshot)
+    send_after_commit(messages)
+
+
+def chat_posted(table_id: int, frame: dict) -> None:
+    send_after_commit([(everyone_group(table_id), {"type": "table.frame", "audience": "all", "frame": frame})])

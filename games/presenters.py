@@ -1,0 +1,150 @@
+"""The one place where what a client sees is built: a seat's view or the public one, from the engine's
+``view()`` plus table, seat and user facts. Hidden cards are filtered by the engine's view; this module adds
+nothing secret and strips what a spectator must never get, as a second fence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.html import escape
+
+from games import engines
+from games.models import ChatMessage, Match, Round, Seat, Table
+
+#: Keys a spectator's view must never carry, whatever an engine returns.
+_SEAT_ONLY_KEYS = ("hand", "legal_actions")
+
+
+@dataclass
+class TableSnapshot:
+    """Everything the presenter needs about one table at one version (loaded once, shared by every seat)."""
+
+    table: Table
+    seats: list[Seat]
+    match: Match | None = None
+    state: Any = None  # the engine's Match object, or None before the first deal
+    current_round: Round | None = None
+    last_finished_round: Round | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def seat_name(seat: Seat) -> str:
+    if seat.is_bot:
+        return f"Computer {seat.index + 1} ({seat.get_bot_level_display()})"
+    if seat.user_id is None:
+        return ""
+    return seat.user.get_username()
+
+
+def seat_of_user(seats: list[Seat], user) -> int | None:
+    """The seat index ``user`` holds at this table, or None (spectator, anonymous, or left)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    for seat in seats:
+        if seat.user_id == user.pk:
+            return seat.index
+    return None
+
+
+def _iso(moment) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def seat_summary(seat: Seat) -> dict:
+    return {
+        "index": seat.index,
+        "name": seat_name(seat),
+        "user_id": seat.user_id,
+        "bot": seat.bot_level,
+        "taken": seat.taken,
+        "left": seat.left,
+        "ready": seat.ready,
+        "timeouts": seat.consecutive_timeouts,
+    }
+
+
+def table_summary(table: Table, seats: list[Seat]) -> dict:
+    """A table as the lobby lists it."""
+    return {
+        "id": table.pk,
+        "game": table.game,
+        "preset": table.preset,
+        "options": table.options,
+        "ranked": table.ranked,
+        "private": table.private,
+        "status": table.status,
+        "seat_count": table.seat_count,
+        "free_seats": sum(1 for seat in seats if not seat.taken),
+        "seats": [{"index": s.index, "name": seat_name(s), "bot": s.bot_level} for s in seats],
+        "created_at": _iso(table.created_at),
+    }
+
+
+def _round_facts(snapshot: TableSnapshot) -> tuple[dict | None, dict | None]:
+    current = snapshot.current_round
+    last = snapshot.last_finished_round
+    current_facts = None
+    if current is not None:
+        current_facts = {"number": current.number, "deal_hash": current.deal_hash, "finished": bool(current.finished_at)}
+    # A deal is revealed only once its round has ended, so anyone can check it against the published hash.
+    last_facts = None
+    if last is not None and last.finished_at is not None:
+        last_facts = {"number": last.number, "deal_hash": last.deal_hash, "deal": last.deal}
+    return current_facts, last_facts
+
+
+def game_view(snapshot: TableSnapshot, seat_index: int | None) -> dict | None:
+    """The engine's view for ``seat_index`` (None: a spectator), with the spectator fence applied."""
+    if snapshot.state is None:
+        return None
+    view = engines.engine(snapshot.table.game).view(snapshot.state, seat_index)
+    if seat_index is None:
+        for key in _SEAT_ONLY_KEYS:
+            view.pop(key, None)
+    return view
+
+
+def table_state(snapshot: TableSnapshot, seat_index: int | None) -> dict:
+    """The ``state`` frame for one seat (or a spectator): table facts, seats and the game view."""
+    table = snapshot.table
+    current_round, last_deal = _round_facts(snapshot)
+    match = snapshot.match
+    return {
+        "type": "state",
+        "version": table.version,
+        "table": {
+            "id": table.pk,
+            "game": table.game,
+            "preset": table.preset,
+            "options": table.options,
+            "ranked": table.ranked,
+            "private": table.private,
+            "status": table.status,
+            "seat_count": table.seat_count,
+            "turn_deadline": _iso(table.turn_deadline),
+            "seats": [seat_summary(seat) for seat in snapshot.seats],
+            "you": seat_index,
+            "match": (
+                {"id": match.pk, "number": match.number, "status": match.status, "result": match.result}
+                if match
+                else None
+            ),
+            "round": current_round,
+            "last_deal": last_deal,
+            "chat": not table.options.get("tournament", False),
+        },
+        "view": game_view(snapshot, seat_index),
+    }
+
+
+def chat_frame(message: ChatMessage, *, seat_index: int | None) -> dict:
+    """A chat line, HTML-escaped here so that no client can be tricked into rendering markup."""
+    return {
+        "type": "chat",
+        "id": message.pk,
+        "user": escape(message.user.get_username()),
+        "seat": seat_index,
+        "text": escape(message.text),
+        "at": _iso(message.created_at),
+    }

@@ -1,0 +1,113 @@
+"""Reads of live play for pages, sockets and the referee: the lobby, one table as a client sees it, a player's
+history, the chat, and the tables whose turn time or computer move is due."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db.models import Q, QuerySet
+
+from games import engines, presenters
+from games.models import ChatMessage, Match, Table
+
+#: How many chat lines a socket gets when it connects.
+CHAT_HISTORY = 30
+
+
+def lobby_tables(*, game: str | None = None, limit: int = 100) -> list[dict]:
+    """Public tables that are open or being played, newest first, as lobby summaries."""
+    tables = (
+        Table.objects.filter(private=False, status__in=[Table.Status.OPEN, Table.Status.PLAYING])
+        .prefetch_related("seats__user")
+        .order_by("-created_at")
+    )
+    if game:
+        tables = tables.filter(game=game)
+    return [presenters.table_summary(table, list(table.seats.all())) for table in tables[:limit]]
+
+
+def table_get(*, table_id) -> Table | None:
+    try:
+        return Table.objects.get(pk=int(table_id))
+    except (Table.DoesNotExist, TypeError, ValueError):
+        return None
+
+
+def table_snapshot(*, table: Table) -> presenters.TableSnapshot:
+    """Everything the presenter needs about ``table`` as it stands in the database now."""
+    seats = list(table.seats.select_related("user").order_by("index"))
+    match = table.current_match
+    state = engines.engine(table.game).Match.from_json(table.state) if table.state else None
+    current = last = None
+    if match is not None:
+        rounds = list(match.rounds.order_by("-number")[:2])
+        current = rounds[0] if rounds else None
+        last = next((r for r in rounds if r.finished_at is not None), None)
+    return presenters.TableSnapshot(
+        table=table, seats=seats, match=match, state=state, current_round=current, last_finished_round=last
+    )
+
+
+def table_may_watch(*, table: Table, user, invite_token: str = "") -> bool:
+    """Anyone may watch a public table; a private one only its seated players or holders of the invitation."""
+    if not table.private:
+        return True
+    if invite_token and invite_token == table.invite_token:
+        return True
+    if user is not None and getattr(user, "is_authenticated", False):
+        return table.seats.filter(user=user).exists()
+    return False
+
+
+def table_state_for(*, table_id, user) -> dict | None:
+    """The full ``state`` frame ``user`` may see now (their seat's view, or the public one)."""
+    table = table_get(table_id=table_id)
+    if table is None:
+        return None
+    snapshot = table_snapshot(table=table)
+    return presenters.table_state(snapshot, presenters.seat_of_user(snapshot.seats, user))
+
+
+def table_version(*, table_id) -> int | None:
+    return Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
+
+
+def chat_recent(*, table_id, limit: int = CHAT_HISTORY) -> list[dict]:
+    """The latest chat lines of a table, oldest first, as ``chat`` frames."""
+    table = table_get(table_id=table_id)
+    if table is None:
+        return []
+    seat_by_user = dict(table.seats.filter(user__isnull=False).values_list("user_id", "index"))
+    messages = list(ChatMessage.objects.filter(table_id=table.pk).select_related("user").order_by("-created_at")[:limit])
+    return [presenters.chat_frame(m, seat_index=seat_by_user.get(m.user_id)) for m in reversed(messages)]
+
+
+def user_matches(*, user, limit: int = 50) -> QuerySet[Match]:
+    """A player's matches, newest first (the history page)."""
+    return user.matches.select_related("table").order_by("-started_at")[:limit]
+
+
+def user_tables(*, user) -> QuerySet[Table]:
+    """Tables where ``user`` holds a seat and play is not over (to take them back to their table)."""
+    return Table.objects.filter(
+        seats__user=user, status__in=[Table.Status.OPEN, Table.Status.PLAYING]
+    ).order_by("-created_at")
+
+
+def tables_due(*, now: datetime, limit: int = 200) -> list[tuple[int, str]]:
+    """Playing tables whose turn time ran out (``"timeout"``) or whose computer move is due (``"bot"``).
+
+    Read without a lock: each service re-checks under its own lock, so a stale answer only costs a no-op.
+    """
+    due = (
+        Table.objects.filter(status=Table.Status.PLAYING)
+        .filter(Q(turn_deadline__lte=now) | Q(bot_due_at__lte=now))
+        .values_list("pk", "turn_deadline", "bot_due_at")
+        .order_by("pk")[:limit]
+    )
+    result = []
+    for pk, deadline, bot_due in due:
+        result.append((pk, "timeout" if deadline is not None and deadline <= now else "bot"))
+        if deadline is not None and deadline <= now and bot_due is not None and bot_due <= now:
+            result.append((pk, "bot"))
+    return result
