@@ -1,0 +1,420 @@
+"""A Rommé list (Liste) as the live layer sees it: the match interface of ``docs/engine.md``.
+
+A match is a list of rounds for 2–6 seats. Seats that leave (resign, or three timeouts counted by the live
+layer) stay at the table as server-played seats: whenever such a seat is to act, the engine plays its
+timeout move itself inside ``apply_action``, ``resign`` and ``deal_next_round``, so ``to_act`` never names a
+seat that has left. When fewer than two players are left, the list ends.
+
+>>> import random
+>>> m = new_match({}, seats=4, rng=random.Random(7))
+>>> m.phase, len(m.round.hands[m.to_act])
+('draw', 13)
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import secrets
+from collections.abc import Sequence
+
+from games.engine.cards import romme_deck, shuffled
+from games.engine.errors import IllegalAction
+from games.engine.romme.melds import best_opening, hand_augen, meld_codes_sorted
+from games.engine.romme.round import DISCARD, DRAW, HAND_SIZE, OVER, Round
+from games.engine.romme.scoring import casual_places
+from tournaments.scoring import ABBRUCH_RESULT, ListStanding, list_result, rank_list
+
+GAME = "romme"
+OPENING_POINTS = (40, 30, 0)
+TURN_SECONDS = (30, 45, 60, 90, 600)
+MAX_ROUNDS = 60
+_DEFAULTS = {"seats": 4, "opening_points": 40, "turn_seconds": 45, "tournament": False}
+
+
+def _int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"option {name} must be a whole number, not {value!r}")
+    return value
+
+
+def normalize_options(options: dict | None, *, seats: int | None = None) -> dict:
+    """Fill in defaults and check every option; a ``ValueError`` names the bad one.
+
+    Options: ``seats`` 2–6 (4), ``opening_points`` 40 | 30 | 0 (40), ``rounds`` (twice the seats),
+    ``turn_seconds`` 30 | 45 | 60 | 90 | 600 (45), ``tournament`` (false).
+
+    >>> normalize_options({}, seats=3)["rounds"]
+    6
+    """
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be an object, not {options!r}")
+    unknown = set(options) - set(_DEFAULTS) - {"rounds"}
+    if unknown:
+        raise ValueError(f"unknown option(s): {', '.join(sorted(map(str, unknown)))}")
+    result = dict(_DEFAULTS)
+    result.update(options)
+    if seats is not None:
+        if "seats" in options and _int("seats", options["seats"]) != seats:
+            raise ValueError(f"option seats is {options['seats']} but the table has {seats} seats")
+        result["seats"] = seats
+    n = _int("seats", result["seats"])
+    if not 2 <= n <= 6:
+        raise ValueError(f"option seats must be 2 to 6, not {n}")
+    if _int("opening_points", result["opening_points"]) not in OPENING_POINTS:
+        raise ValueError(f"option opening_points must be 40, 30 or 0, not {result['opening_points']}")
+    if _int("turn_seconds", result["turn_seconds"]) not in TURN_SECONDS:
+        raise ValueError(f"option turn_seconds must be one of 30, 45, 60, 90, 600, not {result['turn_seconds']}")
+    if not isinstance(result["tournament"], bool):
+        raise ValueError(f"option tournament must be true or false, not {result['tournament']!r}")
+    rounds = result.get("rounds", 2 * n)
+    if _int("rounds", rounds) < 1 or rounds > MAX_ROUNDS:
+        raise ValueError(f"option rounds must be 1 to {MAX_ROUNDS}, not {rounds}")
+    result["rounds"] = rounds
+    return result
+
+
+def deal_round(*, seats: int, dealer: int, deck: Sequence[str], opening_points: int) -> Round:
+    """Deal a round from a shuffled deck: 13 cards each, then the upcard, the rest is the stock."""
+    hands = [list(deck[i * HAND_SIZE:(i + 1) * HAND_SIZE]) for i in range(seats)]
+    upcard = deck[seats * HAND_SIZE]
+    stock = list(deck[seats * HAND_SIZE + 1:])
+    return Round(seats=seats, dealer=dealer, hands=hands, upcard=upcard, stock=stock,
+                 opening_points=opening_points)
+
+
+class Match:
+    """The whole state of a list: options, seats, finished rounds, the round in play, who has left."""
+
+    def __init__(self, *, options: dict, players: list | None, round_: Round):
+        self.options = options
+        self.seats: int = options["seats"]
+        self.players = list(players) if players is not None else None
+        self.round = round_
+        self.finished: list[dict] = []  # records.md round records of finished rounds
+        self.summaries: list[dict] = []  # the result of each finished round
+        self.left = [False] * self.seats
+        self.over = False
+        self.round_logged = False  # the finished round in play is in ``finished`` already
+
+    # -- the state the live layer reads ------------------------------------------------------------------
+
+    @property
+    def round_number(self) -> int:
+        return len(self.finished) + (0 if self.round_logged else 1)
+
+    @property
+    def dealer(self) -> int:
+        return self.round.dealer
+
+    @property
+    def to_act(self) -> int | None:
+        if self.over or self.round.over:
+            return None
+        return self.round.to_act
+
+    @property
+    def phase(self) -> str:
+        """``draw``, ``discard`` (drawn: lay out, lay off, swap or discard), ``round_over`` or ``match_over``."""
+        if self.over:
+            return "match_over"
+        if self.round.over:
+            return "round_over"
+        return self.round.phase
+
+    def clone(self) -> Match:
+        other = Match.__new__(Match)
+        other.__dict__.update(self.__dict__)
+        other.round = self.round.clone()
+        other.finished = list(self.finished)
+        other.summaries = list(self.summaries)
+        other.left = list(self.left)
+        return other
+
+    def to_json(self) -> dict:
+        """The whole state, hidden cards included: for the database only, never for a client."""
+        return copy.deepcopy({
+            "game": GAME, "options": self.options, "players": self.players, "round": self.round.to_json(),
+            "finished": self.finished, "summaries": self.summaries, "left": self.left, "over": self.over,
+            "round_logged": self.round_logged,
+        })
+
+    @classmethod
+    def from_json(cls, d: dict) -> Match:
+        d = copy.deepcopy(d)
+        m = cls(options=d["options"], players=d["players"], round_=Round.from_json(d["round"]))
+        m.finished, m.summaries, m.left, m.over = d["finished"], d["summaries"], d["left"], d["over"]
+        m.round_logged = d["round_logged"]
+        return m
+
+    def record(self) -> dict:
+        """The records.md record of every completed round."""
+        record = {"game": GAME, "options": dict(self.options), "rounds": copy.deepcopy(self.finished)}
+        if self.players is not None:
+            record["players"] = list(self.players)
+        return record
+
+    def current_deal(self) -> dict:
+        """The deal of the round in play (or the last one): dealer, hands, upcard, stock (top first)."""
+        return copy.deepcopy(self.round.deal)
+
+    def totals(self) -> dict:
+        """Per seat: casual minus points, Wertungspunkte, Augen and rounds won so far."""
+        seats = range(self.seats)
+        return {
+            "minus": [sum(s["minus"][i] for s in self.summaries) for i in seats],
+            "wertungspunkte": [sum(s["wertungspunkte"][i] for s in self.summaries) for i in seats],
+            "augen": [sum(s["augen"][i] for s in self.summaries if s["winner"] is not None) for i in seats],
+            "rounds_won": [sum(1 for s in self.summaries if s["winner"] == i) for i in seats],
+        }
+
+    def results(self) -> list[int]:
+        """Tournament list results per seat: 10 × WP − Augen, −700 for an Abbruch."""
+        t = self.totals()
+        return [
+            list_result(wertungspunkte=[t["wertungspunkte"][i]], points=[t["augen"][i]], aborted=self.left[i])
+            for i in range(self.seats)
+        ]
+
+    def places(self) -> list[int]:
+        t = self.totals()
+        if not self.options["tournament"]:
+            return casual_places(t["minus"], left=self.left)
+        results = self.results()
+        standings = [ListStanding(i, results[i], t["wertungspunkte"][i], t["augen"][i], t["rounds_won"][i])
+                     for i in range(self.seats)]
+        places = [0] * self.seats
+        for place, standing in rank_list(standings):
+            places[standing.player] = place
+        return places
+
+    def result(self) -> dict | None:
+        """When the list is over: winner (the only seat in first place, else None), final scores, places."""
+        if not self.over:
+            return None
+        places = self.places()
+        firsts = [i for i, p in enumerate(places) if p == 1]
+        t = self.totals()
+        final = self.results() if self.options["tournament"] else t["minus"]
+        return {"winner": firsts[0] if len(firsts) == 1 else None, "final": final, "places": places,
+                "left": list(self.left), "tournament": self.options["tournament"], **t}
+
+    def scores(self) -> dict:
+        """The score sheet: per round and seat minus points (casual) or WP with Augen (tournament)."""
+        tournament = self.options["tournament"]
+        rounds = []
+        for number, s in enumerate(self.summaries, start=1):
+            row = {"round": number, "result": s["result"], "winner": s["winner"], "hand_romme": s["hand_romme"]}
+            if tournament:
+                row.update(wertungspunkte=s["wertungspunkte"],
+                           augen=s["augen"] if s["winner"] is not None else [0] * self.seats)
+            else:
+                row["minus"] = s["minus"]
+            rounds.append(row)
+        sheet = {"mode": "tournament" if tournament else "casual", "rounds": rounds, "places": self.places(),
+                 "left": list(self.left), **self.totals()}
+        if tournament:
+            sheet["results"] = self.results()
+        return sheet
+
+    # -- inside changes (on a clone) ---------------------------------------------------------------------
+
+    def _round_finished(self) -> None:
+        r = self.round
+        self.finished.append({**copy.deepcopy(r.deal), "moves": copy.deepcopy(r.moves)})
+        self.summaries.append(dict(r.result))
+        self.round_logged = True
+        if len(self.summaries) >= self.options["rounds"] or self.left.count(False) < 2:
+            self.over = True
+
+    def _autoplay(self, rng: random.Random | None) -> None:
+        """Play the timeout move for seats that have left, until a player who stayed is to act."""
+        while not self.over and not self.round.over and self.left[self.round.to_act]:
+            seat = self.round.to_act
+            for action in self.round.timeout_actions():
+                self.round.apply(seat, action, rng or secrets.SystemRandom())
+                if self.round.over or self.round.to_act != seat:
+                    break
+
+
+def new_match(options: dict | None, *, seats: int | None = None, rng: random.Random,
+              players: Sequence[str] | None = None) -> Match:
+    """A new list with round 1 dealt; the first dealer is drawn with ``rng``."""
+    opts = normalize_options(options, seats=seats)
+    if players is not None and len(players) != opts["seats"]:
+        raise ValueError(f"players must name {opts['seats']} seats, not {len(players)}")
+    dealer = rng.randrange(opts["seats"])
+    deck = shuffled(romme_deck(), rng)
+    r = deal_round(seats=opts["seats"], dealer=dealer, deck=deck, opening_points=opts["opening_points"])
+    return Match(options=opts, players=list(players) if players is not None else None, round_=r)
+
+
+def _after_change(m: Match, rng: random.Random | None) -> None:
+    m._autoplay(rng)
+    if m.round.over and not m.round_logged:
+        m._round_finished()
+
+
+def apply_action(m: Match, seat: int, action: dict, *, rng: random.Random | None = None) -> Match:
+    """Apply one action of ``seat``; returns a new match and leaves ``m`` unchanged.
+
+    Raises :class:`IllegalAction` (a ``ValueError``) with the reason when the action is not allowed now.
+    ``rng`` reshuffles the discard pile when the stock is empty (and plays the turns of seats that left).
+    """
+    if m.over:
+        raise IllegalAction("the list is over")
+    if m.round.over:
+        raise IllegalAction("the round is over: the next round has not been dealt yet")
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < m.seats:
+        raise IllegalAction(f"no seat {seat!r} at this table")
+    if m.left[seat]:
+        raise IllegalAction(f"seat {seat} has left the list")
+    new = m.clone()
+    new.round.apply(seat, action, rng)
+    _after_change(new, rng)
+    return new
+
+
+def legal_actions(m: Match) -> list[dict]:
+    """The actions the seat to act may send now (every draw, discard and lay-off; suggested lays and swaps)."""
+    if m.over or m.round.over:
+        return []
+    return m.round.legal_actions()
+
+
+def timeout_actions(m: Match) -> list[dict]:
+    """The server's move when the turn time runs out, to apply in order with ``apply_action``.
+
+    Draw from the stock if not drawn yet, then discard the drawn card (a joker drawn: the highest other
+    card). When the stock is empty the drawn card is known only after the reshuffle, so the list then holds
+    only the draw: call again while the same seat is to act (or use :func:`play_timeout`).
+    """
+    if m.over or m.round.over:
+        return []
+    return m.round.timeout_actions()
+
+
+def play_timeout(m: Match, *, rng: random.Random | None = None) -> Match:
+    """Play the whole timeout move of the seat to act; returns the new match."""
+    seat = m.to_act
+    while m.to_act == seat and seat is not None:
+        actions = timeout_actions(m)
+        if not actions:
+            break
+        for action in actions:
+            m = apply_action(m, seat, action, rng=rng)
+            if m.to_act != seat:
+                break
+    return m
+
+
+def deal_next_round(m: Match, rng: random.Random) -> Match:
+    """Deal the next round of the list: the dealer moves one seat on."""
+    if m.over:
+        raise IllegalAction("the list is over")
+    if not m.round.over:
+        raise IllegalAction("the round is still being played")
+    new = m.clone()
+    deck = shuffled(romme_deck(), rng)
+    new.round = deal_round(seats=m.seats, dealer=(m.round.dealer + 1) % m.seats, deck=deck,
+                           opening_points=m.options["opening_points"])
+    new.round_logged = False
+    _after_change(new, rng)
+    return new
+
+
+def resign(m: Match, seat: int, *, rng: random.Random | None = None) -> Match:
+    """Leaving (resigning, or three timeouts in a row): an Abbruch.
+
+    The seat is marked as left (−700 in tournament mode, last place in a casual list); the others play on
+    with the left seat's turns played by the server; with fewer than two players left the list ends.
+    """
+    if m.over:
+        raise IllegalAction("the list is over")
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < m.seats:
+        raise IllegalAction(f"no seat {seat!r} at this table")
+    if m.left[seat]:
+        raise IllegalAction(f"seat {seat} has left already")
+    new = m.clone()
+    new.left[seat] = True
+    if new.round.over:
+        # Between rounds: the move goes at the end of the finished round's record.
+        new.finished[-1] = {**new.finished[-1], "moves": new.finished[-1]["moves"] + [
+            {"seat": seat, "action": "resign"}]}
+        new.round.resign_move(seat)
+        if new.left.count(False) < 2:
+            new.over = True
+        return new
+    new.round.resign_move(seat)
+    if new.left.count(False) < 2:
+        new.round.abandon()
+    _after_change(new, rng)
+    return new
+
+
+def _public_move(move: dict) -> dict:
+    if move["action"] == "reshuffle":
+        return {"seat": move["seat"], "action": "reshuffle", "stock_size": len(move["stock"])}
+    return copy.deepcopy(move)
+
+
+def view(m: Match, seat: int | None) -> dict:
+    """What ``seat`` may see (``None``: a spectator), JSON-ready. Never another hand, never the stock order."""
+    r = m.round
+    history = []
+    pile_before = [r.deal["upcard"]]  # replays the public pile, to name cards taken from it
+    for move in r.moves:
+        public = _public_move(move)
+        if move["action"] == "draw" and move["from"] == "discard" and pile_before:
+            public["card"] = pile_before.pop()
+        elif move["action"] == "discard":
+            pile_before.append(move["card"])
+        elif move["action"] == "reshuffle":
+            pile_before = pile_before[-1:]
+        history.append(public)
+    last_round = None
+    if m.summaries:
+        last = m.summaries[-1]
+        last_round = {"round": len(m.summaries), **copy.deepcopy(last)}
+    v = {
+        "game": GAME,
+        "options": dict(m.options),
+        "seat": seat,
+        "seats": m.seats,
+        "players": list(m.players) if m.players is not None else None,
+        "round_number": m.round_number,
+        "dealer": r.dealer,
+        "to_act": m.to_act,
+        "phase": m.phase,
+        "hand_counts": [len(h) for h in r.hands],
+        "discard_top": r.discard_pile[-1] if r.discard_pile else None,
+        "discard_size": len(r.discard_pile),
+        "stock_size": len(r.stock),
+        "melds": [t.to_json() for t in r.melds],
+        "opened": list(r.opened),
+        "left": list(m.left),
+        "history": history,
+        "scores": m.scores(),
+        "last_round": last_round,
+        "over": m.over,
+        "result": m.result(),
+        "opening_points": m.options["opening_points"],
+    }
+    if seat is not None:
+        hand = meld_codes_sorted(r.hands[seat])
+        v["hand"] = hand
+        v["hand_augen"] = sum(hand_augen(c) for c in hand)
+        v["best_opening"] = best_opening(hand, opening_points=m.options["opening_points"]).to_json()
+        if m.to_act == seat:
+            v["legal_actions"] = legal_actions(m)
+            v["drawn"] = r.drawn_card if r.phase == DISCARD else None
+            v["drawn_from"] = r.drawn_from if r.phase == DISCARD else None
+    return v
+
+
+__all__ = [
+    "DISCARD", "DRAW", "OVER", "ABBRUCH_RESULT", "Match", "apply_action", "deal_next_round", "legal_actions",
+    "new_match", "normalize_options", "play_timeout", "resign", "timeout_actions", "view",
+]
