@@ -288,8 +288,9 @@ def timeout_actions(m: Match) -> list[dict]:
     """The server's move when the turn time runs out, to apply in order with ``apply_action``.
 
     Draw from the stock if not drawn yet, then discard the drawn card (a joker drawn: the highest other
-    card). When the stock is empty the drawn card is known only after the reshuffle, so the list then holds
-    only the draw: call again while the same seat is to act (or use :func:`play_timeout`).
+    card). When the stock is empty the drawn card is known only after the reshuffle, so the list then ends
+    with ``{"action": "timeout_discard"}``, which ``apply_action`` plays as that discard (and records as a
+    plain ``discard`` of the card).
     """
     if m.over or m.round.over:
         return []

@@ -37,6 +37,7 @@ _FIELDS = {
     "lay_off": {"action", "card", "meld", "end"},
     "swap": {"action", "meld", "card", "then"},
     "discard": {"action", "card"},
+    "timeout_discard": {"action"},
 }
 
 
@@ -180,7 +181,11 @@ class Round:
         if self.phase != DISCARD:
             raise IllegalAction(f"draw first: {kind} comes after drawing a card")
         if kind == "discard":
-            self._discard(seat, action["card"])
+            self._discard(seat, action.get("card"))
+            return
+        if kind == "timeout_discard":
+            # The server's discard after a timeout whose draw needed a reshuffle (recorded as a discard).
+            self._discard(seat, self.timeout_discard(seat))
             return
         jokers_before = self.hands[seat].count(JOKER)
         self._lay_action(seat, action, jokers_before)
@@ -219,7 +224,7 @@ class Round:
                     self._finish(winner=None, result="dead")
                     return
                 if rng is None:
-                    raise IllegalAction("the stock is empty: a random generator is needed to reshuffle")
+                    raise IllegalAction("the stock is empty: it must be reshuffled first (a reshuffle move)")
                 self.reshuffle(seat, shuffled(self.discard_pile[:-1], rng))
             card = self.stock.pop(0)
         elif source == "discard":
@@ -336,6 +341,7 @@ class Round:
             raise IllegalAction(f"end must be 'low' or 'high', not {end!r}")
         if table.meld.kind == SET and end is not None:
             raise IllegalAction(f"meld {table.number} is a set: it has no ends")
+        where = f" at the {end} end" if end else ""
         if end is None and table.meld.kind == RUN:
             ends = layoff_ends(table.meld, code)
             if len(ends) > 1:
@@ -343,7 +349,6 @@ class Round:
             end = ends[0] if ends else "high"
         new = extended(table.meld, code, end)
         if new is None:
-            where = f" at the {end} end" if end else ""
             raise IllegalAction(f"{code} does not fit on meld {table.number}{where} ({' '.join(table.meld.cards)})")
         self.hands[seat].remove(code)
         self.melds[table.number - 1] = TableMeld(table.number, table.owner, new)
@@ -509,7 +514,7 @@ class Round:
         if self.phase == DRAW:
             draw = {"action": "draw", "from": "stock"}
             if not self.stock:
-                return [draw]  # the card is known only after the reshuffle
+                return [draw, {"action": "timeout_discard"}]  # the drawn card is known after the reshuffle
             trial = self.clone()
             trial.apply(seat, draw)
             return [draw, {"action": "discard", "card": trial.timeout_discard(seat)}]
