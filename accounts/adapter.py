@@ -1,7 +1,33 @@
 """The one place where the site adjusts django-allauth's behaviour."""
 
 from allauth.account.adapter import DefaultAccountAdapter
+from django import forms
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from accounts.services import DELETED_USERNAME_PREFIX, profile_for, profile_language_set
+
+SITE_NAME = "Gin Rommé"
 
 
 class AccountAdapter(DefaultAccountAdapter):
-    pass
+    def clean_username(self, username, shallow=False):
+        username = super().clean_username(username, shallow=shallow)
+        if username.lower().startswith(DELETED_USERNAME_PREFIX):
+            raise forms.ValidationError(_("Dieser Benutzername ist reserviert. Bitte wähle einen anderen."))
+        return username
+
+    def save_user(self, request, user, form, commit=True):
+        user = super().save_user(request, user, form, commit=commit)
+        if commit:
+            # Whoever signs up on the English pages wants English mails and pages from then on.
+            language = translation.get_language() or settings.LANGUAGE_CODE
+            if language in dict(settings.LANGUAGES):
+                profile_for(user=user)
+                profile_language_set(user=user, language=language)
+        return user
+
+    def format_email_subject(self, subject):
+        # allauth would prefix the host name (there is no sites framework); the brand reads better.
+        return f"[{SITE_NAME}] {subject}"

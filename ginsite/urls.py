@@ -4,12 +4,15 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import TemplateView
 
+from accounts import views as accounts_views
+
 urlpatterns = [
     path("", TemplateView.as_view(template_name="home.html"), name="home"),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/", include("allauth.urls")),
     path("profil/", include("accounts.urls")),
+    path("bestenliste/", accounts_views.leaderboard, name="leaderboard"),
     path("spielen/", include("games.urls")),
     path("turniere/", include("tournaments.urls")),
 ]

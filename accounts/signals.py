@@ -1,0 +1,14 @@
+"""Gives every new user a profile, whichever way the user was made (sign-up, admin, createsuperuser)."""
+
+from django.conf import settings
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+
+from accounts.models import Profile
+
+
+@receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="accounts.profile_for_new_user")
+def profile_for_new_user(sender, instance, created, raw=False, **kwargs):
+    # Fixtures (raw) bring their own profiles.
+    if created and not raw:
+        Profile.objects.get_or_create(user=instance)
