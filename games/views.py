@@ -1,0 +1,437 @@
+"""The pages of live play: the lobby with its create-table form, the table page, invitations and the match
+record download. Views are thin: reads go through ``games.selectors``, every change through
+``games.services``; the live part of a table runs over its WebSocket (docs/protocol.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_POST
+
+from games import selectors, services
+from games.models import BotLevel, Game
+from games.presenters import seat_of_user, table_state
+from games.services import ServiceError
+
+# --- the create-table form: presets first, every option of gin.md / romme.md under "details" -----------
+
+#: Each preset's name and one line that says what it is, in the order the lobby offers them.
+PRESET_LABELS: dict[str, list[tuple[str, Any, Any]]] = {
+    "gin": [
+        ("klassisch", gettext_lazy("Klassisch"), gettext_lazy("Bis 100 Punkte, Angebot der ersten Karte, Partie- und Rundenbonus")),
+        ("schnell", gettext_lazy("Schnell"), gettext_lazy("Eine gewertete Runde entscheidet")),
+        ("oklahoma", gettext_lazy("Oklahoma"), gettext_lazy("Die erste Karte setzt die Klopfgrenze, Pik zählt doppelt")),
+        ("straight", gettext_lazy("Straight Gin"), gettext_lazy("Kein Klopfen – nur Gin beendet die Runde")),
+        ("hollywood", gettext_lazy("Hollywood"), gettext_lazy("Drei Partien auf einmal, in drei Spalten")),
+    ],
+    "romme": [
+        ("standard", gettext_lazy("Standard"), gettext_lazy("Auslegen ab 40 Punkten, Minuspunkte, eine Liste")),
+        ("turnier", gettext_lazy("Turnier (Masters)"), gettext_lazy("Wertungspunkte nach der Masters-Wertung, ohne Chat")),
+    ],
+}
+
+YES_NO = [("true", gettext_lazy("ja")), ("false", gettext_lazy("nein"))]
+
+#: The details of each game: (option, label, [(value, label), ...]). Values are sent as text and parsed by
+#: ``_parse_option`` into what the engine expects; an empty choice keeps the preset's value.
+OPTION_FIELDS: dict[str, list[tuple[str, Any, list[tuple[str, Any]]]]] = {
+    "gin": [
+        ("target", gettext_lazy("Partie bis"), [("100", "100"), ("0", gettext_lazy("eine Runde")), ("50", "50"), ("150", "150"), ("200", "200")]),
+        ("variant", gettext_lazy("Variante"), [("standard", gettext_lazy("Standard (Klopfen bis 10)")), ("oklahoma", "Oklahoma"), ("straight", "Straight Gin")]),
+        ("first_turn", gettext_lazy("Erster Zug"), [("pass", gettext_lazy("Angebot der offenen Karte (klassisch)")), ("free", gettext_lazy("Freier erster Zug"))]),
+        ("next_dealer", gettext_lazy("Nächster Geber"), [("winner", gettext_lazy("Gewinner der Runde")), ("loser", gettext_lazy("Verlierer der Runde")), ("alternate", gettext_lazy("abwechselnd"))]),
+        ("undercut_bonus", gettext_lazy("Unterbieten-Bonus"), [("25", "25"), ("20", "20"), ("10", "10")]),
+        ("gin_bonus", gettext_lazy("Gin-Bonus"), [("25", "25"), ("20", "20")]),
+        ("big_gin", gettext_lazy("Big Gin erlaubt (31 Bonus)"), [("false", gettext_lazy("nein")), ("true", gettext_lazy("ja"))]),
+        ("match_bonuses", gettext_lazy("Partie- und Rundenbonus (100 / 25)"), YES_NO),
+        ("hollywood", gettext_lazy("Hollywood (drei Spalten)"), [("false", gettext_lazy("nein")), ("true", gettext_lazy("ja"))]),
+        ("turn_seconds", gettext_lazy("Bedenkzeit pro Zug"), [("45", "45 s"), ("30", "30 s"), ("60", "60 s"), ("90", "90 s"), ("600", "10 min")]),
+    ],
+    "romme": [
+        ("seats", gettext_lazy("Spieler"), [("4", "4"), ("2", "2"), ("3", "3"), ("5", "5"), ("6", "6")]),
+        ("opening_points", gettext_lazy("Auslegen ab"), [("40", gettext_lazy("40 Punkten")), ("30", gettext_lazy("30 Punkten")), ("0", gettext_lazy("sofort"))]),
+        ("rounds", gettext_lazy("Runden in der Liste"), [("", gettext_lazy("zweimal die Spielerzahl")), *[(str(n), str(n)) for n in (2, 4, 6, 8, 10, 12)]]),
+        ("turn_seconds", gettext_lazy("Bedenkzeit pro Zug"), [("45", "45 s"), ("30", "30 s"), ("60", "60 s"), ("90", "90 s"), ("600", "10 min")]),
+    ],
+}
+_INT_OPTIONS = {"target", "undercut_bonus", "gin_bonus", "turn_seconds", "seats", "opening_points", "rounds"}
+_BOOL_OPTIONS = {"big_gin", "match_bonuses", "hollywood", "tournament"}
+
+
+def _parse_option(name: str, raw: str) -> Any:
+    if name in _INT_OPTIONS:
+        try:
+            return int(raw)
+        except ValueError:
+            raise ServiceError("bad_options", _("%(name)s muss eine ganze Zahl sein.") % {"name": name}) from None
+    if name in _BOOL_OPTIONS:
+        if raw not in ("true", "false"):
+            raise ServiceError("bad_options", _("%(name)s ist ja oder nein.") % {"name": name})
+        return raw == "true"
+    return raw
+
+
+def _options_from_form(game: str, data) -> dict:
+    """The details the player changed (empty fields keep the preset's value)."""
+    options = {}
+    for name, _label, _choices in OPTION_FIELDS[game]:
+        raw = (data.get(f"{game}-{name}") or "").strip()
+        if raw and raw != "preset":
+            options[name] = _parse_option(name, raw)
+    return options
+
+
+def option_summary(game: str, options: dict) -> list[str]:
+    """The options that matter at a glance, as short German/English labels for the lobby."""
+    parts: list[str] = []
+    if game == "gin":
+        target = options.get("target", 100)
+        parts.append(_("eine Runde") if target == 0 else _("bis %(n)s") % {"n": target})
+        variant = options.get("variant", "standard")
+        if variant != "standard":
+            parts.append({"oklahoma": "Oklahoma", "straight": "Straight Gin"}.get(variant, variant))
+        if options.get("hollywood"):
+            parts.append("Hollywood")
+        if options.get("first_turn") == "free":
+            parts.append(_("freier erster Zug"))
+        if options.get("big_gin"):
+            parts.append("Big Gin")
+        if target and not options.get("match_bonuses", True):
+            parts.append(_("ohne Boni"))
+    else:
+        if options.get("tournament"):
+            parts.append(_("Turnier (Wertungspunkte)"))
+        opening = options.get("opening_points", 40)
+        parts.append(_("Auslegen ab %(n)s") % {"n": opening} if opening else _("Auslegen sofort"))
+        if options.get("rounds"):
+            parts.append(_("%(n)s Runden") % {"n": options["rounds"]})
+    seconds = options.get("turn_seconds", 45)
+    parts.append(f"{seconds // 60} min" if seconds >= 120 else f"{seconds} s")
+    return parts
+
+
+def _lobby_rows(user) -> list[dict]:
+    rows = []
+    for summary in selectors.lobby_tables():
+        summary = dict(summary)
+        summary["labels"] = option_summary(summary["game"], summary.get("options") or {})
+        summary["game_name"] = Game(summary["game"]).label
+        summary["mine"] = False
+        rows.append(summary)
+    if user.is_authenticated:
+        mine = set(selectors.user_tables(user=user).values_list("pk", flat=True))
+        for row in rows:
+            row["mine"] = row["id"] in mine
+    return rows
+
+
+def _lobby_context(request: HttpRequest, *, form_game: str = "gin", form_errors: str = "", posted=None) -> dict:
+    games = []
+    for game in ("gin", "romme"):
+        fields = []
+        for name, label, choices in OPTION_FIELDS[game]:
+            selected = (posted or {}).get(f"{game}-{name}", "") if posted else ""
+            fields.append({"name": f"{game}-{name}", "label": label, "choices": choices, "selected": selected})
+        chosen_preset = (posted or {}).get(f"{game}-preset") or PRESET_LABELS[game][0][0]
+        games.append(
+            {
+                "code": game,
+                "name": Game(game).label,
+                "presets": [
+                    {"code": c, "name": n, "help": h, "checked": c == chosen_preset} for c, n, h in PRESET_LABELS[game]
+                ],
+                "fields": fields,
+            }
+        )
+    my_tables = []
+    if request.user.is_authenticated:
+        for table in selectors.user_tables(user=request.user)[:10]:
+            my_tables.append({"id": table.pk, "game_name": table.get_game_display(), "status": table.get_status_display()})
+    return {
+        "tables": _lobby_rows(request.user),
+        "games": games,
+        "form_game": form_game,
+        "form_errors": form_errors,
+        "posted": posted or {},
+        "my_tables": my_tables,
+        "bot_levels": BotLevel.choices,
+    }
+
+
+@require_GET
+def lobby(request: HttpRequest) -> HttpResponse:
+    return render(request, "games/lobby.html", _lobby_context(request))
+
+
+@require_GET
+def lobby_tables(request: HttpRequest) -> HttpResponse:
+    """The table list alone, for the lobby's live refresh (the lobby socket says when, this says what)."""
+    return render(request, "games/_table_list.html", {"tables": _lobby_rows(request.user), "user": request.user})
+
+
+def _refused(request: HttpRequest, error: ServiceError, *, back: str) -> HttpResponse:
+    messages.error(request, error.message)
+    return redirect(back)
+
+
+@login_required
+@require_POST
+def table_create(request: HttpRequest) -> HttpResponse:
+    game = request.POST.get("game", "")
+    if game not in Game.values:
+        messages.error(request, _("Bitte wähle ein Spiel: Gin Rommé oder Rommé."))
+        return redirect("games:lobby")
+    try:
+        options = _options_from_form(game, request.POST)
+        preset = request.POST.get(f"{game}-preset", "")
+        if game == "romme" and preset == "turnier":
+            options.setdefault("tournament", True)
+        table = services.table_create(
+            user=request.user,
+            game=game,
+            preset=preset,
+            options=options,
+            ranked=request.POST.get("ranked") == "on",
+            private=request.POST.get("private") == "on",
+        )
+    except ServiceError as error:
+        # Nothing was created: show the form again with the player's choices and the reason.
+        context = _lobby_context(request, form_game=game, form_errors=error.message, posted=request.POST)
+        return render(request, "games/lobby.html", context, status=400)
+    return redirect("games:table", table_id=table.pk)
+
+
+@login_required
+@require_POST
+def quick_game(request: HttpRequest, game: str) -> HttpResponse:
+    """Schnellspiel gegen den Computer: a casual table with the default preset, computer players seated."""
+    if game not in Game.values:
+        raise Http404
+    try:
+        table = services.table_create(user=request.user, game=game)
+        services.table_fill_with_bots(table_id=table.pk, user=request.user, level=request.POST.get("level") or BotLevel.SIMPLE)
+    except ServiceError as error:
+        return _refused(request, error, back=reverse("games:lobby"))
+    return redirect("games:table", table_id=table.pk)
+
+
+@login_required
+@require_POST
+def table_join(request: HttpRequest, table_id: int) -> HttpResponse:
+    token = request.POST.get("invite", "")
+    seat = request.POST.get("seat")
+    try:
+        services.table_join(
+            table_id=table_id, user=request.user, seat=int(seat) if seat and seat.isdigit() else None, invite_token=token
+        )
+    except ServiceError as error:
+        if error.code == "already_seated":
+            return redirect("games:table", table_id=table_id)
+        return _refused(request, error, back=_table_url(table_id, token))
+    return redirect("games:table", table_id=table_id)
+
+
+@login_required
+@require_POST
+def table_leave(request: HttpRequest, table_id: int) -> HttpResponse:
+    try:
+        services.table_leave(table_id=table_id, user=request.user)
+    except ServiceError as error:
+        return _refused(request, error, back=_table_url(table_id))
+    messages.success(request, _("Du hast deinen Platz freigegeben."))
+    return redirect("games:lobby")
+
+
+@login_required
+@require_POST
+def table_bots(request: HttpRequest, table_id: int) -> HttpResponse:
+    try:
+        services.table_fill_with_bots(table_id=table_id, user=request.user, level=request.POST.get("level") or BotLevel.SIMPLE)
+    except ServiceError as error:
+        return _refused(request, error, back=_table_url(table_id))
+    return redirect("games:table", table_id=table_id)
+
+
+def _table_url(table_id: int, token: str = "") -> str:
+    url = reverse("games:table", kwargs={"table_id": table_id})
+    return f"{url}?einladung={token}" if token else url
+
+
+def _table_strings() -> dict[str, str]:
+    """Every text the live table shows, translated for the request's language ({name} placeholders)."""
+    return {
+        "seat_n": _("Platz {n}"),
+        "conn_back": _("Wieder verbunden"),
+        "conn_reconnecting": _("Verbindung unterbrochen – verbinde neu …"),
+        "conn_connecting": _("Verbinde …"),
+        "not_connected": _("Keine Verbindung – dein Zug wird gesendet, sobald sie wieder steht. Bitte gleich noch einmal."),
+        "error": _("Das ging nicht."),
+        "round_n": _("Runde {n}"),
+        "ranked": _("gewertet"),
+        "seats_free": _("Noch {n} Plätze frei"),
+        "computer": _("Computer"),
+        "left": _("hat verlassen"),
+        "cards_in_hand": _("{n} Karten auf der Hand"),
+        "cards_n": _("{n} Karten"),
+        "opened": _("ausgelegt"),
+        "not_opened": _("noch nicht ausgelegt"),
+        "timeouts_n": _("{n}× Zeit abgelaufen"),
+        "stock_n": _("Stapel: {n} Karten"),
+        "draw_stock_n": _("Vom Stapel ziehen ({n} Karten)"),
+        "empty": _("leer"),
+        "pile_top": _("Ablagestapel: oben {card}, {n} Karten"),
+        "pile_empty": _("Ablagestapel: leer"),
+        "take_pile": _("Offene Karte nehmen"),
+        "match_over": _("Partie beendet"),
+        "round_over": _("Runde beendet"),
+        "turn_of": _("{name} ist am Zug"),
+        "your_turn": _("Du bist am Zug"),
+        "hint_first_turn": _("Du bist am Zug: die offene Karte nehmen oder passen?"),
+        "hint_draw": _("Du bist am Zug: ziehe vom Stapel oder nimm die offene Karte."),
+        "hint_discard": _("Wirf eine Karte ab – ziehe sie auf den Ablagestapel oder wähle sie und tippe „Abwerfen“."),
+        "deadwood": _("Restpunkte"),
+        "deadwood_after": _("Restpunkte nach bestem Abwurf"),
+        "gin_possible": _("Gin möglich!"),
+        "knock_possible": _("Klopfen möglich"),
+        "knock_limit": _("Klopfen ab {n} oder weniger"),
+        "augen": _("Augen auf der Hand"),
+        "opening_total": _("Neue Meldungen"),
+        "best_opening": _("Beste Auslage auf der Hand"),
+        "you_opened": _("Du hast ausgelegt"),
+        "no_melds": _("Noch liegt nichts auf dem Tisch."),
+        "meld_label": _("Meldung {cards} – hier anlegen"),
+        "your_new_melds": _("Deine neuen Meldungen"),
+        "take_upcard": _("{card} nehmen"),
+        "pass": _("Passen"),
+        "draw_stock": _("Vom Stapel ziehen"),
+        "discard": _("Abwerfen"),
+        "discard_card": _("{card} abwerfen"),
+        "knock": _("Klopfen"),
+        "knock_with": _("Klopfen mit {card} (Rest {n})"),
+        "gin": _("Gin!"),
+        "gin_with": _("Gin! ({card} ab)"),
+        "big_gin": _("Big Gin!"),
+        "tip": _("Tipp"),
+        "tip_text": _("Tipp: {card} abwerfen lässt {n} Restpunkte."),
+        "stage_meld": _("Als Meldung vormerken"),
+        "lay_out": _("Auslegen ({n} Punkte)"),
+        "unstage": _("Zurücknehmen"),
+        "swap_joker": _("{card} gegen den Joker in Meldung {n} tauschen"),
+        "round": _("Runde"),
+        "totals": _("Summe"),
+        "boxes": _("Gewonnene Runden"),
+        "bonuses": _("Boni"),
+        "wp": _("Wertungspunkte"),
+        "result": _("Ergebnis"),
+        "final": _("Endstand"),
+        "column_n": _("Spalte {n}"),
+        "waiting_others": _("Warte auf die anderen …"),
+        "next_round": _("Weiter zur nächsten Runde"),
+        "dead_round": _("Tote Runde – niemand punktet, derselbe Geber gibt neu."),
+        "round_won": _("gewinnt die Runde"),
+        "round_winner": _("{name}: {what} – {n} Punkte"),
+        "result_knock": _("Klopfen"),
+        "result_undercut": _("Unterbieten"),
+        "result_gin": _("Gin"),
+        "result_big_gin": _("Big Gin"),
+        "result_romme": _("Rommé"),
+        "result_hand_romme": _("Hand-Rommé"),
+        "result_dead": _("tote Runde"),
+        "result_resign": _("Aufgabe"),
+        "layoffs": _("angelegt"),
+        "deadwood_n": _("Rest {n}"),
+        "augen_n": _("{n} Augen"),
+        "wp_n": _("{n} WP"),
+        "points_n": _("{n} Punkte"),
+        "match_winner": _("{name} gewinnt die Partie!"),
+        "match_draw": _("Die Partie endet unentschieden."),
+        "rematch": _("Revanche"),
+        "rematch_waiting": _("Revanche angefragt – warte auf die anderen …"),
+        "mv_pass": _("{name} passt"),
+        "mv_draw": _("{name} zieht vom Stapel"),
+        "mv_take": _("{name} nimmt {card} vom Ablagestapel"),
+        "mv_discard": _("{name} wirft {card} ab"),
+        "mv_knock": _("{name} klopft und wirft {card} ab"),
+        "mv_big_gin": _("{name} macht Big Gin"),
+        "mv_lay_out": _("{name} legt aus"),
+        "mv_lay_off": _("{name} legt {card} an"),
+        "mv_swap": _("{name} tauscht einen Joker"),
+        "mv_resign": _("{name} gibt auf"),
+        "mv_reshuffle": _("Der Ablagestapel wird neu gemischt"),
+        "cannot_discard": _("{card} kannst du jetzt nicht abwerfen."),
+        "cannot_lay_off": _("{card} passt an keine Meldung."),
+        "no_rounds": _("Noch keine Runde beendet."),
+        "round_winner_romme": _("{name}: {what}!"),
+        "knocker": _("klopft"),
+        "in_hand": _("auf der Hand"),
+        "minus_n": _("−{n} Punkte"),
+        "use_suggestion": _("Vorschlag übernehmen"),
+    }
+
+
+@require_GET
+def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The table page: rendered with the current state, so a reload shows play exactly where it was."""
+    table = selectors.table_get(table_id=table_id)
+    token = request.GET.get("einladung", "")
+    if table is None or not selectors.table_may_watch(table=table, user=request.user, invite_token=token):
+        # A private table is not revealed to those without an invitation: it looks like no table at all.
+        raise Http404(_("Diesen Tisch gibt es nicht."))
+    snapshot = selectors.table_snapshot(table=table)
+    seat = seat_of_user(snapshot.seats, request.user)
+    frame = table_state(snapshot, seat)
+    ws_path = f"/ws/table/{table.pk}/"  # games/routing.py
+    if token:
+        ws_path += f"?invite={token}"
+    config = {
+        "table_id": table.pk,
+        "ws_path": ws_path,
+        "state": frame,
+        "strings": _table_strings(),
+        "record_url": reverse("games:record", kwargs={"table_id": table.pk}),
+    }
+    invite_url = ""
+    if table.private and seat is not None:
+        invite_url = request.build_absolute_uri(_table_url(table.pk, table.invite_token))
+    free_seats = [s for s in snapshot.seats if not s.taken]
+    context = {
+        "table": table,
+        "seats": snapshot.seats,
+        "seat": seat,
+        "config": config,
+        "labels": option_summary(table.game, table.options),
+        "invite_url": invite_url,
+        "invite_token": token,
+        "free_seats": free_seats,
+        "bot_levels": BotLevel.choices,
+        "chat_on": not table.options.get("tournament", False),
+    }
+    return render(request, "games/table.html", context)
+
+
+@require_GET
+def match_record(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The game record (records.md) of the table's current or last match: only rounds that have ended."""
+    table = selectors.table_get(table_id=table_id)
+    if table is None or not selectors.table_may_watch(table=table, user=request.user, invite_token=request.GET.get("einladung", "")):
+        raise Http404(_("Diesen Tisch gibt es nicht."))
+    match = table.current_match
+    if match is None:
+        raise Http404(_("An diesem Tisch wurde noch nicht gespielt."))
+    rounds = [r.record for r in match.rounds.filter(finished_at__isnull=False).order_by("number") if r.record]
+    record = {
+        "game": match.game,
+        "options": match.options,
+        "players": [p.get("name") for p in match.players],
+        "rounds": rounds,
+    }
+    response = JsonResponse(record, json_dumps_params={"ensure_ascii": False, "indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="{match.game}-tisch{table.pk}-partie{match.number}.json"'
+    return response
