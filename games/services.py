@@ -247,7 +247,8 @@ class _Play:
         """Close a finished round or match, schedule the next deadline, save, bump, and send after commit."""
         table, state = self.table, self.state
         round_over = state.to_act is None
-        if round_over and self.round is not None and self.round.finished_at is None:
+        round_just_ended = round_over and self.round is not None and self.round.finished_at is None
+        if round_just_ended:
             record = state.record()
             rounds = record.get("rounds", [])
             self.round.record = rounds[self.round.number - 1] if len(rounds) >= self.round.number else None
@@ -256,7 +257,7 @@ class _Play:
             self.round.save(update_fields=["record", "result", "finished_at"])
         if state.over:
             self._finish_match()
-        elif round_over:
+        elif round_just_ended:
             # The round-end view (every hand revealed) stays up until all people are ready or the break ends.
             for seat in self.seats:
                 wanted = seat.is_bot or seat.left or seat.user_id is None
@@ -265,7 +266,7 @@ class _Play:
                     self.seat_changed(seat)
             table.turn_deadline = self.now + timedelta(seconds=ROUND_BREAK_SECONDS)
             table.bot_due_at = None
-        else:
+        elif not round_over:
             self._schedule_turn()
         table.state = state.to_json()
         _bump(table)
@@ -388,6 +389,8 @@ def table_create(
     if preset not in PRESETS[game]:
         names = ", ".join(PRESETS[game])
         raise ServiceError("bad_options", f"Unbekannte Voreinstellung {preset!r} (möglich: {names}).")
+    if options is not None and not isinstance(options, dict):
+        raise ServiceError("bad_options", "Die Tischoptionen müssen ein Objekt sein.")
     merged = {**PRESETS[game][preset], **(options or {})}
     normalized, seat_count = _normalize_options(game, merged)
     with transaction.atomic():
