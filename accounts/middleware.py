@@ -19,16 +19,17 @@ class UserLanguageMiddleware:
     def __call__(self, request):
         user = getattr(request, "user", None)
         profile = getattr(user, "profile", None) if user is not None and user.is_authenticated else None
-        if profile is not None and request.method == "POST" and request.path == self._set_language_path():
-            chosen = request.POST.get("language", "")
-            if chosen in dict(settings.LANGUAGES):
-                profile_language_set(user=user, language=chosen)
-                profile.language = chosen
         language = profile.language if profile is not None else ""
         if language:
             translation.activate(language)
             request.LANGUAGE_CODE = language
         response = self.get_response(request)
+        if profile is not None and request.method == "POST" and request.path == self._set_language_path():
+            chosen = request.POST.get("language", "")
+            # Only once the view has accepted the switch: a refused request (e.g. no CSRF token) changes nothing.
+            if response.status_code < 400 and chosen in dict(settings.LANGUAGES):
+                profile_language_set(user=user, language=chosen)
+                language = chosen
         if language and request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) != language:
             # Keeps the language after signing out: the cookie is what LocaleMiddleware reads then.
             response.set_cookie(

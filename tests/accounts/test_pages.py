@@ -1,0 +1,66 @@
+"""The site's frame: home page, navigation, error pages and the leaderboard placeholder."""
+
+import pytest
+from django.test import RequestFactory
+from django.urls import reverse
+
+from ginsite import views as site_views
+
+pytestmark = pytest.mark.django_db
+
+
+def test_home_says_what_the_site_is_and_links_to_sign_up_and_play(client):
+    page = client.get("/").content.decode()
+
+    assert "Gin Rommé und Rommé online – live am Tisch" in page
+    assert "Turniere" in page and "Gewertet spielen" in page
+    assert f'href="{reverse("account_signup")}"' in page
+    assert f'href="{reverse("games:lobby")}"' in page
+
+
+def test_navigation_offers_sign_in_to_guests(client):
+    page = client.get("/").content.decode()
+
+    for link in ("Spielen", "Turniere", "Bestenliste", "Anmelden", "Registrieren"):
+        assert f">{link}</" in page
+    assert ">Abmelden</" not in page
+
+
+def test_navigation_offers_profile_and_sign_out_to_players(signed_in):
+    page = signed_in.get("/").content.decode()
+
+    assert f'href="{reverse("accounts:profile")}"' in page
+    assert ">Abmelden</button>" in page
+    assert f'href="{reverse("account_login")}"' not in page
+
+
+def test_home_offers_play_to_signed_in_players(signed_in):
+    page = signed_in.get("/").content.decode()
+
+    assert "Jetzt spielen" in page
+    assert "Kostenlos registrieren" not in page
+
+
+def test_unknown_page_is_a_styled_404(client):
+    response = client.get("/gibt-es-nicht/")
+
+    assert response.status_code == 404
+    assert "Diese Karte liegt nicht im Stapel" in response.content.decode()
+    assert "site.css" in response.content.decode()
+
+
+def test_403_and_500_pages_are_styled():
+    request = RequestFactory().get("/")
+
+    forbidden = site_views.permission_denied(request)
+    broken = site_views.server_error(request)
+
+    assert forbidden.status_code == 403 and "Kein Zutritt" in forbidden.content.decode()
+    assert broken.status_code == 500 and "Da ist uns ein Fehler unterlaufen" in broken.content.decode()
+
+
+def test_leaderboard_placeholder_says_it_is_coming(client):
+    response = client.get(reverse("leaderboard"))
+
+    assert response.status_code == 200
+    assert "Die Bestenliste kommt bald" in response.content.decode()
