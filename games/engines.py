@@ -28,3 +28,13 @@ def bots(game: str) -> ModuleType:
     if game not in GAMES:
         raise KeyError(game)
     return importlib.import_module(f"games.engine.{game}.bots")
+
+
+def bot_action(game: str, state, seat: int, level: str, rng) -> dict:
+    """The action the computer player of ``seat`` chooses, seeing only its own view (docs/engine.md)."""
+    try:
+        module = bots(game)
+    except ImportError:
+        # Until a game ships its bots, a computer player plays what the server plays on a timeout.
+        return engine(game).timeout_actions(state)[0]
+    return module.choose_action(engine(game).view(state, seat), level, rng)

@@ -681,9 +681,8 @@ def bot_move(*, table_id, now: datetime | None = None) -> bool:
             return True
         seat = seats[play.state.to_act]
         if seat.is_bot:
-            view = play.engine.view(play.state, seat.index)
             rng = _rng(table, play.match.number, play.state.round_number, "bot", table.version)
-            action = engines.bots(table.game).choose_action(view, seat.bot_level, rng)
+            action = engines.bot_action(table.game, play.state, seat.index, seat.bot_level, rng)
             try:
                 play.apply(seat.index, action, by=Move.By.BOT)
             except ValueError:

@@ -19,11 +19,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, once: bool = False, interval: float = 0.5, **options):
         while True:
-            # A long-running loop must not hold on to a connection the database has dropped.
-            close_old_connections()
             played = referee_pass()
             if once:
                 self.stdout.write(f"{played} played")
                 return
             if not played:
                 time.sleep(interval)
+            # A long-running loop must not hold on to a connection the database has dropped.
+            close_old_connections()
