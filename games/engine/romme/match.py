@@ -13,7 +13,6 @@ seat that has left. When fewer than two players are left, the list ends.
 
 from __future__ import annotations
 
-import copy
 import random
 import secrets
 from collections.abc import Sequence
@@ -21,7 +20,7 @@ from collections.abc import Sequence
 from games.engine.cards import romme_deck, shuffled
 from games.engine.errors import IllegalAction
 from games.engine.romme.melds import best_opening, hand_augen, meld_codes_sorted
-from games.engine.romme.round import DISCARD, DRAW, HAND_SIZE, OVER, Round
+from games.engine.romme.round import DISCARD, DRAW, HAND_SIZE, OVER, Round, plain_copy
 from games.engine.romme.scoring import casual_places
 from tournaments.scoring import ABBRUCH_RESULT, ListStanding, list_result, rank_list
 
@@ -135,7 +134,7 @@ class Match:
 
     def to_json(self) -> dict:
         """The whole state, hidden cards included: for the database only, never for a client."""
-        return copy.deepcopy({
+        return plain_copy({
             "game": GAME, "options": self.options, "players": self.players, "round": self.round.to_json(),
             "finished": self.finished, "summaries": self.summaries, "left": self.left, "over": self.over,
             "round_logged": self.round_logged,
@@ -143,7 +142,7 @@ class Match:
 
     @classmethod
     def from_json(cls, d: dict) -> Match:
-        d = copy.deepcopy(d)
+        d = plain_copy(d)
         m = cls(options=d["options"], players=d["players"], round_=Round.from_json(d["round"]))
         m.finished, m.summaries, m.left, m.over = d["finished"], d["summaries"], d["left"], d["over"]
         m.round_logged = d["round_logged"]
@@ -151,14 +150,14 @@ class Match:
 
     def record(self) -> dict:
         """The records.md record of every completed round."""
-        record = {"game": GAME, "options": dict(self.options), "rounds": copy.deepcopy(self.finished)}
+        record = {"game": GAME, "options": dict(self.options), "rounds": plain_copy(self.finished)}
         if self.players is not None:
             record["players"] = list(self.players)
         return record
 
     def current_deal(self) -> dict:
         """The deal of the round in play (or the last one): dealer, hands, upcard, stock (top first)."""
-        return copy.deepcopy(self.round.deal)
+        return plain_copy(self.round.deal)
 
     def totals(self) -> dict:
         """Per seat: casual minus points, Wertungspunkte, Augen and rounds won so far."""
@@ -223,7 +222,7 @@ class Match:
 
     def _round_finished(self) -> None:
         r = self.round
-        self.finished.append({**copy.deepcopy(r.deal), "moves": copy.deepcopy(r.moves)})
+        self.finished.append({**plain_copy(r.deal), "moves": plain_copy(r.moves)})
         self.summaries.append(dict(r.result))
         self.round_logged = True
         if len(self.summaries) >= self.options["rounds"] or self.left.count(False) < 2:
@@ -358,7 +357,9 @@ def resign(m: Match, seat: int, *, rng: random.Random | None = None) -> Match:
 def _public_move(move: dict) -> dict:
     if move["action"] == "reshuffle":
         return {"seat": move["seat"], "action": "reshuffle", "stock_size": len(move["stock"])}
-    return copy.deepcopy(move)
+    if move["action"] in ("draw", "discard", "resign", "lay_off"):
+        return dict(move)
+    return plain_copy(move)
 
 
 def view(m: Match, seat: int | None) -> dict:
@@ -378,7 +379,7 @@ def view(m: Match, seat: int | None) -> dict:
     last_round = None
     if m.summaries:
         last = m.summaries[-1]
-        last_round = {"round": len(m.summaries), **copy.deepcopy(last)}
+        last_round = {"round": len(m.summaries), **plain_copy(last)}
     v = {
         "game": GAME,
         "options": dict(m.options),

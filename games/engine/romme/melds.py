@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from games.engine.cards import JOKER, RANKS, SUITS, is_card
 
@@ -394,6 +395,12 @@ class Opening:
 
 
 def _best(hand: Sequence[str], mode: int, *, keep_one: bool) -> tuple[int, tuple[tuple[str, ...], ...]]:
+    return _best_cached(tuple(sorted(hand)), mode, keep_one)
+
+
+# Views, hints and bots ask about the same hands again and again (every seat's view after every move).
+@lru_cache(maxsize=8192)
+def _best_cached(hand: tuple[str, ...], mode: int, keep_one: bool) -> tuple[int, tuple[tuple[str, ...], ...]]:
     counts, jokers = _counts(hand)
     score, melds = _solve(counts, jokers, mode)
     if keep_one and sum(len(m) for m in melds) >= len(hand) and hand:

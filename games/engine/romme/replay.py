@@ -5,13 +5,12 @@
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 
 from games.engine.cards import check_cards, romme_deck
 from games.engine.errors import IllegalAction, InvalidCard, InvalidRecord
 from games.engine.romme.match import GAME, Match, normalize_options
-from games.engine.romme.round import HAND_SIZE, OVER, Round
+from games.engine.romme.round import HAND_SIZE, OVER, Round, plain_copy
 
 _DECK = Counter(romme_deck())
 
@@ -129,7 +128,7 @@ def _replay_move(m: Match, move: object, number: int, index: int) -> None:
         raise InvalidRecord(f"no seat {seat!r}", round_number=number, move_index=index)
     if m.over:
         raise InvalidRecord("a move after the list was over", round_number=number, move_index=index)
-    action = {k: copy.deepcopy(v) for k, v in move.items() if k != "seat"}
+    action = {k: plain_copy(v) for k, v in move.items() if k != "seat"}
     try:
         if action.get("action") == "resign":
             if set(action) != {"action"}:

@@ -6,13 +6,12 @@ A :class:`Round` is changed in place by :meth:`Round.apply`; callers that need t
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from games.engine.cards import JOKER, check_card, shuffled
+from games.engine.cards import JOKER, RANKS, check_card, shuffled
 from games.engine.errors import IllegalAction, InvalidCard
 from games.engine.romme.melds import (
     RUN,
@@ -39,6 +38,15 @@ _FIELDS = {
     "discard": {"action", "card"},
     "timeout_discard": {"action"},
 }
+
+
+def plain_copy(value):
+    """A copy of JSON-like data (dicts, lists, scalars): much quicker than ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {k: plain_copy(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_copy(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -82,10 +90,43 @@ def extended(meld: Meld, card: str, end: str | None) -> Meld | None:
 
 
 def layoff_ends(meld: Meld, card: str) -> list[str | None]:
-    """Where ``card`` could be laid off on ``meld``: ``[None]`` for a set, the fitting ends for a run."""
+    """Where ``card`` could be laid off on ``meld``: ``[None]`` for a set, the fitting ends for a run.
+
+    The same answer as trying ``extended`` (a property test checks that), without building melds: views,
+    legal actions and bots ask this for every card and meld.
+    """
+    cards = meld.cards
+    n = len(cards)
+    jokers = cards.count(JOKER)
+    naturals = n - jokers
+    if card == JOKER:
+        if jokers + 1 >= naturals:
+            return []
+        if meld.kind == SET:
+            return [None] if n < 4 else []
+        low, high = meld.low, meld.low + n - 1
+        ends: list[str | None] = []
+        if low > 1 and cards[0] != JOKER and not (low - 1 == 1 and high == 14):
+            ends.append("low")
+        if high < 14 and cards[-1] != JOKER and not (low == 1 and high + 1 == 14):
+            ends.append("high")
+        return ends
     if meld.kind == SET:
-        return [None] if extended(meld, card, None) else []
-    return [end for end in ENDS if extended(meld, card, end)]
+        if n >= 4 or RANKS.index(card[0]) + 1 != meld.rank:
+            return []
+        if any(c == card for c in cards) or card[1] not in meld.open_suits:
+            return []
+        return [None]
+    if card[1] != meld.suit:
+        return []
+    low, high = meld.low, meld.low + n - 1
+    rank = RANKS.index(card[0]) + 1
+    ends = []
+    if low > 1 and rank == low - 1 and not (low - 1 == 1 and high == 14):
+        ends.append("low")
+    if high < 14 and (rank == high + 1 or (rank == 1 and high == 13)) and not (low == 1 and high + 1 == 14):
+        ends.append("high")
+    return ends
 
 
 class Round:
@@ -189,7 +230,7 @@ class Round:
             return
         jokers_before = self.hands[seat].count(JOKER)
         self._lay_action(seat, action, jokers_before)
-        self.moves.append({"seat": seat, **copy.deepcopy(action)})
+        self.moves.append({"seat": seat, **plain_copy(action)})
 
     def _check_shape(self, action: object) -> str:
         if not isinstance(action, dict):
@@ -513,6 +554,8 @@ class Round:
         seat = self.to_act
         if self.phase == DRAW:
             draw = {"action": "draw", "from": "stock"}
+            if not self.stock and len(self.discard_pile) < 2:
+                return [draw]  # nothing to reshuffle: this draw ends the round
             if not self.stock:
                 return [draw, {"action": "timeout_discard"}]  # the drawn card is known after the reshuffle
             trial = self.clone()

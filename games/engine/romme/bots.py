@@ -1,0 +1,199 @@
+"""Rommé computer players: ``choose_action(view, level, rng)`` picks one action from a seat's own view.
+
+``simple`` opens as soon as it can, lays off what it can and discards its highest card that is in no meld.
+``expert`` also goes out whenever it can, holds its cards back for a Hand-Rommé when that is worth it,
+remembers what the others took from the discard pile and avoids discarding cards they could use, and
+does not feed open melds when it can help it. Bots see only their seat's view (``match.view``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from games.engine.cards import JOKER, RANKS
+from games.engine.romme.melds import (
+    InvalidMeld,
+    Meld,
+    best_layout,
+    best_opening,
+    hand_augen,
+    most_cards_layout,
+    validate_meld,
+)
+from games.engine.romme.round import extended, layoff_ends
+
+LEVELS = ("simple", "expert")
+
+
+def _table(view: dict) -> list[tuple[int, int, Meld]]:
+    table = []
+    for t in view.get("melds", []):
+        try:
+            table.append((t["number"], t["owner"], validate_meld(t["cards"])))
+        except (InvalidMeld, KeyError):
+            continue
+    return table
+
+
+def _remove(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
+    rest = list(hand)
+    for c in cards:
+        rest.remove(c)
+    return rest
+
+
+def _plan_layoffs(cards: Sequence[str], table: list[tuple[int, int, Meld]], *, keep: int = 1
+                  ) -> tuple[list[dict], list[str]]:
+    """Lay off as many of ``cards`` as fit (in turn, melds growing), keeping at least ``keep`` cards."""
+    melds = {number: meld for number, _, meld in table}
+    rest = list(cards)
+    plans: list[dict] = []
+    changed = True
+    while changed and len(rest) > keep:
+        changed = False
+        for card in sorted(rest, key=lambda c: (c == JOKER, -hand_augen(c))):
+            if len(rest) <= keep:
+                break
+            for number, meld in melds.items():
+                ends = layoff_ends(meld, card)
+                if not ends:
+                    continue
+                end = ends[0]
+                item = {"card": card, "meld": number}
+                if end is not None and len(ends) > 1:
+                    item["end"] = end
+                melds[number] = extended(meld, card, end)
+                plans.append(item)
+                rest.remove(card)
+                changed = True
+                break
+    return plans, rest
+
+
+def _going_out_lay(hand: list[str], table: list[tuple[int, int, Meld]], next_number: int) -> dict | None:
+    """A single lay action (melds + lay-offs) that leaves exactly one card to discard, if the solver finds one."""
+    melds = most_cards_layout(hand)
+    rest = _remove(hand, [c for m in melds for c in m])
+    new_table = list(table)
+    for i, m in enumerate(melds):
+        new_table.append((next_number + i, -1, validate_meld(m)))
+    plans, rest = _plan_layoffs(rest, new_table)
+    if len(rest) != 1 or not melds:
+        return None
+    action: dict = {"action": "lay", "melds": [list(m) for m in melds]}
+    if plans:
+        action["lay_offs"] = plans
+    return action
+
+
+def _danger(card: str, view: dict, table: list[tuple[int, int, Meld]], picked: list[str]) -> int:
+    """How useful ``card`` would be to the others: fits an open meld, or goes with cards they took."""
+    score = 0
+    if any(layoff_ends(meld, card) for _, _, meld in table):
+        score += 3
+    if card == JOKER:
+        return score
+    for other in picked:
+        if other == JOKER:
+            continue
+        if other[0] == card[0] and other[1] != card[1] or other[1] == card[1] and abs(RANKS.index(other[0]) - RANKS.index(card[0])) <= 2:
+            score += 2
+    return score
+
+
+def _picked_by_others(view: dict) -> list[str]:
+    seat = view.get("seat")
+    return [m["card"] for m in view.get("history", [])
+            if m.get("action") == "draw" and m.get("from") == "discard" and m.get("seat") != seat and "card" in m]
+
+
+def _discard(view: dict, hand: list[str], level: str) -> dict:
+    legal = {a["card"] for a in view.get("legal_actions", []) if a["action"] == "discard"}
+    melds, _ = best_layout(hand) if len(hand) > 1 else ((), 0)
+    in_melds = [c for m in melds for c in m]
+    loose = _remove(hand, in_melds)
+    candidates = [c for c in loose if c in legal] or [c for c in hand if c in legal]
+    if not candidates:
+        candidates = sorted(legal)
+    if level == "expert":
+        table = _table(view)
+        picked = _picked_by_others(view)
+        opponents_opened = any(o for s, o in enumerate(view.get("opened", [])) if s != view.get("seat"))
+        weight = 12 if opponents_opened else 4
+
+        def key(card: str) -> tuple[int, str]:
+            return (hand_augen(card) - weight * _danger(card, view, table, picked), card)
+    else:
+        def key(card: str) -> tuple[int, str]:
+            return (hand_augen(card), card)
+    non_jokers = [c for c in candidates if c != JOKER] or candidates
+    return {"action": "discard", "card": max(non_jokers, key=key)}
+
+
+def _wants_discard(view: dict, hand: list[str], level: str) -> bool:
+    top = view.get("discard_top")
+    if top is None or not any(a == {"action": "draw", "from": "discard"} for a in view.get("legal_actions", [])):
+        return False
+    if top == JOKER:
+        return True
+    with_top = hand + [top]
+    _, augen_with = best_layout(with_top)
+    _, augen_without = best_layout(hand)
+    # The card pays if it ends up in a meld: the hand then holds less than before, card included.
+    gain = augen_without - augen_with
+    if level == "expert":
+        return gain > 0
+    return gain >= hand_augen(top) and gain > 0
+
+
+def choose_action(view: dict, level: str, rng: random.Random) -> dict:
+    """One action for the seat of ``view`` (which must be the seat to act)."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be 'simple' or 'expert', not {level!r}")
+    legal = view.get("legal_actions") or []
+    if not legal:
+        raise ValueError("this seat has nothing to do now")
+    hand = list(view["hand"])
+    seat = view["seat"]
+    if view["phase"] == "draw":
+        return {"action": "draw", "from": "discard" if _wants_discard(view, hand, level) else "stock"}
+
+    opened = view["opened"][seat]
+    table = _table(view)
+    next_number = len(view.get("melds", [])) + 1
+    limit = view["options"]["opening_points"]
+
+    # Going out this turn beats everything (a Hand-Rommé, too).
+    # (Below the opening minimum this is a Hand-Rommé, which the rules allow.)
+    going_out = _going_out_lay(hand, table, next_number) if len(hand) > 1 else None
+    if going_out is not None:
+        return going_out
+
+    if not opened:
+        opening = best_opening(hand, opening_points=limit)
+        if opening.reaches and not (level == "expert" and _hold_for_hand_romme(view, hand)):
+            return {"action": "lay", "melds": [list(m) for m in opening.melds]}
+    else:
+        melds, _ = best_layout(hand)
+        if melds:
+            return {"action": "lay", "melds": [list(m) for m in melds]}
+        layoffs = [a for a in legal if a["action"] == "lay_off"]
+        natural = [a for a in layoffs if a["card"] != JOKER]
+        if natural:
+            return max(natural, key=lambda a: (hand_augen(a["card"]), a["card"]))
+        swaps = [a for a in legal if a["action"] == "swap"]
+        if swaps:
+            return swaps[0]
+        if layoffs and level == "simple":
+            return layoffs[0]
+    return _discard(view, hand, level)
+
+
+def _hold_for_hand_romme(view: dict, hand: list[str]) -> bool:
+    """Expert: keep an opening back while a Hand-Rommé is near and nobody is about to go out."""
+    melds = most_cards_layout(hand)
+    loose = len(hand) - sum(len(m) for m in melds)
+    seat = view["seat"]
+    shortest = min((n for s, n in enumerate(view["hand_counts"]) if s != seat), default=13)
+    return loose <= 2 and shortest >= 7
