@@ -659,10 +659,17 @@ def turn_timeout(*, table_id, now: datetime | None = None) -> bool:
         if seat.consecutive_timeouts >= TIMEOUTS_TO_LEAVE:
             _leave(play, seat, by=Move.By.TIMEOUT)
         else:
-            for action in play.engine.timeout_actions(state):
-                play.apply(seat.index, action, by=Move.By.TIMEOUT)
+            _play_timeout_move(play, seat.index)
         play.finish()
         return True
+
+
+def _play_timeout_move(play: _Play, seat: int, *, by: str = Move.By.TIMEOUT) -> None:
+    """The spec's timeout move: the engine's actions in order, until the turn has passed on."""
+    for action in play.engine.timeout_actions(play.state):
+        play.apply(seat, action, by=by)
+        if play.state.to_act != seat:
+            break
 
 
 def bot_move(*, table_id, now: datetime | None = None) -> bool:
@@ -688,12 +695,10 @@ def bot_move(*, table_id, now: datetime | None = None) -> bool:
             except ValueError:
                 # A bot that errs must not stall the table: it plays the timeout move instead.
                 logger.exception("bot at table %s chose an illegal action %r", table.pk, action)
-                for fallback in play.engine.timeout_actions(play.state):
-                    play.apply(seat.index, fallback, by=Move.By.TIMEOUT)
+                _play_timeout_move(play, seat.index)
         else:
             # The player of this seat left but the engine still gives it turns: play the timeout move.
-            for action in play.engine.timeout_actions(play.state):
-                play.apply(seat.index, action, by=Move.By.TIMEOUT)
+            _play_timeout_move(play, seat.index)
         play.finish()
         return True
 

@@ -381,3 +381,77 @@ def test_events_are_sent_after_commit_to_each_seat_and_the_public(players, djang
     assert "hand" in groups[f"table.{table.pk}.user.{players[1].pk}"]["view"]
     public = groups[f"table.{table.pk}.public"]
     assert public["table"]["you"] is None and "hand" not in public["view"] and "legal_actions" not in public["view"]
+
+
+# --- Rommé ----------------------------------------------------------------------------------------------
+
+
+def romme_table(players, *, seats=3, humans=1, options=None, level="simple") -> Table:
+    table = services.table_create(user=players[0], game="romme", preset="standard",
+                                  options={"seats": seats, **(options or {})})
+    for user in players[1:humans]:
+        services.table_join(table_id=table.pk, user=user)
+    if humans < seats:
+        services.table_fill_with_bots(table_id=table.pk, user=players[0], level=level)
+    return Table.objects.get(pk=table.pk)
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
+def test_romme_tables_seat_two_to_six(players, seats):
+    table = services.table_create(user=players[0], game="romme", preset="standard", options={"seats": seats})
+    assert table.seat_count == seats == Seat.objects.filter(table=table).count()
+    assert table.options["rounds"] == 2 * seats and table.options["opening_points"] == 40
+
+
+def test_romme_defaults_to_four_seats(players):
+    table = services.table_create(user=players[0], game="romme", preset="", options={})
+    assert table.seat_count == 4 and table.preset == "standard" and table.options["tournament"] is False
+
+
+@pytest.mark.parametrize("seats", [1, 7, "4", True, None])
+def test_romme_seat_counts_outside_two_to_six_are_refused(players, seats):
+    with pytest.raises(ServiceError) as caught:
+        services.table_create(user=players[0], game="romme", preset="standard", options={"seats": seats})
+    assert caught.value.code == "bad_options"
+    assert Table.objects.count() == 0
+
+
+def test_a_romme_list_with_computer_players_is_played_to_the_end(players):
+    table = romme_table(players, seats=3, humans=1, options={"rounds": 2}, level="expert")
+    finished = play_out(table.pk, [players[0], None, None])
+    match = Match.objects.get(table=finished)
+    assert finished.status == Table.Status.FINISHED and match.status == Match.Status.FINISHED
+    assert len(match.final_scores) == 3 and match.result["places"]
+    assert [r.number for r in Round.objects.filter(match=match, finished_at__isnull=False)] == [1, 2]
+    assert Move.objects.filter(match=match, by="bot").exists()
+    assert Move.objects.filter(match=match, by="player", seat=0).exists()
+
+
+def test_a_romme_card_not_held_is_refused(players):
+    table = romme_table(players, seats=2, humans=2)
+    seat = state_of(table).to_act
+    services.move_apply(table_id=table.pk, user=players[seat], version=table.version,
+                        action={"action": "draw", "from": "stock"})
+    table = Table.objects.get(pk=table.pk)
+    hand = view_of(table, seat)["hand"]
+    not_held = next(card for card in ("AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS", "JS", "QS", "KS")
+                    if card not in hand)
+    refused("illegal_action", services.move_apply, table.pk, user=players[seat], version=table.version,
+            action={"action": "discard", "card": not_held})
+    refused("illegal_action", services.move_apply, table.pk, user=players[seat], version=table.version,
+            action={"action": "lay", "melds": [[not_held, not_held, not_held]]})
+
+
+def test_resigning_in_romme_leaves_the_list_to_the_others(players):
+    table = romme_table(players, seats=3, humans=2)
+    services.match_resign(table_id=table.pk, user=players[1])
+    table = Table.objects.get(pk=table.pk)
+    assert table.status == Table.Status.PLAYING and table.seats.get(index=1).left
+    assert state_of(table).to_act != 1
+    refused("not_seated", services.move_apply, table.pk, user=players[1], version=table.version,
+            action={"action": "draw", "from": "stock"})
+    services.match_resign(table_id=table.pk, user=players[0])
+    table = Table.objects.get(pk=table.pk)
+    match = table.current_match
+    assert table.status == Table.Status.FINISHED and sorted(match.left_seats) == [0, 1]
+    assert match.result["left"] == [True, True, False]
