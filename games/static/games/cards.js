@@ -68,7 +68,7 @@ export function cardElement(code, { tag = "div", small = false, lang = "de" } = 
   if (isJoker(code)) {
     el.innerHTML =
       '<span class="pcard__corner" aria-hidden="true"><span class="pcard__rank">★</span></span>' +
-      '<span class="pcard__pip pcard__pip--joker" aria-hidden="true">Joker</span>' +
+      '<span class="pcard__pip pcard__pip--joker" aria-hidden="true">★<small>Joker</small></span>' +
       '<span class="pcard__corner pcard__corner--end" aria-hidden="true"><span class="pcard__rank">★</span></span>';
     return el;
   }

@@ -144,6 +144,7 @@ function send(message) {
 function sendAction(action) {
   if (store.pending) return;
   if (send({ type: "move", version: store.version, action })) {
+    store.sentAt = store.version;
     store.pending = true;
     root.dataset.pending = "1";
   }
@@ -207,6 +208,7 @@ function acceptState(frame) {
     store.tip = null;
   }
   render();
+  if (v) noticeTimeout(v, v.history || [], mySeat());
 }
 
 // --- hand order ---------------------------------------------------------------------------------------------
@@ -380,7 +382,7 @@ function seatBox(tb, v, seat) {
     dataset: { seat: String(seat) },
   });
   const name = el("div", { class: "seat__name" }, playerName(seat));
-  if (info.bot) name.append(el("span", { class: "tag", text: t("computer") }));
+  if (info.bot) name.prepend(el("span", { "aria-hidden": "true", text: "🤖 " }));
   if (info.left) name.append(el("span", { class: "tag tag--warn", text: t("left") }));
   box.append(name);
   const count = (v.hand_counts && v.hand_counts[seat]) ?? 0;
@@ -840,7 +842,8 @@ function renderScores(tb, v) {
   const scores = v.scores;
   if (!scores) return;
   const seats = v.seats ?? tb.seat_count;
-  const names = Array.from({ length: seats }, (_, seat) => playerName(seat));
+  // Computer players' long names would crowd the sheet: a short one there, the full one as a tooltip.
+  const names = Array.from({ length: seats }, (_, seat) => (tb.seats[seat] && tb.seats[seat].bot ? t("computer_n", { n: seat + 1 }) : playerName(seat)));
   const tournament = scores.mode === "tournament";
   const sheet = el("table", { class: "scores", id: "score-sheet" });
   const head = el("tr", {}, el("th", { scope: "col", text: t("round") }));
@@ -1053,6 +1056,25 @@ function renderLastMove(v) {
   line.classList.remove("is-fading");
   void line.offsetWidth;
   line.classList.add("is-fading");
+}
+
+// A move of the own seat that this page did not send was the server's, when the turn time ran out.
+let ownMoves = null;
+function noticeTimeout(v, history, me) {
+  if (me === null) return;
+  const key = `${v.round_number}`;
+  const count = history.filter((move) => move.seat === me).length;
+  if (ownMoves && ownMoves.key === key && count > ownMoves.count && store.sentAt === undefined) {
+    const line = document.getElementById("timeout-note");
+    if (line) {
+      line.textContent = t("timeout_played", { moves: history.filter((m) => m.seat === me).slice(ownMoves.count - count).map(describeMove).join(", ") });
+      line.hidden = false;
+      clearTimeout(noticeTimeout.timer);
+      noticeTimeout.timer = setTimeout(() => (line.hidden = true), 8000);
+    }
+  }
+  ownMoves = { key, count };
+  store.sentAt = undefined;
 }
 
 // --- countdown --------------------------------------------------------------------------------------------

@@ -1,0 +1,511 @@
+"""The lobby and the live table in a real browser: two people play gin to the end, one plays Rommé against
+three computer players, reloads resume, spectators see no hidden card, and a timed-out turn is played by
+the server.
+
+These tests need the referee (computer players, timeouts) and a fixed deal, which the shared
+``daphne_server`` cannot give per module (its ``live_server_env`` is session-wide and the first module to
+start it wins). So this module starts its own daphne and referee against the same test database, with the
+test-only ``GAMES_TEST_DEAL_SEED`` and short computer pauses, reusing the harness's boot script.
+"""
+
+import os
+import subprocess
+import sys
+import time
+from datetime import timedelta
+
+import pytest
+from allauth.account.models import EmailAddress
+from django.contrib.auth import get_user_model
+from django.db import connections
+from django.test import Client
+from django.utils import timezone
+
+from games import services
+from games.engine.gin.melds import best_melds
+from games.models import Move, Table
+from tests.browser.conftest import (
+    PROJECT_ROOT,
+    SCREENSHOT_DIR,
+    SERVER_BOOT,
+    LiveServer,
+    _mails_in,
+    _wait_until_serving,
+)
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "Kreuz-Bube-17!"
+SEED = "browser-tests-1"
+
+# The referee, in its own process against the test database, as `make run` starts it beside daphne.
+REFEREE_BOOT = """
+import os
+import django
+from django.conf import settings
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ginsite.settings")
+settings.DATABASES["default"]["NAME"] = os.environ["LIVE_SERVER_DB_NAME"]
+django.setup()
+from django.core.management import call_command
+call_command("referee", interval=0.1)
+"""
+
+
+@pytest.fixture(scope="module")
+def game_server(django_db_setup, django_db_blocker, tmp_path_factory, browser):
+    """daphne + referee with a fixed deal seed and quick computer players, for this module only."""
+    import socket
+
+    folder = tmp_path_factory.mktemp("game_server")
+    mail_dir = folder / "mails"
+    mail_dir.mkdir()
+    log_path = folder / "daphne.log"
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    port = listener.getsockname()[1]
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "ginsite.settings",
+        "DEBUG": "1",
+        "LIVE_SERVER_DB_NAME": str(connections["default"].settings_dict["NAME"]),
+        "LIVE_SERVER_MAIL_DIR": str(mail_dir),
+        "PYTHONUNBUFFERED": "1",
+        "GAMES_TEST_DEAL_SEED": SEED,
+        "GAMES_BOT_DELAY_SECONDS": "0.15",
+    }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    processes = []
+    with open(log_path, "wb") as log:
+        processes.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    SERVER_BOOT,
+                    "--fd",
+                    str(listener.fileno()),
+                    "ginsite.asgi:application",
+                ],
+                cwd=PROJECT_ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                pass_fds=[listener.fileno()],
+            )
+        )
+        processes.append(
+            subprocess.Popen(
+                [sys.executable, "-c", REFEREE_BOOT],
+                cwd=PROJECT_ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        )
+    listener.close()
+    server = LiveServer(
+        url=f"http://127.0.0.1:{port}",
+        ws_url=f"ws://127.0.0.1:{port}",
+        mail_dir=mail_dir,
+        log_path=log_path,
+        process=processes[0],
+    )
+    try:
+        _wait_until_serving(server)
+        yield server
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture
+def server_url(game_server, transactional_db):
+    if game_server.process.poll() is not None:
+        pytest.fail(f"The game server has died:\n{game_server.log_tail()}")
+    return game_server.url
+
+
+@pytest.fixture
+def open_page(browser, server_url):
+    """A fresh browser window (own cookies) on the game server; ``user`` signs it in by session cookie."""
+    contexts = []
+
+    def make(user=None, *, locale="de-DE", width=1280, height=900):
+        context = browser.new_context(
+            base_url=server_url, locale=locale, viewport={"width": width, "height": height}
+        )
+        context.set_default_timeout(10_000)
+        if user is not None:
+            client = Client()
+            client.force_login(user)
+            host = server_url.split("//", 1)[1].split(":")[0]
+            context.add_cookies(
+                [
+                    {
+                        "name": "sessionid",
+                        "value": client.cookies["sessionid"].value,
+                        "domain": host,
+                        "path": "/",
+                    }
+                ]
+            )
+        contexts.append(context)
+        page = context.new_page()
+        page.errors = []
+        page.on("pageerror", lambda error: page.errors.append(str(error)))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def shot(page, name):
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    page.evaluate("window.scrollTo(0, 0)")  # the site header is sticky: a scrolled page would show it mid-way
+    page.screenshot(path=str(SCREENSHOT_DIR / f"{name}.png"), full_page=True)
+
+
+def make_user(name):
+    user = get_user_model().objects.create_user(name, f"{name}@example.com", PASSWORD)
+    EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
+    return user
+
+
+def frame(page):
+    return page.evaluate("window.ginTable.frame")
+
+
+def wait_connected(page):
+    page.wait_for_selector("#table-app[data-connected='1']")
+
+
+def wait_newer(page, version, timeout=15_000):
+    page.wait_for_function(f"() => window.ginTable.version > {version}", timeout=timeout)
+
+
+def sign_up(page, game_server, name):
+    """The whole sign-up a newcomer goes through: the form, the confirmation mail, signing in."""
+    address = f"{name}@example.com"
+    page.goto("/accounts/signup/")
+    page.fill("#id_username", name)
+    page.fill("#id_email", address)
+    page.fill("#id_password1", PASSWORD)
+    page.fill("#id_password2", PASSWORD)
+    page.locator("main").get_by_role("button", name="Registrieren").click()
+    page.get_by_role("heading", name="Bestätige deine E-Mail-Adresse").wait_for()
+    deadline = time.monotonic() + 5
+    links = []
+    while not links and time.monotonic() < deadline:
+        links = [
+            link
+            for mail in _mails_in(game_server.mail_dir)
+            if address in mail.to
+            for link in mail.links
+            if "/accounts/confirm-email/" in link
+        ]
+        time.sleep(0.1)
+    page.goto(links[0])
+    page.locator("main").get_by_role("button", name="Bestätigen").click()
+    page.fill("#id_login", name)
+    page.fill("#id_password", PASSWORD)
+    page.locator("main").get_by_role("button", name="Anmeldung").click()
+    page.get_by_role("button", name="Abmelden").wait_for()
+
+
+# --- gin: two people, a whole match -------------------------------------------------------------------
+
+
+def expected_meter(view):
+    """The deadwood the meter must show, by the engine's own solver: the hand's best arrangement, or with
+    eleven cards what remains after the best discard (never the card just taken from the pile)."""
+    hand = view["hand"]
+    if len(hand) == 10:
+        return best_melds(hand)[1]
+    return min(best_melds([c for c in hand if c != card])[1] for card in hand if card != view.get("taken"))
+
+
+def play_gin_turn(page, used):
+    """One action of the player to act, the way a person would: the offer's buttons, a click on the stock,
+    Klopfen or Gin! when the meter is green, else dragging the best discard onto the pile."""
+    view = frame(page)["view"]
+    version = page.evaluate("window.ginTable.version")
+    if page.locator("#btn-pass").count():
+        # First-turn offer: the first player offered the upcard passes, the second takes it.
+        if "pass" not in used:
+            used.add("pass")
+            page.click("#btn-pass")
+        else:
+            used.add("take")
+            page.click("#btn-take")
+    elif any(a["action"] == "draw" for a in view.get("legal_actions", [])):
+        page.click("#stock")
+    else:
+        shown = int(page.get_attribute("#deadwood-meter", "data-deadwood"))
+        assert shown == expected_meter(view), (shown, view["hand"])
+        used.add("meter")
+        if page.locator("#btn-gin").is_enabled():
+            used.add("gin")
+            page.click("#btn-gin")
+        elif page.locator("#btn-knock").is_enabled():
+            assert "meter--knock" in page.get_attribute("#deadwood-meter", "class")
+            used.add("knock")
+            page.click("#btn-knock")
+        else:
+            best = view["meter"]["best_discard"]
+            page.locator(f"#hand [data-card='{best}']").drag_to(page.locator("#pile"))
+            used.add("drag")
+    wait_newer(page, version)
+
+
+def test_two_people_sign_up_and_play_a_gin_match_to_the_end(game_server, server_url, open_page):
+    anna, ben = open_page(), open_page()
+    sign_up(anna, game_server, "anna")
+    sign_up(ben, game_server, "ben")
+
+    # Anna opens a classic table (with the first-turn offer) for one scored round, picked in the details.
+    anna.goto("/spielen/")
+    anna.locator("#create-form input[name=game][value=gin]").check()
+    anna.locator("#create-form input[name=gin-preset][value=klassisch]").check()
+    anna.locator("#create-form .gl-game-options[data-game=gin] summary").click()
+    anna.select_option("select[name=gin-target]", "0")
+    anna.select_option("select[name=gin-turn_seconds]", "600")
+    anna.click("#create-submit")
+    anna.wait_for_url("**/spielen/tisch/*/")
+    wait_connected(anna)
+    table_id = int(anna.url.rstrip("/").rsplit("/", 1)[1])
+
+    # Ben finds it in the lobby and sits down; the match starts in both windows.
+    ben.goto("/spielen/")
+    card = ben.locator(f".gl-table[data-table='{table_id}']")
+    card.get_by_role("button", name="Hinsetzen").click()
+    ben.wait_for_url(f"**/spielen/tisch/{table_id}/")
+    for page in (anna, ben):
+        page.wait_for_selector("#table-app[data-status='playing']")
+        wait_connected(page)
+        page.wait_for_function("() => window.ginTable.frame.view !== null")
+
+    used: set[str] = set()
+    for _ in range(400):
+        view = frame(anna)["view"]
+        if view["over"]:
+            break
+        if view["to_act"] is None:
+            # A dead round: both confirm the round's end and the same dealer deals again.
+            for page in (anna, ben):
+                if page.locator("#btn-ready").is_visible() and page.locator("#btn-ready").is_enabled():
+                    page.click("#btn-ready")
+            wait_newer(anna, anna.evaluate("window.ginTable.version"))
+            continue
+        me = anna if frame(anna)["table"]["you"] == view["to_act"] else ben
+        play_gin_turn(me, used)
+        if "drag" in used and "screenshot" not in used:
+            used.add("screenshot")
+            shot(me, "gin_table_mid_game")
+        # Both windows show the same table version: the other one heard of the move too.
+        other = ben if me is anna else anna
+        other.wait_for_function(f"() => window.ginTable.version >= {me.evaluate('window.ginTable.version')}")
+    else:
+        pytest.fail("the match did not end")
+
+    assert {"pass", "take", "meter", "drag"} <= used
+    assert used & {"knock", "gin"}
+    for page in (anna, ben):
+        page.wait_for_selector("#match-end:not([hidden])")
+        page.wait_for_selector("#round-end[open]")
+    result = Table.objects.get(pk=table_id).current_match.result
+    winner = ["anna", "ben"][result["winner"]]
+    assert anna.locator("#match-end").inner_text().startswith(f"{winner} gewinnt die Partie!")
+    shot(anna, "gin_round_end")
+    assert Move.objects.filter(table_id=table_id, action__action="knock").exists()
+    assert not anna.errors and not ben.errors
+
+
+# --- Rommé: one person against three computer players ----------------------------------------------------
+
+
+def test_one_person_plays_romme_against_three_computers_through_opening_layoff_and_discard(
+    server_url, open_page
+):
+    make_user("carla")
+    page = open_page(get_user_model().objects.get(username="carla"))
+    page.goto("/spielen/")
+    page.click("#quick-romme")
+    page.wait_for_url("**/spielen/tisch/*/")
+    wait_connected(page)
+    page.wait_for_function("() => window.ginTable.frame.view !== null")
+    assert page.locator("#opponents .seat").count() == 3
+
+    done: list[str] = []
+    for _ in range(300):
+        view = frame(page)["view"]
+        if view["over"]:
+            break
+        me = frame(page)["table"]["you"]
+        if view["to_act"] is None:
+            if page.locator("#btn-ready").is_enabled():
+                page.click("#btn-ready")
+            wait_newer(page, page.evaluate("window.ginTable.version"), timeout=30_000)
+            continue
+        if view["to_act"] != me:
+            page.wait_for_function(
+                "() => { const v = window.ginTable.frame.view; return v.to_act === v.seat || v.to_act === null || v.over; }",
+                timeout=30_000,
+            )
+            continue
+        version = page.evaluate("window.ginTable.version")
+        legal = view.get("legal_actions", [])
+        if any(a["action"] == "draw" for a in legal):
+            page.click("#stock")
+        elif (
+            not view["opened"][me]
+            and any(a["action"] == "lay" for a in legal)
+            and view["best_opening"]["reaches"]
+        ):
+            # Opening: take the server's suggestion into the meld builder, see the total reach 40, lay it.
+            page.click("#btn-suggest")
+            total = page.locator("#opening-total strong").inner_text()
+            assert int(total.split("/")[0]) >= 40, total
+            page.click("#btn-lay-out")
+            done.append("opening")
+        elif view["opened"][me] and any(a["action"] == "lay_off" for a in legal) and "layoff" not in done:
+            layoffs = [a for a in legal if a["action"] == "lay_off"]
+            layoff = next((a for a in layoffs if "end" not in a), layoffs[0])
+            page.locator(f"#hand [data-card='{layoff['card']}']").first.drag_to(
+                page.locator(f"#melds .meld[data-meld='{layoff['meld']}']")
+            )
+            done.append("layoff")
+            shot(page, "romme_table_mid_game")
+        else:
+            discard = next(a for a in legal if a["action"] == "discard")
+            page.locator(f"#hand [data-card='{discard['card']}']").first.click()
+            page.click("#btn-discard")
+            if "opening" in done:
+                done.append("discard")
+        wait_newer(page, version)
+        if "layoff" in done and done[-1] == "discard":
+            break
+    assert done.count("opening") == 1 and "layoff" in done and done[-1] == "discard", done
+    view = frame(page)["view"]
+    me = frame(page)["table"]["you"]
+    assert view["opened"][me]
+    assert page.locator("#melds .meld").count() >= 1
+    assert "ausgelegt" in page.locator("#numbers").inner_text() or view["opened"][me]
+    assert not page.errors
+
+
+# --- reload, spectators, time -------------------------------------------------------------------------
+
+
+def seated_gin_table(anna, ben, **options):
+    table = services.table_create(user=anna, game="gin", options={"turn_seconds": 600, **options})
+    services.table_join(table_id=table.pk, user=ben)
+    return Table.objects.get(pk=table.pk)
+
+
+def test_a_reload_mid_round_resumes_exactly_where_play_was(server_url, open_page):
+    anna, ben = make_user("anna"), make_user("ben")
+    table = seated_gin_table(anna, ben)
+    pages = {"anna": open_page(anna), "ben": open_page(ben)}
+    for page in pages.values():
+        page.goto(f"/spielen/tisch/{table.pk}/")
+        wait_connected(page)
+    # Play a few actions from whoever is to act: the offer is passed twice, then a draw.
+    for _ in range(3):
+        view = frame(pages["anna"])["view"]
+        page = pages["anna"] if view["to_act"] == frame(pages["anna"])["table"]["you"] else pages["ben"]
+        version = page.evaluate("window.ginTable.version")
+        if page.locator("#btn-pass").count():
+            page.click("#btn-pass")
+        else:
+            page.click("#stock")
+        wait_newer(page, version)
+    page.locator("[data-order=suit]").click()
+    before = frame(page)
+    hand_before = page.locator("#hand .pcard").evaluate_all("cards => cards.map(c => c.dataset.card)")
+    page.reload()
+    wait_connected(page)
+    after = frame(page)
+    assert after["version"] == before["version"]
+    assert after["view"]["hand"] == before["view"]["hand"]
+    assert after["view"]["legal_actions"] == before["view"]["legal_actions"]
+    # The chosen order of the hand is kept too.
+    assert page.locator("#hand .pcard").evaluate_all("cards => cards.map(c => c.dataset.card)") == hand_before
+    assert page.locator("#btn-discard").count() == 1
+    assert not page.errors
+
+
+def test_a_spectator_sees_no_hidden_card(server_url, open_page):
+    anna, ben = make_user("anna"), make_user("ben")
+    table = seated_gin_table(anna, ben)
+    frames: list[str] = []
+    spectator = open_page()
+    spectator.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(str(payload))))
+    spectator.goto(f"/spielen/tisch/{table.pk}/")
+    wait_connected(spectator)
+    player = open_page(anna)
+    player.goto(f"/spielen/tisch/{table.pk}/")
+    wait_connected(player)
+    hands = Table.objects.get(pk=table.pk).state["round"]["hands_now"]
+    view = frame(spectator)["view"]
+    assert "hand" not in view and "legal_actions" not in view and "meter" not in view
+    assert spectator.locator("#hand .pcard").count() == 0
+    assert spectator.locator("#me").is_hidden()
+    # No card of either hand appears anywhere on the spectator's page or in what its socket received.
+    html = spectator.content()
+    visible = {view["discard_top"]}
+    for hand in hands:
+        for card in set(hand) - visible:
+            assert f'data-card="{card}"' not in html
+            assert f'"{card}"' not in "".join(frames)
+    assert spectator.locator("#opponents .seat").count() == 2
+    assert not spectator.errors
+
+
+def test_the_countdown_runs_out_and_the_servers_timeout_move_shows(server_url, open_page):
+    anna, ben = make_user("anna"), make_user("ben")
+    table = seated_gin_table(anna, ben)
+    to_act = Table.objects.get(pk=table.pk).state["round"]["to_act"]
+    user = anna if to_act == 0 else ben
+    page = open_page(user)
+    # The turn has three seconds left (as if the player had thought for the rest of it).
+    Table.objects.filter(pk=table.pk).update(turn_deadline=timezone.now() + timedelta(seconds=3))
+    page.goto(f"/spielen/tisch/{table.pk}/")
+    wait_connected(page)
+    assert page.locator("#clock").is_visible()
+    assert int(page.get_attribute("#clock", "data-seconds")) <= 3
+    page.wait_for_selector("#timeout-note:not([hidden])", timeout=15_000)
+    assert "Zeit abgelaufen" in page.locator("#timeout-note").inner_text()
+    assert "passt" in page.locator("#timeout-note").inner_text()
+    assert Move.objects.filter(table_id=table.pk, by=Move.By.TIMEOUT).exists()
+    assert not page.errors
+
+
+def test_lobby_lists_tables_live_and_offers_quick_games(server_url, open_page):
+    anna, ben = make_user("anna"), make_user("ben")
+    services.table_create(user=ben, game="romme", options={"seats": 3})
+    page = open_page(anna)
+    page.goto("/spielen/")
+    page.wait_for_selector("#lobby-live[data-status='online']")
+    assert page.locator(".gl-table").count() == 1
+    # A table opened elsewhere appears without a reload.
+    services.table_create(user=ben, game="gin", preset="oklahoma")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.gl-table').count !== 1 && document.querySelectorAll('.gl-table').length === 2"
+    )
+    assert "Oklahoma" in page.locator(".gl-tables").inner_text()
+    assert page.get_by_role("button", name="Schnellspiel gegen den Computer").count() == 2
+    shot(page, "lobby")
+    phone = open_page(anna, width=390, height=844)
+    phone.goto("/spielen/")
+    shot(phone, "lobby_phone")
+    assert not page.errors
+
