@@ -59,3 +59,120 @@ def play_out(table_id: int, users: list, *, max_steps: int = 3000) -> Table:
         view = engines.engine(table.game).view(state, seat)
         services.move_apply(table_id=table_id, user=user, version=table.version, action=choose_action(view))
     raise AssertionError("the table did not finish")
+
+
+# --- sockets --------------------------------------------------------------------------------------------
+
+
+def session_cookie(user) -> str:
+    """A real session for ``user``, as the browser would carry it after signing in."""
+    from django.conf import settings
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
+class Socket:
+    """One client of ``/ws/table/<id>/`` on the real ASGI app; keeps every frame it was sent."""
+
+    def __init__(self, communicator, name: str):
+        self.communicator = communicator
+        self.name = name
+        self.frames: list[dict] = []
+        self.state: dict | None = None
+
+    @classmethod
+    async def open(cls, table_id: int, user=None, *, invite: str = "", path: str | None = None) -> Socket:
+        from asgiref.sync import sync_to_async
+        from channels.testing import WebsocketCommunicator
+
+        from ginsite.asgi import application
+
+        headers = [(b"origin", b"http://testserver")]
+        if user is not None:
+            cookie = await sync_to_async(session_cookie)(user)
+            headers.append((b"cookie", f"sessionid={cookie}".encode()))
+        url = path or f"/ws/table/{table_id}/" + (f"?invite={invite}" if invite else "")
+        communicator = WebsocketCommunicator(application, url, headers=headers)
+        connected, code = await communicator.connect(timeout=5)
+        socket = cls(communicator, user.get_username() if user is not None else "anonymous")
+        socket.close_code = None if connected else code
+        return socket
+
+    async def send(self, message: dict) -> None:
+        await self.communicator.send_json_to(message)
+
+    async def receive(self, timeout: float = 5) -> dict:
+        frame = await self.communicator.receive_json_from(timeout=timeout)
+        self.frames.append(frame)
+        if frame["type"] == "state" and (self.state is None or frame["version"] >= self.state["version"]):
+            self.state = frame
+        return frame
+
+    async def until(self, predicate, timeout: float = 5) -> dict:
+        """Read frames until one satisfies ``predicate``; returns it."""
+        while True:
+            frame = await self.receive(timeout)
+            if predicate(frame):
+                return frame
+
+    async def until_version(self, version: int) -> dict:
+        if self.state is not None and self.state["version"] >= version:
+            return self.state
+        return await self.until(lambda f: f["type"] == "state" and f["version"] >= version)
+
+    async def drain(self) -> None:
+        """Read whatever has arrived already."""
+        while not await self.communicator.receive_nothing(timeout=0.05):
+            await self.receive()
+
+    async def close(self) -> None:
+        await self.communicator.disconnect()
+
+
+async def play_over_sockets(sockets: dict[int, Socket], *, watchers=(), max_steps: int = 3000,
+                            on_state=None) -> dict:
+    """Play a table to the end: each seated person through their own socket with ``choose_action`` on the
+    view they were sent, computer players through the referee. Every socket in ``sockets`` and ``watchers``
+    reads every frame. ``on_state(socket, frame)`` sees each state frame as it arrives."""
+    from asgiref.sync import sync_to_async
+
+    everyone = [*sockets.values(), *watchers]
+
+    async def settle(version: int) -> None:
+        for socket in everyone:
+            seen = len(socket.frames)
+            await socket.until_version(version)
+            if on_state is not None:
+                for frame in socket.frames[seen:]:
+                    if frame["type"] == "state":
+                        await on_state(socket, frame)
+
+    any_socket = next(iter(sockets.values()))
+    for _ in range(max_steps):
+        state = any_socket.state
+        version = state["version"]
+        if state["table"]["status"] != "playing":
+            return state
+        view = state["view"]
+        seat = view["to_act"]
+        if seat is None:
+            waiting = [s for s in state["table"]["seats"] if not s["ready"] and not s["left"] and s["user_id"]]
+            if waiting:
+                await sockets[waiting[0]["index"]].send({"type": "ready", "version": version})
+            else:
+                await sync_to_async(_break_ends)(state["table"]["id"])
+        elif seat in sockets:
+            mine = sockets[seat].state["view"]
+            await sockets[seat].send({"type": "move", "version": version, "action": choose_action(mine)})
+        else:
+            assert await sync_to_async(services.referee_pass)() >= 1
+        await settle(version + 1)
+    raise AssertionError("the table did not finish")
+
+
+def _break_ends(table_id: int) -> None:
+    table = Table.objects.get(pk=table_id)
+    assert services.turn_timeout(table_id=table_id, now=table.turn_deadline + timedelta(seconds=1))
