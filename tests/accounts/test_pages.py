@@ -3,6 +3,7 @@
 import pytest
 from django.test import RequestFactory
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject
 
 from ginsite import views as site_views
 
@@ -64,3 +65,47 @@ def test_leaderboard_placeholder_says_it_is_coming(client):
 
     assert response.status_code == 200
     assert "Die Bestenliste kommt bald" in response.content.decode()
+
+
+def test_500_page_renders_even_when_the_database_is_down():
+    def unreachable():
+        raise ConnectionError("database is down")
+
+    class BrokenMessages:
+        def __iter__(self):
+            unreachable()
+
+    request = RequestFactory().get("/")
+    request.user = SimpleLazyObject(unreachable)
+    request._messages = BrokenMessages()
+
+    broken = site_views.server_error(request)
+
+    assert broken.status_code == 500 and "Da ist uns ein Fehler unterlaufen" in broken.content.decode()
+
+
+def test_staff_see_the_admin_link_and_players_do_not(signed_in, player):
+    assert f'href="{reverse("admin:index")}"' not in signed_in.get("/").content.decode()
+
+    player.is_staff = True
+    player.save()
+
+    assert f'href="{reverse("admin:index")}"' in signed_in.get("/").content.decode()
+
+
+@pytest.mark.parametrize(
+    "name", ["account_login", "account_signup", "account_reset_password", "account_email_verification_sent"]
+)
+def test_allauth_pages_for_guests_use_the_site_layout(client, name):
+    response = client.get(reverse(name))
+
+    assert response.status_code == 200
+    assert "site.css" in response.content.decode() and 'class="site-footer"' in response.content.decode()
+
+
+@pytest.mark.parametrize("name", ["account_email", "account_change_password", "account_logout"])
+def test_allauth_pages_for_players_use_the_site_layout(signed_in, name):
+    response = signed_in.get(reverse(name))
+
+    assert response.status_code == 200
+    assert "site.css" in response.content.decode() and 'class="site-footer"' in response.content.decode()
