@@ -7,6 +7,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Profile
+from accounts.signals import account_deleted
 
 # User names of deleted accounts start with this; sign-up refuses it so a deleted name cannot be taken over.
 DELETED_USERNAME_PREFIX = "geloescht_"
@@ -37,7 +38,8 @@ def account_delete(*, user: AbstractBaseUser) -> None:
     The row stays because matches, move logs and tournament tables refer to it and other players' histories
     must stay whole; everything that identifies the person goes: user name, e-mail addresses, names,
     display name, password (unusable, which also ends every other session). The user name and the e-mail
-    address become free for a new sign-up.
+    address become free for a new sign-up. Receivers of ``accounts.signals.account_deleted`` run in the same
+    transaction, so a failing receiver leaves the account as it was.
     """
     User = get_user_model()
     user = User.objects.select_for_update().get(pk=user.pk)
@@ -57,3 +59,4 @@ def account_delete(*, user: AbstractBaseUser) -> None:
     profile.display_name = ""
     profile.deleted_at = timezone.now()
     profile.save(update_fields=["display_name", "deleted_at"])
+    account_deleted.send(sender=type(user), user=user)

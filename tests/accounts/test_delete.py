@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
+from accounts.signals import account_deleted
 from tests.accounts.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -100,3 +101,34 @@ def test_user_name_and_email_of_a_deleted_account_are_free_again(signed_in, play
     newcomer = User.objects.get(username="anna")
     assert newcomer.pk != player.pk
     assert EmailAddress.objects.get(email="anna@example.com").user == newcomer
+
+
+def test_deletion_tells_other_apps_within_its_transaction(signed_in, player):
+    heard = []
+
+    def receiver(sender, user, **kwargs):
+        heard.append((user.pk, user.is_active))
+
+    account_deleted.connect(receiver)
+    try:
+        delete(signed_in)
+    finally:
+        account_deleted.disconnect(receiver)
+
+    assert heard == [(player.pk, False)]
+
+
+def test_a_failing_receiver_leaves_the_account_untouched(signed_in, player):
+    def receiver(sender, user, **kwargs):
+        raise RuntimeError("the games app could not resign the player")
+
+    account_deleted.connect(receiver)
+    try:
+        with pytest.raises(RuntimeError):
+            delete(signed_in)
+    finally:
+        account_deleted.disconnect(receiver)
+
+    player.refresh_from_db()
+    assert player.is_active and player.username == "anna"
+    assert EmailAddress.objects.filter(user=player).exists()
