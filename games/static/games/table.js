@@ -159,13 +159,21 @@ function receive(message) {
     case "chat":
       addChat(message);
       break;
+    case "presence":
+      // Only changes are announced: a seat is marked offline once its player's socket is known to be gone.
+      store.offline = store.offline || new Set();
+      if (message.online) store.offline.delete(message.user_id);
+      else store.offline.add(message.user_id);
+      render();
+      break;
     case "chat_history":
       for (const line of message.messages || []) addChat(line);
       break;
     case "error":
       store.pending = false;
       root.dataset.pending = "0";
-      toast(message.message || message.code || t("error"));
+      // The server's message is German and names the rule; other languages translate by the stable code.
+      toast((LANG.startsWith("de") ? message.message : STR[`err_${message.code}`] || message.message) || t("error"));
       // A stale version means we missed a frame: fetch the current view and carry on.
       if (message.code === "stale_version" || (Number.isInteger(message.version) && message.version !== store.version)) {
         send({ type: "sync" });
@@ -359,10 +367,30 @@ function render() {
 function renderHeader(tb, v) {
   const info = $("#table-info");
   if (!info) return;
+  const me = mySeat();
+  const own = document.getElementById("me-name");
+  if (own) own.textContent = me === null ? "" : t("you_are", { name: playerName(me) });
+  renderFairness(tb);
   const parts = [];
   if (v) parts.push(t("round_n", { n: v.round_number }));
   if (tb.ranked) parts.push(t("ranked"));
   info.textContent = parts.join(" · ");
+}
+
+/** The deal's hash when a round starts, and the last round's deal to check it against once it is over. */
+function renderFairness(tb) {
+  const box = document.getElementById("fairness");
+  if (!box) return;
+  box.replaceChildren();
+  if (tb.round) {
+    box.append(el("p", { class: "gt-hash", title: tb.round.deal_hash, text: t("deal_hash", { n: tb.round.number, hash: tb.round.deal_hash.slice(0, 16) }) }));
+  }
+  if (tb.last_deal && tb.last_deal.deal) {
+    const blob = new Blob([JSON.stringify(tb.last_deal, null, 1)], { type: "application/json" });
+    box.append(
+      el("a", { href: URL.createObjectURL(blob), download: `deal-${config.table_id}-${tb.last_deal.number}.json`, text: t("deal_download", { n: tb.last_deal.number }) }),
+    );
+  }
 }
 
 function renderWaiting(tb, v) {
@@ -382,8 +410,8 @@ function seatBox(tb, v, seat) {
     dataset: { seat: String(seat) },
   });
   const name = el("div", { class: "seat__name" }, playerName(seat));
-  if (info.bot) name.prepend(el("span", { "aria-hidden": "true", text: "🤖 " }));
   if (info.left) name.append(el("span", { class: "tag tag--warn", text: t("left") }));
+  else if (info.user_id && store.offline && store.offline.has(info.user_id)) name.append(el("span", { class: "tag tag--warn", text: t("offline") }));
   box.append(name);
   const count = (v.hand_counts && v.hand_counts[seat]) ?? 0;
   const fan = el("div", { class: "fan", "aria-label": t("cards_in_hand", { n: count }) });
@@ -852,7 +880,9 @@ function renderScores(tb, v) {
   const body = el("tbody");
   for (const round of scores.rounds || []) {
     const label = el("th", { scope: "row" }, String(round.round ?? ""));
-    if (round.result) label.append(el("span", { class: "scores__kind", text: ` ${t(`result_${round.hand_romme ? "hand_romme" : round.result}`)}` }));
+    // Gin rounds end in different ways (knock, undercut, gin); a Rommé round is only remarkable when it is not plain.
+    const kind = round.hand_romme ? "hand_romme" : round.result;
+    if (kind && (v.game === "gin" || kind !== "romme")) label.append(el("span", { class: "scores__kind", text: ` ${t(`result_${kind}`)}` }));
     const row = el("tr", {}, label);
     for (let seat = 0; seat < seats; seat += 1) {
       let text = "";
@@ -988,7 +1018,7 @@ function roundSummary(tb, v, last) {
       if (hand.length) cards.append(el("span", { class: "summary__label", text: t("in_hand") }), cardGroup(hand, "meld--deadwood"));
       if (last.augen) figures.push(t("augen_n", { n: last.augen[seat] }));
       if (v.options && v.options.tournament && last.wertungspunkte) figures.push(t("wp_n", { n: last.wertungspunkte[seat] }));
-      else if (last.minus) figures.push(t("minus_n", { n: last.minus[seat] }));
+      else if (last.minus) figures.push(last.minus[seat] ? t("minus_n", { n: last.minus[seat] }) : t("points_n", { n: 0 }));
       if (last.opened && !last.opened[seat]) figures.push(t("not_opened"));
     }
     row.append(cards, el("div", { class: "summary__figures", text: figures.join(" · ") }));
