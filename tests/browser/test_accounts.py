@@ -105,3 +105,25 @@ def test_sign_up_confirm_sign_in_edit_profile_sign_out(language, new_page, read_
     page.get_by_role("button", name=text["sign_out_nav"]).click()
     page.get_by_text(text["signed_out"]).wait_for()
     assert page.get_by_role("link", name=text["sign_in_nav"], exact=True).first.is_visible()
+
+
+def test_language_switch_in_the_header_is_saved_for_a_signed_in_player(new_page):
+    anna = get_user_model().objects.create_user(username="anna", email="anna@example.com", password=PASSWORD)
+    EmailAddress.objects.create(user=anna, email="anna@example.com", verified=True, primary=True)
+    page = new_page(locale="de-DE")
+    page.goto("/accounts/login/")
+    page.fill("#id_login", "anna")
+    page.fill("#id_password", PASSWORD)
+    page.locator("main").get_by_role("button", name="Anmeldung").click()
+    page.get_by_role("button", name="Abmelden").wait_for()
+
+    page.locator("header").get_by_role("button", name="EN", exact=True).click()
+
+    page.get_by_role("button", name="Sign out").wait_for()
+    assert page.locator("html").get_attribute("lang") == "en"
+    anna.profile.refresh_from_db()
+    assert anna.profile.language == "en"
+    # Signed out, the site keeps speaking the player's language.
+    page.get_by_role("button", name="Sign out").click()
+    page.get_by_text("You have signed out.").wait_for()
+    assert page.locator("html").get_attribute("lang") == "en"
