@@ -261,6 +261,11 @@ def play_gin_turn(page, used):
             page.click("#btn-knock")
         else:
             best = view["meter"]["best_discard"]
+            if "tip" not in used:
+                # The Tipp button highlights the best discard the server computed.
+                page.click("#btn-tip")
+                assert page.locator("#hand .pcard.is-tip").get_attribute("data-card") == best
+                used.add("tip")
             page.locator(f"#hand [data-card='{best}']").drag_to(page.locator("#pile"))
             used.add("drag")
     wait_newer(page, version)
@@ -292,6 +297,10 @@ def test_two_people_sign_up_and_play_a_gin_match_to_the_end(game_server, server_
         page.wait_for_selector("#table-app[data-status='playing']")
         wait_connected(page)
         page.wait_for_function("() => window.ginTable.frame.view !== null")
+
+    anna.fill("#chat-form input", "Viel Glück!")
+    anna.press("#chat-form input", "Enter")
+    ben.locator("#chat-lines").get_by_text("Viel Glück!").wait_for()
 
     used: set[str] = set()
     for _ in range(400):
@@ -326,6 +335,14 @@ def test_two_people_sign_up_and_play_a_gin_match_to_the_end(game_server, server_
     assert anna.locator("#match-end").inner_text().startswith(f"{winner} gewinnt die Partie!")
     shot(anna, "gin_round_end")
     assert Move.objects.filter(table_id=table_id, action__action="knock").exists()
+
+    # Both ask for a rematch: a new match starts at the same table.
+    for page in (anna, ben):
+        page.click("#btn-round-close")
+        page.click("#btn-rematch")
+    for page in (anna, ben):
+        page.wait_for_function("() => window.ginTable.frame.table.match.number === 2 && !window.ginTable.frame.view.over")
+    assert anna.locator("#match-end").is_hidden()
     assert not anna.errors and not ben.errors
 
 
@@ -432,7 +449,12 @@ def test_a_reload_mid_round_resumes_exactly_where_play_was(server_url, open_page
         else:
             page.click("#stock")
         wait_newer(page, version)
-    page.locator("[data-order=suit]").click()
+    # The player's own order: drag the last card in front of the first one.
+    cards = page.locator("#hand .pcard")
+    last = cards.last.get_attribute("data-card")
+    cards.last.drag_to(cards.first, target_position={"x": 5, "y": 40})
+    assert page.locator("[data-order=own]").get_attribute("aria-pressed") == "true"
+    assert page.locator("#hand .pcard").first.get_attribute("data-card") == last
     before = frame(page)
     hand_before = page.locator("#hand .pcard").evaluate_all("cards => cards.map(c => c.dataset.card)")
     page.reload()
@@ -443,7 +465,16 @@ def test_a_reload_mid_round_resumes_exactly_where_play_was(server_url, open_page
     assert after["view"]["legal_actions"] == before["view"]["legal_actions"]
     # The chosen order of the hand is kept too.
     assert page.locator("#hand .pcard").evaluate_all("cards => cards.map(c => c.dataset.card)") == hand_before
-    assert page.locator("#btn-discard").count() == 1
+    assert page.locator("[data-order=own]").get_attribute("aria-pressed") == "true"
+    # The keyboard alone: arrow to a card, Delete discards it.
+    page.locator("#hand .pcard").first.focus()
+    page.keyboard.press("ArrowRight")
+    card = page.evaluate("document.activeElement.dataset.card")
+    version = after["version"]
+    page.keyboard.press("Delete")
+    wait_newer(page, version)
+    assert card not in frame(page)["view"]["hand"]
+    assert frame(page)["view"]["discard_top"] == card
     assert not page.errors
 
 
@@ -490,6 +521,16 @@ def test_the_countdown_runs_out_and_the_servers_timeout_move_shows(server_url, o
     assert "Zeit abgelaufen" in page.locator("#timeout-note").inner_text()
     assert "passt" in page.locator("#timeout-note").inner_text()
     assert Move.objects.filter(table_id=table.pk, by=Move.By.TIMEOUT).exists()
+
+    # Resigning asks first; "Weiterspielen" changes nothing, "Ja, aufgeben" loses the match.
+    page.click("#btn-resign")
+    page.click("#btn-resign-cancel")
+    assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
+    page.click("#btn-resign")
+    page.click("#btn-resign-confirm")
+    page.wait_for_selector("#match-end:not([hidden])")
+    other = "ben" if user is anna else "anna"
+    assert page.locator("#match-end").inner_text().startswith(f"{other} gewinnt die Partie!")
     assert not page.errors
 
 
