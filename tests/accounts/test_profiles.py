@@ -1,6 +1,7 @@
 """Profiles: made with the user, shown on the profile pages, edited with checks."""
 
 import pytest
+from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
@@ -166,3 +167,24 @@ def test_password_reset_by_mail_sets_a_new_password(client, player, mailoutbox):
 
     player.refresh_from_db()
     assert player.check_password("Kreuz-Acht-8!")
+
+
+def test_email_page_adds_a_second_address_unconfirmed_and_sends_a_link(signed_in, player, mailoutbox):
+    page = signed_in.get(reverse("account_email")).content.decode()
+    assert 'name="action_remove"' in page and "anna@example.com" in page
+
+    signed_in.post(reverse("account_email"), {"action_add": "", "email": "anna.zwei@example.com"})
+
+    added = EmailAddress.objects.get(email="anna.zwei@example.com")
+    assert added.user == player and not added.verified
+    assert mailoutbox[-1].to == ["anna.zwei@example.com"]
+
+
+def test_email_page_never_takes_over_an_address_of_another_player(signed_in, player):
+    # As on sign-up, the page does not reveal whether the address is registered; it simply is not added.
+    berta = make_player("berta")
+
+    signed_in.post(reverse("account_email"), {"action_add": "", "email": "berta@example.com"})
+
+    assert list(EmailAddress.objects.filter(email="berta@example.com").values_list("user", flat=True)) == [berta.pk]
+    assert not EmailAddress.objects.filter(user=player, email="berta@example.com").exists()
