@@ -153,7 +153,8 @@ def _lobby_context(request: HttpRequest, *, form_game: str = "gin", form_errors:
     my_tables = []
     if request.user.is_authenticated:
         for table in selectors.user_tables(user=request.user)[:10]:
-            my_tables.append({"id": table.pk, "game_name": table.get_game_display(), "status": table.get_status_display()})
+            status = _("läuft") if table.status == "playing" else _("wartet auf Spieler")
+            my_tables.append({"id": table.pk, "game_name": table.get_game_display(), "status": status})
     return {
         "tables": _lobby_rows(request.user),
         "games": games,

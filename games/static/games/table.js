@@ -40,6 +40,7 @@ const store = {
   version: config.state ? config.state.version : -1,
   selected: new Set(), // keys of selected hand cards ("7H#0")
   staged: [], // Rommé: melds being built, each a list of keys
+  fixedMelds: new Set(), // staged melds taken from the server's suggestion, sent in its order
   tip: null, // gin: the card the Tipp button highlights
   pending: false, // an action is on its way; buttons wait for the answer
   lastMoveKey: "",
@@ -582,59 +583,79 @@ function renderNumbers(v) {
   }
 }
 
-// Rommé: the running total of the melds being built. Only arithmetic on the card values (Augen of a
-// meld); whether the melds are valid is the server's to say when they are sent.
-function cardValue(code, { position = null, meld = [] } = {}) {
-  if (isJoker(code)) return 0; // counted below as the card it stands for
-  const rank = code[0];
-  if (rank === "A") {
-    const isRun = new Set(meld.filter((c) => !isJoker(c)).map((c) => c[0])).size > 1;
-    if (isRun && position !== null) {
-      const naturals = meld.filter((c) => !isJoker(c)).map((c) => "A23456789TJQK".indexOf(c[0]));
-      return naturals.some((r) => r >= 9) && !naturals.some((r) => r === 1) ? 11 : 1;
+// Rommé: the running total of the melds being built, and the order a run is sent in (lowest first, jokers
+// where they stand). Only arithmetic and arranging: whether the melds are valid is the server's to say.
+const RANKS = "A23456789TJQK";
+
+function positionValue(position) {
+  // Positions 0..13: ace low, 2..10, J, Q, K, ace high.
+  if (position === 0) return 1;
+  if (position === 13) return 11;
+  return position >= 9 ? 10 : position + 1;
+}
+
+/** The points of a meld laid in the given order (a set, or a run lowest first with its jokers in place). */
+function pointsInOrder(codes) {
+  const naturals = codes.filter((c) => !isJoker(c));
+  if (!naturals.length) return 0;
+  const ranks = naturals.map((c) => RANKS.indexOf(c[0]));
+  if (new Set(ranks).size === 1) return codes.length * (ranks[0] === 0 ? 11 : positionValue(ranks[0]));
+  const anchor = codes.findIndex((c) => !isJoker(c) && c[0] !== "A");
+  const base = RANKS.indexOf(codes[anchor][0]) - anchor;
+  return codes.reduce((sum, _, i) => sum + positionValue(Math.max(0, Math.min(13, base + i))), 0);
+}
+
+/** Cards chosen in any order, arranged as a run is written (or a set: naturals, then jokers). */
+function arrangeMeld(codes) {
+  const naturals = codes.filter((c) => !isJoker(c));
+  let spare = codes.length - naturals.length;
+  const ranks = naturals.map((c) => RANKS.indexOf(c[0]));
+  if (!naturals.length || new Set(ranks).size === 1) return [...naturals, ...codes.filter(isJoker)];
+  const aceHigh = ranks.includes(0) && ranks.some((r) => r >= 9) && !ranks.includes(1);
+  const placed = naturals
+    .map((c) => [c[0] === "A" && aceHigh ? 13 : RANKS.indexOf(c[0]), c])
+    .sort((x, y) => x[0] - y[0]);
+  const low = placed[0][0];
+  const high = placed[placed.length - 1][0];
+  if (high - low + 1 - naturals.length > spare) return placed.map(([, c]) => c).concat(codes.filter(isJoker));
+  const cards = [];
+  for (let position = low; position <= high; position += 1) {
+    const natural = placed.find(([p]) => p === position);
+    if (natural) cards.push(natural[1]);
+    else {
+      cards.push("JK");
+      spare -= 1;
     }
-    return 11;
   }
-  if ("TJQK".includes(rank)) return 10;
-  return Number(rank);
+  // Jokers left over extend the run, up first and then down, turn about, so two never lie side by side.
+  let top = high;
+  let bottom = low;
+  for (let up = true; spare > 0; up = !up) {
+    if (up && top < 13) {
+      cards.push("JK");
+      top += 1;
+      spare -= 1;
+    } else if (!up && bottom > 0) {
+      cards.unshift("JK");
+      bottom -= 1;
+      spare -= 1;
+    } else if (top >= 13 && bottom <= 0) break;
+  }
+  return cards;
+}
+
+/** A staged meld as it is sent: the server's suggestion in its own order, the player's own arranged. */
+function stagedCodes(meld) {
+  const codes = meld.map(codeOf);
+  return store.fixedMelds.has(meld.join(",")) ? codes : arrangeMeld(codes);
 }
 
 function meldPoints(codes) {
-  const naturals = codes.filter((c) => !isJoker(c));
-  if (!naturals.length) return 0;
-  const ranks = naturals.map((c) => "A23456789TJQK".indexOf(c[0]));
-  const isSet = new Set(ranks).size === 1;
-  if (isSet) return codes.length * cardValue(naturals[0]);
-  // A run: fill the gaps with the jokers, then extend upwards (or downwards at the top) with the rest.
-  const sorted = [...ranks].sort((a, b) => a - b);
-  let low = sorted[0];
-  let high = sorted[sorted.length - 1];
-  const aceHigh = ranks.includes(0) && sorted.some((r) => r >= 9) && !sorted.includes(1);
-  if (aceHigh) {
-    const others = sorted.filter((r) => r !== 0);
-    low = others[0];
-    high = 13;
-  }
-  let jokers = codes.length - naturals.length - (high - low + 1 - naturals.length);
-  while (jokers > 0 && high < 13) {
-    high += 1;
-    jokers -= 1;
-  }
-  while (jokers > 0 && low > 0) {
-    low -= 1;
-    jokers -= 1;
-  }
-  let total = 0;
-  for (let r = low; r <= high; r += 1) {
-    if (r === 13) total += 11;
-    else if (r === 0) total += 1;
-    else total += r >= 9 ? 10 : r + 1;
-  }
-  return total;
+  return pointsInOrder(codes);
 }
 
 function stagedTotal() {
-  return store.staged.reduce((sum, meld) => sum + meldPoints(meld.map(codeOf)), 0);
+  return store.staged.reduce((sum, meld) => sum + meldPoints(stagedCodes(meld)), 0);
 }
 
 function renderMelds(tb, v) {
@@ -680,8 +701,8 @@ function renderMelds(tb, v) {
     const list = el("div", { class: "meld-row__melds" });
     for (const [i, meld] of store.staged.entries()) {
       const box = el("div", { class: "meld meld--staged", dataset: { staged: String(i) } });
-      for (const key of meld) box.append(cardElement(codeOf(key), { small: true, lang: LANG }));
-      box.append(el("span", { class: "meld__points", text: meldPoints(meld.map(codeOf)) }));
+      for (const code of stagedCodes(meld)) box.append(cardElement(code, { small: true, lang: LANG }));
+      box.append(el("span", { class: "meld__points", text: meldPoints(stagedCodes(meld)) }));
       list.append(box);
     }
     row.append(list);
@@ -823,7 +844,7 @@ function renderRommeActions(bar, v, selected) {
         id: "btn-lay-out",
         kind: "primary",
         onclick: () => {
-          sendAction({ action: "lay", melds: store.staged.map((meld) => meld.map(codeOf)) });
+          sendAction({ action: "lay", melds: store.staged.map(stagedCodes) });
           store.staged = [];
         },
       }),
@@ -859,7 +880,10 @@ function stageMelds(melds) {
       const i = free.findIndex((key) => codeOf(key) === code);
       if (i >= 0) keys.push(free.splice(i, 1)[0]);
     }
-    if (keys.length) store.staged.push(keys);
+    if (keys.length) {
+      store.staged.push(keys);
+      store.fixedMelds.add(keys.join(","));
+    }
   }
   store.selected.clear();
 }
@@ -1180,7 +1204,10 @@ function discardKey(key) {
 function layOff(key, meldId) {
   const code = codeOf(key);
   // Where a card fits both ends of a run (a joker) the first listed end is taken; the button row offers both.
-  const action = legalOf("lay_off").find((a) => a.card === code && String(a.meld) === String(meldId));
+  const action =
+    legalOf("lay_off").find((a) => a.card === code && String(a.meld) === String(meldId)) ||
+    // The card stands in for a joker there: dropping it swaps (the server's suggestion says where the joker goes).
+    legalOf("swap").find((a) => a.card === code && String(a.meld) === String(meldId));
   if (action) sendAction(action);
   else toast(t("cannot_lay_off", { card: cardShort(code) }));
 }
