@@ -89,3 +89,4 @@ def test_sign_up_on_english_pages_makes_an_english_profile_and_english_mail(clie
     assert dora.profile.language == "en"
     assert mailoutbox[0].subject == "[Gin Rommé] Please Confirm Your Email Address"
     assert "Hello from Gin Rommé!" in mailoutbox[0].body
+    assert "Please confirm the address with this link:" in mailoutbox[0].body

@@ -44,6 +44,7 @@ def test_sign_up_creates_unconfirmed_player_and_sends_german_confirmation_mail(c
     assert mail.to == ["berta@example.com"]
     assert mail.subject == "[Gin Rommé] Bitte bestätige deine E-Mail-Adresse"
     assert "Hallo von Gin Rommé!" in mail.body
+    assert "Bitte bestätige die Adresse über diesen Link:" in mail.body
     assert confirmation_link(mail)
 
 
