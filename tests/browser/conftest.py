@@ -15,6 +15,8 @@ Fixtures for browser tests (this folder):
 - ``read_mails(to=None, wait=5.0)``: the mails the server sent during this test (subject and text decoded).
 - ``screenshot(page, name)``: saves ``artifacts/screenshots/<name>.png`` (git-ignored) and returns the path.
 
+A failing test's report ends with the last lines of the server's log (tracebacks of server errors included).
+
 Two things to know. Playwright's sync API marks an asyncio loop as running between its calls, which makes
 Django refuse ORM calls ("async context") and pytest-asyncio refuse to start its own loop; so the browser
 lives per test module (not per session) and sets ``DJANGO_ALLOW_ASYNC_UNSAFE`` only while it lives. Keep
@@ -176,6 +178,16 @@ def _wait_until_serving(server: LiveServer) -> None:
     raise RuntimeError(
         f"The live server did not answer within {SERVER_START_TIMEOUT} s:\n{server.log_tail()}"
     )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    # A failing browser test often has its cause in the server: show the end of daphne's log with the failure.
+    outcome = yield
+    report = outcome.get_result()
+    server = getattr(item, "funcargs", {}).get("daphne_server")
+    if report.failed and isinstance(server, LiveServer):
+        report.sections.append(("live server log (last lines)", server.log_tail()))
 
 
 @pytest.fixture
