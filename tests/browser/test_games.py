@@ -391,10 +391,16 @@ def test_one_person_plays_romme_against_three_computers_through_opening_layoff_a
             and any(a["action"] == "lay" for a in legal)
             and view["best_opening"]["reaches"]
         ):
-            # Opening: take the server's suggestion into the meld builder, see the total reach 40, lay it.
-            page.click("#btn-suggest")
+            # Opening: build the melds the way a person does, choosing their cards one by one (in any
+            # order: the page arranges runs), setting each meld aside, watching the total reach 40.
+            suggestion = next(a for a in legal if a["action"] == "lay")
+            for meld in suggestion["melds"]:
+                for code in reversed(meld):
+                    page.locator(f"#hand .pcard[data-card='{code}']:not(.is-selected):not(.is-staged)").first.click()
+                page.click("#btn-stage")
             total = page.locator("#opening-total strong").inner_text()
             assert int(total.split("/")[0]) >= 40, total
+            assert page.locator("#melds .meld--staged").count() == len(suggestion["melds"])
             page.click("#btn-lay-out")
             done.append("opening")
         elif view["opened"][me] and any(a["action"] == "lay_off" for a in legal) and "layoff" not in done:
