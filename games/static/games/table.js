@@ -920,7 +920,7 @@ function renderScores(tb, v) {
     body.append(row);
   }
   if (!(scores.rounds || []).length) {
-    body.append(el("tr", {}, el("td", { colspan: String(seats + 1), class: "muted-on-felt", text: t("no_rounds") })));
+    body.append(el("tr", {}, el("td", { colspan: String(seats + 1), class: "muted-on-felt scores__empty", text: t("no_rounds") })));
   }
   sheet.append(body);
   const foot = el("tfoot");
