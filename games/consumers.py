@@ -157,7 +157,14 @@ class TableConsumer(_JsonConsumer):
                 await self.send_state()
 
     async def _call(self, function, **kwargs):
-        return await database_sync_to_async(function)(table_id=self.table_id, user=self.user, **kwargs)
+        outbox: list = []
+        token = events.OUTBOX.set(outbox)
+        try:
+            return await database_sync_to_async(function)(table_id=self.table_id, user=self.user, **kwargs)
+        finally:
+            events.OUTBOX.reset(token)
+            if outbox:
+                await events.send_now(self.channel_layer, outbox)
 
     async def on_sync(self, message):
         await self.send_state()

@@ -7,8 +7,10 @@ client never hears of a change that was rolled back.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable
+from contextvars import ContextVar
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -48,8 +50,25 @@ def _send(messages: list[tuple[str, dict]]) -> None:
             logger.exception("could not send to %s", group)
 
 
+#: Set by a socket around the service call it makes: the frames are then handed back to it and sent from the
+#: event loop, so the one database thread of the process is not held up waiting on the channel layer.
+OUTBOX: ContextVar[list | None] = ContextVar("games_outbox", default=None)
+
+
 def send_after_commit(messages: list[tuple[str, dict]]) -> None:
-    transaction.on_commit(lambda: _send(messages))
+    outbox = OUTBOX.get()
+    if outbox is not None:
+        transaction.on_commit(lambda: outbox.extend(messages))
+    else:
+        transaction.on_commit(lambda: _send(messages))
+
+
+async def send_now(layer, messages: list[tuple[str, dict]]) -> None:
+    """Send frames from async code (a socket that collected them in its OUTBOX), all groups at once."""
+    results = await asyncio.gather(*(layer.group_send(g, m) for g, m in messages), return_exceptions=True)
+    for (group, _), result in zip(messages, results, strict=True):
+        if isinstance(result, Exception):
+            logger.error("could not send to %s: %r", group, result)
 
 
 def table_frames(snapshot: presenters.TableSnapshot, *, also_users: Iterable[int] = ()) -> list[tuple[str, dict]]:

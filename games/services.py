@@ -80,7 +80,11 @@ def _locked_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
     except (TypeError, ValueError):
         raise ServiceError("no_table", "Diesen Tisch gibt es nicht.") from None
     try:
-        return Table.objects.select_for_update(skip_locked=skip_locked).get(pk=table_id)
+        return (
+            Table.objects.select_for_update(skip_locked=skip_locked, of=("self",))
+            .select_related("current_match")
+            .get(pk=table_id)
+        )
     except Table.DoesNotExist:
         if skip_locked:
             return None
@@ -177,14 +181,13 @@ def _snapshot(table: Table, seats: list[Seat], *, match=None, state=None, curren
     )
 
 
-def _current_round(match: Match) -> Round | None:
-    return match.rounds.order_by("-number").first()
-
-
-def _last_finished_round(match: Match, current: Round | None) -> Round | None:
-    if current is not None and current.finished_at is not None:
-        return current
-    return match.rounds.filter(finished_at__isnull=False).order_by("-number").first()
+def _latest_rounds(match: Match | None) -> tuple[Round | None, Round | None]:
+    """The round in play (or just ended) and the last finished one, in one query."""
+    if match is None:
+        return None, None
+    rounds = list(match.rounds.order_by("-number")[:2])
+    current = rounds[0] if rounds else None
+    return current, next((r for r in rounds if r.finished_at is not None), None)
 
 
 def _bump(table: Table) -> None:
@@ -214,7 +217,10 @@ class _Play:
         self.match: Match = table.current_match
         # A match just dealt brings its state and first round; otherwise both are read back from the row.
         self.state = fresh_state if fresh_state is not None else _load_state(table)
-        self.round: Round | None = fresh_round or _current_round(self.match)
+        if fresh_round is not None:
+            self.round, self.last_round = fresh_round, None
+        else:
+            self.round, self.last_round = _latest_rounds(self.match)
         self._next_seq: int | None = 0 if fresh_state is not None else None
         self.changed_seats: set[int] = set()
         self.lobby = False
@@ -274,9 +280,9 @@ class _Play:
         for seat in self.seats:
             if seat.index in self.changed_seats:
                 seat.save(update_fields=["consecutive_timeouts", "left", "ready"])
+        last_round = self.round if self.round is not None and self.round.finished_at else self.last_round
         snapshot = _snapshot(
-            table, self.seats, match=self.match, state=state, current_round=self.round,
-            last_round=_last_finished_round(self.match, self.round),
+            table, self.seats, match=self.match, state=state, current_round=self.round, last_round=last_round
         )
         events.table_changed(snapshot, lobby=self.lobby)
         return snapshot
@@ -315,7 +321,7 @@ class _Play:
     def deal_next_round(self) -> None:
         rng = _rng(self.table, self.match.number, self.state.round_number + 1, "deal")
         self.state = self.engine.deal_next_round(self.state, rng)
-        self.round = _start_round(self.match, self.state)
+        self.last_round, self.round = self.round, _start_round(self.match, self.state)
         for seat in self.seats:
             if seat.ready:
                 seat.ready = False
@@ -357,14 +363,9 @@ def _open_snapshot(table: Table, seats: list[Seat]) -> TableSnapshot:
     """Save an open table's change (a seat taken or freed) and tell the table and the lobby."""
     _bump(table)
     _save_table(table)
-    match = table.current_match
+    current, last = _latest_rounds(table.current_match)
     state = _load_state(table) if table.state else None
-    current = _current_round(match) if match else None
-    snapshot = _snapshot(
-        table, seats, match=match, state=state, current_round=current,
-        last_round=_last_finished_round(match, current) if match else None,
-    )
-    return snapshot
+    return _snapshot(table, seats, match=table.current_match, state=state, current_round=current, last_round=last)
 
 
 # --- tables ---------------------------------------------------------------------------------------------
@@ -603,9 +604,10 @@ def match_abort(*, table_id, user) -> None:
         table.bot_due_at = None
         _bump(table)
         _save_table(table)
-        current = _current_round(match)
+        current, last = _latest_rounds(match)
         events.table_changed(
-            _snapshot(table, seats, match=match, state=_load_state(table), current_round=current), lobby=True
+            _snapshot(table, seats, match=match, state=_load_state(table), current_round=current, last_round=last),
+            lobby=True,
         )
 
 
