@@ -78,10 +78,6 @@ def cards_of(mask: int) -> list[str]:
     return [ALL_CARDS[i] for i in indexes_of(mask)]
 
 
-def points_of(mask: int) -> int:
-    return sum(VALUE[i] for i in indexes_of(mask))
-
-
 _SUIT_BLOCK = (1 << 13) - 1
 #: Bits where a 3-card run may start: ranks A..J of every suit (a run never crosses into the next suit).
 _RUN_STARTS = sum(((1 << 11) - 1) << (13 * s) for s in range(4))
@@ -208,20 +204,34 @@ def _split(mask: int) -> tuple[list[int], int, int]:
     return whole, hard, loose
 
 
+#: Deadwood points of each 13-bit suit block, so a mask's points are four table look-ups.
+_BLOCK_POINTS: tuple[int, ...] = tuple(
+    sum(min(r + 1, 10) for r in range(13) if block >> r & 1) for block in range(1 << 13)
+)
+#: Memo of whole-hand results (bots, views and legal actions ask about the same hands again and again).
+_DEADWOOD: dict[int, int] = {}
+
+
+def points_of(mask: int) -> int:
+    """Deadwood points of all the cards of ``mask``."""
+    return (_BLOCK_POINTS[mask & _SUIT_BLOCK] + _BLOCK_POINTS[(mask >> 13) & _SUIT_BLOCK]
+            + _BLOCK_POINTS[(mask >> 26) & _SUIT_BLOCK] + _BLOCK_POINTS[mask >> 39])
+
+
 def deadwood_of(mask: int) -> int:
     """Least deadwood of any set of cards given as a mask (any number of cards)."""
+    known = _DEADWOOD.get(mask)
+    if known is not None:
+        return known
     runs, sets = _run_and_set_parts(mask)
-    meldable = runs | sets
-    loose = mask ^ meldable
-    total = 0
-    while loose:
-        low = loose & -loose
-        total += VALUE[low.bit_length() - 1]
-        loose ^= low
+    total = points_of(mask & ~(runs | sets))
     if runs & sets:
         _, hard, _ = _split(mask)
-        return total + _least(hard)
-    # No card is wanted by both a run and a set: every maximal run and every set melds whole.
+        total += _least(hard)
+    # else no card is wanted by both a run and a set: every maximal run and every set melds whole.
+    if len(_DEADWOOD) > _MEMO_LIMIT:
+        _DEADWOOD.clear()
+    _DEADWOOD[mask] = total
     return total
 
 
@@ -245,6 +255,12 @@ def _melds_in(rem: int, low: int) -> Iterator[int]:
 
 def arrange(mask: int) -> tuple[list[int], int]:
     """A least-deadwood arrangement of ``mask``: (meld masks, deadwood)."""
+    melds, deadwood = _arrange(mask)
+    return list(melds), deadwood
+
+
+@lru_cache(maxsize=65536)
+def _arrange(mask: int) -> tuple[tuple[int, ...], int]:
     melds, rem, _ = _split(mask)
     while rem:
         target = _least(rem)
@@ -259,7 +275,7 @@ def arrange(mask: int) -> tuple[list[int], int]:
     used = 0
     for meld in melds:
         used |= meld
-    return sort_melds(melds), points_of(mask ^ used)
+    return tuple(sort_melds(melds)), points_of(mask ^ used)
 
 
 def sort_melds(melds: Iterable[int]) -> list[int]:
@@ -343,4 +359,6 @@ def clear_caches() -> None:
     """Forget every memoised result (for cold-cache measurements)."""
     _MEMO.clear()
     _MEMO[0] = 0
+    _DEADWOOD.clear()
+    _arrange.cache_clear()
     _arranged_codes.cache_clear()

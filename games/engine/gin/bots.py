@@ -1,0 +1,180 @@
+"""Computer players for gin: ``simple`` (the classic baseline) and ``expert``; both see only a seat's view.
+
+``choose_action(view, level, rng)`` returns one of the view's ``legal_actions``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from games.engine.cards import ALL_CARDS
+from games.engine.gin.melds import BIT, VALUE, arrange, deadwood_of, indexes_of, mask_of
+
+LEVELS = ("simple", "expert")
+_INDEX = {code: i for i, code in enumerate(ALL_CARDS)}
+
+
+def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> dict[str, Any]:
+    """The bot's action for the seat whose view this is (it must be that seat's turn)."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown bot level {level!r} (known: {', '.join(LEVELS)})")
+    legal = view.get("legal_actions")
+    if not legal:
+        raise ValueError("it is not this seat's turn: the view has no legal actions")
+    if level == "simple":
+        return _simple(view, legal)
+    return _expert(view, legal)
+
+
+def _melded_in_best(hand: int, card: int) -> bool:
+    """Whether ``card`` sits in a meld of the best arrangement of ``hand`` (which holds it)."""
+    melds, _ = arrange(hand)
+    return any(meld & BIT[card] for meld in melds)
+
+
+def _allowed(legal: list[dict[str, Any]], action: dict[str, Any]) -> bool:
+    return action in legal
+
+
+def _simple(view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+    hand = mask_of(view["hand"])
+    phase = view["phase"]
+    if phase in ("first_turn", "draw"):
+        take = {"action": "draw", "from": "discard"}
+        top = view["discard_top"]
+        if _allowed(legal, take) and top is not None and _melded_in_best(hand | BIT[_INDEX[top]], _INDEX[top]):
+            return take
+        if phase == "first_turn":
+            return {"action": "pass"}
+        return {"action": "draw", "from": "stock"}
+    meter = view["meter"]
+    if {"action": "big_gin"} in legal:
+        return {"action": "big_gin"}
+    if meter["can_knock"]:
+        return {"action": "knock", "card": meter["best_discard"]}
+    melds, _ = arrange(hand)
+    melded = 0
+    for meld in melds:
+        melded |= meld
+    taken = _INDEX[view["taken"]] if view.get("taken") else -1
+    loose = [i for i in indexes_of(hand & ~melded) if i != taken]
+    if loose:
+        card = max(loose, key=lambda i: (VALUE[i], i))
+        return {"action": "discard", "card": ALL_CARDS[card]}
+    return {"action": "discard", "card": meter["best_discard"]}
+
+
+# --------------------------------------------------------------------------------------------------
+# expert
+
+
+def _memory(view: dict[str, Any]) -> tuple[int, int, int, int]:
+    """From the round's public history: (cards the opponent holds for sure, cards the opponent refused,
+    cards gone to the pile for good, cards out of play for us to count as unseen)."""
+    me = view["seat"]
+    opp_has = 0
+    opp_refused = 0
+    pile = BIT[_INDEX[view["upcard"]]]
+    for move in view["history"]:
+        action = move["action"]
+        if move["seat"] == me:
+            if action == "draw" and move["from"] == "discard":
+                pile &= ~BIT[_INDEX[move["card"]]]
+            elif action in ("discard", "knock"):
+                pile |= BIT[_INDEX[move["card"]]]
+            continue
+        if action == "draw" and move["from"] == "discard":
+            bit = BIT[_INDEX[move["card"]]]
+            opp_has |= bit
+            pile &= ~bit
+        elif action in ("discard", "knock"):
+            bit = BIT[_INDEX[move["card"]]]
+            opp_has &= ~bit
+            opp_refused |= bit
+            pile |= bit
+    return opp_has, opp_refused, pile, 0
+
+
+def _neighbours(card: int) -> int:
+    """Cards that meld with ``card``: same rank, and the two either side in its suit."""
+    rank = card % 13
+    base = card - rank
+    mask = 0
+    for s in range(4):
+        mask |= BIT[s * 13 + rank]
+    for d in (-2, -1, 1, 2):
+        if 0 <= rank + d <= 12:
+            mask |= BIT[base + rank + d]
+    return mask & ~BIT[card]
+
+
+def _danger(card: int, opp_has: int, opp_refused: int) -> float:
+    """How likely the opponent can use ``card``: they picked up its neighbours, or not refused them."""
+    near = _neighbours(card)
+    score = 0.0
+    if near & opp_has:
+        score += 3.0 * (near & opp_has).bit_count()
+    if opp_refused & near:
+        score -= 0.5 * (opp_refused & near).bit_count()
+    return max(score, 0.0)
+
+
+_BLOCK = (1 << 13) - 1
+_RANKS_FROM_2 = sum((_BLOCK & ~0b11) << (13 * s) for s in range(4))
+_RANKS_1_TO_11 = sum((_BLOCK & ~1 & ~(1 << 12)) << (13 * s) for s in range(4))
+_RANKS_TO_10 = sum((_BLOCK >> 2) << (13 * s) for s in range(4))
+_RANK_LINE = 1 | 1 << 13 | 1 << 26 | 1 << 39
+
+
+def _outs(hand: int, unseen: int) -> int:
+    """How many unseen cards would meld with two cards of ``hand`` (a rough count of chances)."""
+    a, b, c, d = hand & _BLOCK, (hand >> 13) & _BLOCK, (hand >> 26) & _BLOCK, hand >> 39
+    pairs = (a & (b | c | d)) | (b & (c | d)) | (c & d)
+    wanted = pairs * _RANK_LINE
+    wanted |= (hand << 1) & (hand << 2) & _RANKS_FROM_2
+    wanted |= (hand << 1) & (hand >> 1) & _RANKS_1_TO_11
+    wanted |= (hand >> 1) & (hand >> 2) & _RANKS_TO_10
+    return (wanted & unseen).bit_count()
+
+
+def _expert(view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+    hand = mask_of(view["hand"])
+    phase = view["phase"]
+    opp_has, opp_refused, pile, _ = _memory(view)
+    unseen = ((1 << 52) - 1) & ~hand & ~pile & ~opp_has
+    if phase in ("first_turn", "draw"):
+        take = {"action": "draw", "from": "discard"}
+        top = view["discard_top"]
+        if _allowed(legal, take) and top is not None:
+            top_i = _INDEX[top]
+            with_top = hand | BIT[top_i]
+            if _melded_in_best(with_top, top_i):
+                return take
+            now = deadwood_of(hand)
+            after = min(deadwood_of(with_top ^ BIT[c]) for c in indexes_of(hand))
+            # A low card that cuts the deadwood a lot is worth showing the opponent what we collect.
+            if VALUE[top_i] <= 3 and now - after >= 5:
+                return take
+        if phase == "first_turn":
+            return {"action": "pass"}
+        return {"action": "draw", "from": "stock"}
+    meter = view["meter"]
+    if {"action": "big_gin"} in legal:
+        return {"action": "big_gin"}
+    if meter["can_gin"]:
+        return {"action": "knock", "card": meter["best_discard"]}
+    if meter["can_knock"]:
+        deadwood = meter["best_deadwood"]
+        early = view["draws"] <= 12
+        if deadwood <= 3 or early or (deadwood <= 6 and view["stock_size"] <= 10):
+            return {"action": "knock", "card": meter["best_discard"]}
+    best: tuple[float, int] | None = None
+    for choice in meter["discards"]:
+        card = _INDEX[choice["card"]]
+        left = hand ^ BIT[card]
+        score = choice["deadwood"] + 1.5 * _danger(card, opp_has, opp_refused) - 0.6 * _outs(left, unseen)
+        if best is None or score < best[0]:
+            best = (score, card)
+    assert best is not None
+    return {"action": "discard", "card": ALL_CARDS[best[1]]}
