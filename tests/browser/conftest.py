@@ -2,8 +2,9 @@
 
 Fixtures for browser tests (this folder):
 
-- ``daphne_server`` (session; not pytest-django's ``live_server``, which is WSGI only): a daphne process serving ``ginsite.asgi.application`` (HTTP and WebSocket) on
-  127.0.0.1 and a free port, against the test database. ``.url``, ``.ws_url``, ``.mail_dir``, ``.log_path``.
+- ``daphne_server`` (session; not pytest-django's ``live_server``, which is WSGI only): a daphne process
+  serving ``ginsite.asgi.application`` (HTTP and WebSocket) on 127.0.0.1 and a free port, against the test
+  database. ``.url``, ``.ws_url``, ``.mail_dir``, ``.log_path``.
 - ``live_server_url`` (function): the server's base URL; brings ``transactional_db``, because the server is
   another process and sees only committed rows (each test starts from empty tables).
 - ``live_server_env`` (session): extra environment for the server (e.g. ``GAMES_TEST_DEAL_SEED``);
