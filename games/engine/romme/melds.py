@@ -248,17 +248,20 @@ def _augen_of_kind(kind: int) -> int:
     return 11 if r == 1 else min(r, 10)
 
 
-@dataclass
-class _Option:
-    kinds: tuple[int, ...]  # natural card kinds used (one copy each)
-    jokers: int
-    cards: tuple[str, ...]
-    score: tuple[int, int, int]  # value in each mode
+def _meld_options(counts: bytearray, first: int, jokers: int, mode: int) -> list[tuple]:
+    """Every meld in which kind ``first`` is the lowest undecided card, as (kinds, jokers, cards, score).
 
+    Melds that take the same cards and the same number of jokers leave the same hand behind, so only the
+    best-scoring arrangement of each is kept (jokers at different places of a run, for instance).
+    """
+    found: dict[tuple[tuple[int, ...], int], tuple] = {}
 
-def _meld_options(counts: bytearray, first: int, jokers: int) -> list[_Option]:
-    """Every meld in which kind ``first`` is the lowest undecided card."""
-    options: list[_Option] = []
+    def keep(kinds: tuple[int, ...], j: int, cards: tuple[str, ...], score: int) -> None:
+        key = (kinds, j)
+        old = found.get(key)
+        if old is None or score > old[3]:
+            found[key] = (kinds, j, cards, score)
+
     suit_index, r = divmod(first, 13)
     r += 1
     suit = SUITS[suit_index]
@@ -279,12 +282,11 @@ def _meld_options(counts: bytearray, first: int, jokers: int) -> list[_Option]:
         size = 1 + len(sub)
         kinds = tuple(s * 13 + r - 1 for s in sub)
         codes = (own,) + tuple(RANKS[r - 1] + SUITS[s] for s in sub)
-        naturals_augen = own_augen * size
         for j in range(0, min(jokers, size - 1, 4 - size) + 1):
             if size + j < 3:
                 continue
-            options.append(_Option(kinds, j, codes + (JOKER,) * j,
-                                   (value * (size + j), naturals_augen + JOKER_AUGEN * j, size + j)))
+            score = (value * (size + j), own_augen * size + JOKER_AUGEN * j, size + j)[mode]
+            keep(kinds, j, codes + (JOKER,) * j, score)
     # Runs upwards from this card; an ace here is the low ace (a high ace above a king is handled below).
     base = suit_index * 13
 
@@ -298,28 +300,35 @@ def _meld_options(counts: bytearray, first: int, jokers: int) -> list[_Option]:
         if step == -1 and nxt == 1:
             return  # going down from the high ace, the low ace would close the circle
         kind = base + (nxt - 1) % 13
-        last_joker = positions[-1][1]
-        if nxt != 14 and counts[kind] > (kinds.count(kind)):
+        if nxt != 14 and counts[kind]:
             positions.append((nxt, False))
             kinds.append(kind)
-            _emit(positions, kinds, j_used, naturals + 1)
+            emit(positions, kinds, j_used, naturals + 1)
             extend(positions, kinds, j_used, nxt, naturals + 1, step)
             kinds.pop()
             positions.pop()
-        if not last_joker and j_used < jokers:
+        if not positions[-1][1] and j_used < jokers:
             positions.append((nxt, True))
-            _emit(positions, kinds, j_used + 1, naturals)
+            emit(positions, kinds, j_used + 1, naturals)
             extend(positions, kinds, j_used + 1, nxt, naturals, step)
             positions.pop()
 
-    def _emit(positions: list[tuple[int, bool]], kinds: list[int], j_used: int, naturals: int) -> None:
+    def emit(positions: list[tuple[int, bool]], kinds: list[int], j_used: int, naturals: int) -> None:
         if len(positions) < 3 or j_used >= naturals:
             return
         ordered = sorted(positions)
+        if mode == MODE_POINTS:
+            score = sum(position_value(p) for p, _ in ordered)
+        elif mode == MODE_AUGEN:
+            score = own_augen + sum(_augen_of_kind(k) for k in kinds) + JOKER_AUGEN * j_used
+        else:
+            score = len(ordered)
+        key_kinds = tuple(sorted(kinds))
+        old = found.get((key_kinds, j_used))
+        if old is not None and old[3] >= score:
+            return
         cards = tuple(JOKER if joker else _code(p, suit) for p, joker in ordered)
-        points = sum(position_value(p) for p, _ in ordered)
-        augen = own_augen + sum(_augen_of_kind(k) for k in kinds) + JOKER_AUGEN * j_used
-        options.append(_Option(tuple(kinds), j_used, cards, (points, augen, len(cards))))
+        found[(key_kinds, j_used)] = (key_kinds, j_used, cards, score)
 
     extend([(r, False)], [], 0, r, 1, 1)
     if r >= 2 and jokers:
@@ -327,11 +336,52 @@ def _meld_options(counts: bytearray, first: int, jokers: int) -> list[_Option]:
         extend([(r - 1, True), (r, False)], [], 1, r, 1, 1)
     if r == 1:
         extend([(14, False)], [], 0, 14, 1, -1)
-    return options
+    return list(found.values())
 
 
-def _solve(counts: bytearray, jokers: int, mode: int) -> tuple[int, tuple[tuple[str, ...], ...]]:
-    """Best total of ``mode`` over disjoint melds from the hand; returns (score, melds)."""
+def _neighbours(kind: int, counts: bytearray) -> list[int]:
+    """Card kinds in the hand that could share a meld with ``kind``: same rank in another suit, or same suit
+    within two ranks (a gap of one may hold a joker; the ace is also next to the king)."""
+    suit, r = divmod(kind, 13)
+    found = [s * 13 + r for s in range(4) if s != suit and counts[s * 13 + r]]
+    positions = (r + 1, 14) if r == 0 else (r + 1,)
+    for p in positions:
+        for d in (-2, -1, 1, 2):
+            q = p + d
+            if 1 <= q <= 14:
+                k = suit * 13 + (q - 1) % 13
+                if k != kind and counts[k] and k not in found:
+                    found.append(k)
+    return found
+
+
+def _components(counts: bytearray) -> tuple[list[list[int]], list[int]]:
+    """Split the natural cards into groups that can never share a meld; cards that fit nowhere go apart."""
+    kinds = [k for k in range(52) if counts[k]]
+    parent = {k: k for k in kinds}
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    isolated = []
+    for k in kinds:
+        near = _neighbours(k, counts)
+        if not near:
+            isolated.append(k)
+        for n in near:
+            parent[root(n)] = root(k)
+    groups: dict[int, list[int]] = {}
+    for k in kinds:
+        if k not in isolated:
+            groups.setdefault(root(k), []).append(k)
+    return list(groups.values()), isolated
+
+
+def _solve_group(counts: bytearray, jokers: int, mode: int, only_all: bool = False) -> list[tuple[int, tuple]]:
+    """For one group of cards: the best (score, melds) using at most j jokers, for j = 0 … jokers."""
     memo: dict[tuple[bytes, int], tuple[int, tuple]] = {}
 
     def rec(start: int, jk: int) -> tuple[int, tuple]:
@@ -346,21 +396,54 @@ def _solve(counts: bytearray, jokers: int, mode: int) -> tuple[int, tuple[tuple[
         counts[start] -= 1
         best = rec(start, jk)
         counts[start] += 1
-        for option in _meld_options(counts, start, jk):
-            counts[start] -= 1
-            for k in option.kinds:
+        counts[start] -= 1
+        for kinds, used, cards, value in _meld_options(counts, start, jk, mode):
+            for k in kinds:
                 counts[k] -= 1
-            sub = rec(start, jk - option.jokers)
-            for k in option.kinds:
+            sub = rec(start, jk - used)
+            for k in kinds:
                 counts[k] += 1
-            counts[start] += 1
-            score = sub[0] + option.score[mode]
+            score = sub[0] + value
             if score > best[0]:
-                best = (score, (option.cards,) + sub[1])
+                best = (score, (cards,) + sub[1])
+        counts[start] += 1
         memo[key] = best
         return best
 
-    return rec(0, jokers)
+    if only_all:
+        return [rec(0, jokers)]
+    return [rec(0, j) for j in range(jokers + 1)]
+
+
+def _solve(counts: bytearray, jokers: int, mode: int) -> tuple[int, tuple[tuple[str, ...], ...]]:
+    """Best total of ``mode`` over disjoint melds from the hand; returns (score, melds).
+
+    Groups of cards that cannot share a meld are solved apart, for every number of jokers they might get,
+    and the jokers are then shared out between the groups (a small knapsack).
+    """
+    groups, _ = _components(counts)
+    # best[j]: the best (score, melds) of the groups so far using at most j jokers.
+    best: list[tuple[int, tuple]] = [(0, ())] * (jokers + 1)
+    for group in groups:
+        part = bytearray(52)
+        for k in group:
+            part[k] = counts[k]
+        if len(groups) == 1:
+            return _solve_group(part, jokers, mode, only_all=True)[-1]
+        options = _solve_group(part, jokers, mode)
+        merged = []
+        for j in range(jokers + 1):
+            top = best[j]
+            for g in range(1, j + 1):
+                score = best[j - g][0] + options[g][0]
+                if score > top[0]:
+                    top = (score, best[j - g][1] + options[g][1])
+            score = best[j][0] + options[0][0]
+            if score >= top[0]:
+                top = (score, best[j][1] + options[0][1])
+            merged.append(top)
+        best = merged
+    return best[jokers]
 
 
 def _counts(hand: Iterable[str]) -> tuple[bytearray, int]:
@@ -403,18 +486,40 @@ def _best(hand: Sequence[str], mode: int, *, keep_one: bool) -> tuple[int, tuple
 def _best_cached(hand: tuple[str, ...], mode: int, keep_one: bool) -> tuple[int, tuple[tuple[str, ...], ...]]:
     counts, jokers = _counts(hand)
     score, melds = _solve(counts, jokers, mode)
-    if keep_one and sum(len(m) for m in melds) >= len(hand) and hand:
-        # Every card fits: keep the card whose keeping costs least.
-        best: tuple[int, tuple] = (-1, ())
-        for card in sorted(set(hand)):
-            rest = list(hand)
-            rest.remove(card)
-            c, j = _counts(rest)
-            option = _solve(c, j, mode)
-            if option[0] > best[0]:
-                best = option
-        return best
+    if keep_one and hand and sum(len(m) for m in melds) >= len(hand):
+        return _solve_keeping_one(counts, jokers, mode)
     return score, melds
+
+
+def _solve_keeping_one(counts: bytearray, jokers: int, mode: int) -> tuple[int, tuple[tuple[str, ...], ...]]:
+    """Like ``_solve``, for a hand that would fit entirely: the best that still keeps a card to discard."""
+    memo: dict[tuple[bytes, int, bool], tuple[int, tuple]] = {}
+    impossible = (-(10**9), ())
+
+    def rec(start: int, jk: int, kept: bool) -> tuple[int, tuple]:
+        while start < 52 and not counts[start]:
+            start += 1
+        if start == 52:
+            return (0, ()) if kept or jk else impossible
+        key = (bytes(counts), jk, kept)
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        counts[start] -= 1
+        best = rec(start, jk, True)
+        for kinds, used, cards, value in _meld_options(counts, start, jk, mode):
+            for k in kinds:
+                counts[k] -= 1
+            sub = rec(start, jk - used, kept)
+            for k in kinds:
+                counts[k] += 1
+            if sub[0] + value > best[0]:
+                best = (sub[0] + value, (cards,) + sub[1])
+        counts[start] += 1
+        memo[key] = best
+        return best
+
+    return rec(0, jokers, False)
 
 
 def best_opening(hand: Sequence[str], *, opening_points: int = 40) -> Opening:
