@@ -9,6 +9,7 @@ test-only ``GAMES_TEST_DEAL_SEED`` and short computer pauses, reusing the harnes
 """
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -484,6 +485,34 @@ def test_a_reload_mid_round_resumes_exactly_where_play_was(server_url, open_page
     wait_newer(page, version)
     assert card not in frame(page)["view"]["hand"]
     assert frame(page)["view"]["discard_top"] == card
+    assert not page.errors
+
+
+def test_a_lost_connection_shows_and_comes_back_by_itself(server_url, open_page):
+    anna, ben = make_user("anna"), make_user("ben")
+    table = seated_gin_table(anna, ben)
+    page = open_page(anna)
+    sockets = []
+
+    def through(route):
+        # Every table socket goes through here, so the test can cut the line like a dropped network.
+        route.connect_to_server()
+        sockets.append(route)
+
+    page.route_web_socket(re.compile(r".*/ws/table/.*"), through)
+    page.goto(f"/spielen/tisch/{table.pk}/")
+    wait_connected(page)
+    version = page.evaluate("window.ginTable.version")
+    sockets[-1].close(code=1006)
+    page.wait_for_selector("#connection[data-status='offline']")
+    assert "Verbindung unterbrochen" in page.locator("#connection").inner_text()
+    # Meanwhile the other player acts; after the reconnect the page has it without a reload.
+    to_act = Table.objects.get(pk=table.pk).state["round"]["to_act"]
+    services.move_apply(table_id=table.pk, user=[anna, ben][to_act], version=Table.objects.get(pk=table.pk).version, action={"action": "pass"})
+    page.wait_for_selector("#connection[data-status='online']", timeout=15_000)
+    assert page.locator("#connection").inner_text() == "Wieder verbunden"
+    wait_newer(page, version)
+    assert len(sockets) == 2
     assert not page.errors
 
 
