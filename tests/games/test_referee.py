@@ -10,6 +10,7 @@ from django.db import connection, connections
 from django.utils import timezone
 
 from games import engines, services
+from games.engine.romme.scoring import hand_points
 from games.models import Match, Move, Table
 from games.services import ServiceError
 from tests.games.helpers import choose_action, state_of
@@ -189,3 +190,53 @@ def test_two_referees_at_once_apply_a_timeout_once(players):
     assert sorted(results) == [0, 1], results
     assert Move.objects.filter(table=table).count() == 1
     assert Table.objects.get(pk=table.pk).version == table.version + 1
+
+
+@pytest.mark.django_db
+def test_a_romme_timeout_draws_and_discards_the_drawn_card(players):
+    table = services.table_create(user=players[0], game="romme", preset="standard", options={"seats": 2})
+    services.table_join(table_id=table.pk, user=players[1])
+    table = make_overdue(Table.objects.get(pk=table.pk))
+    seat = state_of(table).to_act
+    hand_before = engines.engine("romme").view(state_of(table), seat)["hand"]
+    assert services.turn_timeout(table_id=table.pk, now=timezone.now())
+    moves = list(Move.objects.filter(table=table).order_by("seq"))
+    assert [m.action["action"] for m in moves] == ["draw", "discard"] and {m.seat for m in moves} == {seat}
+    after = Table.objects.get(pk=table.pk)
+    # The drawn card goes straight back out; a drawn joker is kept and the highest other card goes instead.
+    drawn = state_of(table).current_deal()["stock"][0]
+    discarded = moves[1].action["card"]
+    if drawn == "JK":
+        assert hand_points([discarded]) == max(hand_points([c]) for c in hand_before if c != "JK")
+    else:
+        assert discarded == drawn
+    expected = [*hand_before, drawn]
+    expected.remove(discarded)
+    assert sorted(engines.engine("romme").view(state_of(after), seat)["hand"]) == sorted(expected)
+    assert state_of(after).to_act == 1 - seat and after.seats.get(index=seat).consecutive_timeouts == 1
+
+
+@pytest.mark.django_db
+def test_three_romme_timeouts_are_an_abbruch_and_the_list_goes_on(players):
+    table = services.table_create(user=players[0], game="romme", preset="standard", options={"seats": 3})
+    services.table_join(table_id=table.pk, user=players[1])
+    services.table_join(table_id=table.pk, user=players[2])
+    sleeper = state_of(Table.objects.get(pk=table.pk)).to_act
+    timeouts = 0
+    while timeouts < 3:
+        table = Table.objects.get(pk=table.pk)
+        state = state_of(table)
+        if state.to_act == sleeper:
+            services.turn_timeout(table_id=table.pk, now=table.turn_deadline + timedelta(seconds=1))
+            timeouts += 1
+        else:
+            view = engines.engine("romme").view(state, state.to_act)
+            action = {"action": "draw", "from": "stock"} if view["phase"] == "draw" else choose_action(view)
+            if action["action"] not in ("draw", "discard"):  # keep the round going: no lay-outs
+                action = next(a for a in view["legal_actions"] if a["action"] == "discard")
+            services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version,
+                                action=action)
+    table = Table.objects.get(pk=table.pk)
+    assert table.status == Table.Status.PLAYING and table.seats.get(index=sleeper).left
+    assert engines.engine("romme").view(state_of(table), None)["left"][sleeper] is True
+    assert state_of(table).to_act != sleeper
