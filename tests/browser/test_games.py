@@ -323,6 +323,9 @@ def test_two_people_sign_up_and_play_a_gin_match_to_the_end(game_server, server_
         if "drag" in used and "screenshot" not in used:
             used.add("screenshot")
             shot(me, "gin_table_mid_game")
+            me.set_viewport_size({"width": 390, "height": 844})
+            shot(me, "gin_table_mid_game_phone")
+            me.set_viewport_size({"width": 1280, "height": 860})
         # Both windows show the same table version: the other one heard of the move too.
         other = ben if me is anna else anna
         other.wait_for_function(f"() => window.ginTable.version >= {me.evaluate('window.ginTable.version')}")
