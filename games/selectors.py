@@ -3,6 +3,7 @@ history, the chat, and the tables whose turn time or computer move is due."""
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 
 from django.db.models import Q, QuerySet
@@ -52,7 +53,7 @@ def table_may_watch(*, table: Table, user, invite_token: str = "") -> bool:
     """Anyone may watch a public table; a private one only its seated players or holders of the invitation."""
     if not table.private:
         return True
-    if invite_token and invite_token == table.invite_token:
+    if invite_token and secrets.compare_digest(str(invite_token), table.invite_token):
         return True
     if user is not None and getattr(user, "is_authenticated", False):
         return table.seats.filter(user=user).exists()

@@ -217,3 +217,41 @@ async def test_the_lobby_feed_follows_public_tables(players):
     listed = await lobby.until(lambda f: f["type"] == "lobby")
     assert [t["id"] for t in listed["tables"]] == [table.pk]
     await lobby.close()
+
+
+async def test_a_socket_whose_player_leaves_the_seat_becomes_a_spectator(players):
+    table = await create_table(user=players[0], game="romme", preset="standard", options={"seats": 3})
+    ben = await Socket.open(table.pk, players[1])
+    await ben.until(lambda f: f["type"] == "state")
+    await ben.send({"type": "join", "seat": 1})
+    assert (await ben.until(lambda f: f["type"] == "state" and f["table"]["you"] == 1))["view"] is None
+    await ben.send({"type": "leave"})
+    left = await ben.until(lambda f: f["type"] == "state" and f["table"]["you"] is None)
+    assert left["table"]["seats"][1]["taken"] is False
+    # Cleo takes the seat ben held and the table starts: ben's socket only ever sees the public view.
+    await join_table(table_id=table.pk, user=players[2], seat=1)
+    await fill_with_bots(table_id=table.pk, user=players[0])
+    started = await ben.until(lambda f: f["type"] == "state" and f["table"]["status"] == "playing")
+    assert started["table"]["you"] is None and "hand" not in started["view"]
+    await ben.drain()
+    assert all("hand" not in f["view"] for f in ben.frames if f["type"] == "state" and f["view"])
+    await ben.close()
+
+
+async def test_a_change_made_elsewhere_reaches_the_socket_by_polling(players, settings, monkeypatch):
+    """With the in-memory layer the referee's process cannot reach the sockets: they look for themselves."""
+    settings.GAMES_STATE_POLL_SECONDS = 0.1
+    table, anna, ben = await gin_sockets(players)
+    version = anna.state["version"]
+    monkeypatch.setattr(services.events, "_send", lambda messages: None)  # as if sent in another process
+
+    @sync_to_async
+    def time_out():
+        stored = Table.objects.get(pk=table.pk)
+        return services.turn_timeout(table_id=table.pk, now=stored.turn_deadline)
+
+    assert await time_out()
+    frame = await anna.until_version(version + 1)
+    assert frame["version"] == version + 1 and frame["table"]["you"] == 0
+    await anna.close()
+    await ben.close()
