@@ -347,6 +347,7 @@ def _table_strings() -> dict[str, str]:
         "result_hand_romme": _("Hand-Rommé"),
         "result_dead": _("tote Runde"),
         "result_resign": _("Aufgabe"),
+        "result_abandoned": _("abgebrochen"),
         "layoffs": _("angelegt"),
         "deadwood_n": _("Rest {n}"),
         "augen_n": _("{n} Augen"),

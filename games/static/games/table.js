@@ -9,6 +9,11 @@ const STR = config.strings || {};
 const LANG = document.documentElement.lang || "de";
 const root = document.getElementById("table-app");
 
+/** The name of how a round ended ("Klopfen", "Hand-Rommé", …); an unknown kind is shown as it came. */
+function resultName(kind) {
+  return STR[`result_${kind}`] ?? kind;
+}
+
 /** A translated string from the page's catalogue, with {name} placeholders filled in. */
 function t(key, vars = {}) {
   const text = STR[key] ?? key;
@@ -701,11 +706,11 @@ function renderActions(tb, v) {
       }),
     );
   }
-  if (v.game === "gin") renderGinActions(bar, v, one);
+  if (v.game === "gin") renderGinActions(bar, v);
   else renderRommeActions(bar, v, selected);
 }
 
-function renderGinActions(bar, v, one) {
+function renderGinActions(bar, v) {
   const knocks = legalOf("knock");
   if (knocks.length || legalOf("discard").length) {
     const knock = chosenKnock(v);
@@ -745,7 +750,6 @@ function renderGinActions(bar, v, one) {
       }),
     );
   }
-  void one;
 }
 
 function renderRommeActions(bar, v, selected) {
@@ -844,7 +848,7 @@ function renderScores(tb, v) {
     const label = el("th", { scope: "row" }, String(round.round ?? ""));
     // Gin rounds end in different ways (knock, undercut, gin); a Rommé round is only remarkable when it is not plain.
     const kind = round.hand_romme ? "hand_romme" : round.result;
-    if (kind && (v.game === "gin" || kind !== "romme")) label.append(el("span", { class: "scores__kind", text: ` ${t(`result_${kind}`)}` }));
+    if (kind && (v.game === "gin" || kind !== "romme")) label.append(el("span", { class: "scores__kind", text: ` ${resultName(kind)}` }));
     const row = el("tr", {}, label);
     for (let seat = 0; seat < seats; seat += 1) {
       let text = "";
@@ -952,7 +956,7 @@ function roundSummary(tb, v, last) {
   else if (Number.isInteger(last.winner)) {
     const points = v.game === "gin" ? last.points : null;
     headline.textContent =
-      points !== null ? t("round_winner", { name: playerName(last.winner), what: t(`result_${result}`), n: points }) : t("round_winner_romme", { name: playerName(last.winner), what: t(`result_${result}`) });
+      points !== null ? t("round_winner", { name: playerName(last.winner), what: resultName(result), n: points }) : t("round_winner_romme", { name: playerName(last.winner), what: resultName(result) });
   }
   box.append(headline);
   for (let seat = 0; seat < seats; seat += 1) {
