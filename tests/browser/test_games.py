@@ -593,6 +593,17 @@ def test_lobby_lists_tables_live_and_offers_quick_games(server_url, open_page):
     phone = open_page(anna, width=390, height=844)
     phone.goto("/spielen/")
     shot(phone, "lobby_phone")
+
+    # One click on "Schnellspiel" for gin: a table against a computer player that plays at once.
+    page.click("#quick-gin")
+    page.wait_for_url("**/spielen/tisch/*/")
+    wait_connected(page)
+    assert "Computer" in page.locator("#opponents").inner_text()
+    if page.locator("#btn-pass").count():
+        page.click("#btn-pass")
+    page.wait_for_function(
+        "() => window.ginTable.frame.view.history.some((m) => m.seat !== window.ginTable.frame.table.you)"
+    )
     assert not page.errors
 
 
