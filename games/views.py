@@ -439,6 +439,10 @@ def match_record(request: HttpRequest, table_id: int) -> HttpResponse:
     if table is None or not selectors.table_may_watch(table=table, user=request.user, invite_token=request.GET.get("einladung", "")):
         raise Http404(_("Diesen Tisch gibt es nicht."))
     match = table.current_match
+    number = request.GET.get("partie", "")
+    if number.isdigit():
+        # An earlier match at the same table (before a rematch), by its number.
+        match = table.matches.filter(number=int(number)).first()
     if match is None:
         raise Http404(_("An diesem Tisch wurde noch nicht gespielt."))
     rounds = [r.record for r in match.rounds.filter(finished_at__isnull=False).order_by("number") if r.record]

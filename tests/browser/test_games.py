@@ -8,12 +8,14 @@ start it wins). So this module starts its own daphne and referee against the sam
 test-only ``GAMES_TEST_DEAL_SEED`` and short computer pauses, reusing the harness's boot script.
 """
 
+import json
 import os
 import re
 import subprocess
 import sys
 import time
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from allauth.account.models import EmailAddress
@@ -341,11 +343,18 @@ def test_two_people_sign_up_and_play_a_gin_match_to_the_end(game_server, server_
     winner = ["anna", "ben"][result["winner"]]
     assert anna.locator("#match-end").inner_text().startswith(f"{winner} gewinnt die Partie!")
     shot(anna, "gin_round_end")
+    # The match record as a download, every round with its deal and moves.
+    anna.click("#btn-round-close")
+    with anna.expect_download() as download:
+        anna.click("#match-record")
+    record = json.loads(Path(download.value.path()).read_text())
+    assert record["game"] == "gin" and record["players"] == ["anna", "ben"]
+    assert record["rounds"] and record["rounds"][-1]["moves"][-1]["action"] == "knock"
     assert Move.objects.filter(table_id=table_id, action__action="knock").exists()
 
     # Both ask for a rematch: a new match starts at the same table.
+    ben.click("#btn-round-close")
     for page in (anna, ben):
-        page.click("#btn-round-close")
         page.click("#btn-rematch")
     for page in (anna, ben):
         page.wait_for_function("() => window.ginTable.frame.table.match.number === 2 && !window.ginTable.frame.view.over")

@@ -204,6 +204,9 @@ def test_record_download_holds_only_finished_rounds(client, anna, ben):
     record = json.loads(client.get(reverse("games:record", args=[table.pk])).content)
     assert record["rounds"] == [{"dealer": 0, "moves": []}]
     assert Match.objects.count() == 1
+    # An earlier match by its number; a number that was never played is 404.
+    assert client.get(reverse("games:record", args=[table.pk]) + "?partie=1").status_code == 200
+    assert client.get(reverse("games:record", args=[table.pk]) + "?partie=7").status_code == 404
 
 
 def test_table_page_and_lobby_in_english(client, anna):

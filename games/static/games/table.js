@@ -875,6 +875,10 @@ function renderScores(tb, v) {
   if (v.game === "gin") {
     addRow(t("totals"), scores.totals);
     addRow(t("boxes"), scores.boxes);
+    if (v.over && !scores.columns && Array.isArray(scores.final) && Array.isArray(scores.totals)) {
+      // Game, box and shutout bonuses are added when the match ends: what the final has above the round points.
+      addRow(t("bonuses"), scores.final.map((value, seat) => value - scores.totals[seat]), (x) => (x ? `+${x}` : "0"));
+    }
     if (v.over || scores.columns) addRow(t("final"), scores.final);
   } else if (tournament) {
     addRow(t("wp"), scores.wertungspunkte);
@@ -1002,6 +1006,8 @@ function renderMatchEnd(tb, v) {
   const text = box.querySelector("[data-role=text]");
   if (Number.isInteger(result.winner)) text.textContent = t("match_winner", { name: playerName(result.winner) });
   else text.textContent = t("match_draw");
+  const record = box.querySelector("#match-record");
+  if (record && tb.match) record.href = `${config.record_url}?partie=${tb.match.number}`;
   const me = mySeat();
   const rematch = box.querySelector("#btn-rematch");
   rematch.hidden = me === null;
