@@ -15,9 +15,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.engine.cards import romme_deck
 from games.engine.errors import IllegalAction, InvalidRecord
+from games.engine.romme import bots
 from games.engine.romme import match as romme
 from games.engine.romme.melds import InvalidMeld, validate_meld
 from games.engine.romme.replay import replay
@@ -889,3 +892,94 @@ def test_drawn_stock_card_shows_only_in_the_drawers_view():
     assert "9D" in romme.view(m, 1)["hand"]
     for seat in (0, None):
         assert "9D" not in json.dumps(romme.view(m, seat))
+
+
+# -- bad input gets a clear error and changes nothing -----------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, raises=KeyError, reason=(
+    "ENGINE BUG: {'action': 'draw'} without 'from' raises KeyError('from') in Round.apply, not IllegalAction"))
+def test_a_draw_without_from_is_refused_with_a_clear_error():
+    refused(start(TABLE, dealer=0), {"seat": 1, "action": "draw"}, match="from")
+
+
+@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
+    "ENGINE BUG: an unhashable 'action' value (a list) raises TypeError in Round._check_shape"))
+def test_an_action_name_that_is_not_a_string_is_refused_with_a_clear_error():
+    refused(start(TABLE, dealer=0), {"seat": 1, "action": ["draw"], "from": "stock"})
+
+
+@pytest.mark.xfail(strict=True, raises=KeyError, reason=(
+    "ENGINE BUG: replay of a draw move without 'from' raises KeyError instead of InvalidRecord (round, move)"))
+def test_record_with_a_draw_without_from_is_refused_naming_round_and_move():
+    example, _ = _documented_example()
+    del example["rounds"][0]["moves"][4]["from"]
+    with pytest.raises(InvalidRecord, match="round 1.*move 4"):
+        replay(example)
+
+
+@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
+    "ENGINE BUG: replay of a move whose action is a list raises TypeError instead of InvalidRecord"))
+def test_record_with_a_list_as_action_is_refused_naming_round_and_move():
+    example, _ = _documented_example()
+    example["rounds"][0]["moves"][7]["action"] = []
+    with pytest.raises(InvalidRecord, match="round 1.*move 7"):
+        replay(example)
+
+
+@pytest.mark.xfail(strict=True, raises=KeyError, reason=(
+    "ENGINE BUG: a draw without 'from' crashes manage.py replay with a KeyError traceback instead of one "
+    "stderr line naming round 1, move 4"))
+def test_manage_py_replay_of_a_draw_without_from_fails_with_one_clear_line(tmp_path):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    if _replay_command() is None:
+        pytest.skip("manage.py replay is not written yet")
+    example, _ = _documented_example()
+    del example["rounds"][0]["moves"][4]["from"]
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(example))
+    with pytest.raises(CommandError, match="round 1, move 4"):
+        call_command("replay", str(path))
+
+
+@pytest.mark.parametrize("bad", [
+    "draw", None, 7, {}, {"action": "lay"}, {"action": "lay", "melds": "7H 8H 9H"},
+    {"action": "lay", "melds": [["7H", "JK", "9H"]], "lay_offs": "5H"},
+    {"action": "lay_off", "card": "5H", "meld": True}, {"action": "lay_off", "card": "5H", "meld": "2"},
+    {"action": "lay_off", "card": "5H", "meld": 99}, {"action": "lay_off", "card": "5H", "meld": 2, "end": "top"},
+    {"action": "swap", "meld": 1, "card": "8H"}, {"action": "swap", "meld": 1, "card": "8H", "then": "lay"},
+    {"action": "discard"}, {"action": "discard", "card": "ZZ"}, {"action": "discard", "card": ["5H"]},
+    {"action": "reshuffle", "stock": []}, {"action": "resign"}, {"action": "knock", "card": "5H"},
+])
+def test_malformed_actions_are_refused_and_change_nothing(bad):
+    m = act(start(TABLE, dealer=0), draw(1, "discard"))
+    before = json.dumps(m.to_json(), sort_keys=True)
+    with pytest.raises(ValueError, match=r"\S"):
+        romme.apply_action(m, 1, bad)
+    assert json.dumps(m.to_json(), sort_keys=True) == before
+
+
+# -- whole lists played by the computer players, checked from the outside ---------------------------------
+
+
+@settings(max_examples=12)
+@given(seed=st.integers(0, 10**6), seats=st.integers(2, 6), level=st.sampled_from(["simple", "expert"]))
+def test_bot_lists_keep_110_cards_every_listed_action_is_legal_and_the_record_replays(seed, seats, level):
+    rng = random.Random(seed)
+    m = romme.new_match({"rounds": 1, "tournament": seed % 2 == 1}, seats=seats, rng=rng)
+    for _ in range(2000):
+        if m.over:
+            break
+        seat = m.to_act
+        v = romme.view(m, seat)
+        on_table = sum(len(t["cards"]) for t in v["melds"])
+        assert sum(v["hand_counts"]) + on_table + v["discard_size"] + v["stock_size"] == 110
+        for action in v["legal_actions"]:
+            romme.apply_action(m, seat, action, rng=random.Random(0))  # every listed action is accepted
+        m = romme.apply_action(m, seat, bots.choose_action(v, level, rng), rng=rng)
+    assert m.over
+    summary = replay(m.record())
+    assert summary["final"] == m.result()["final"] and summary["places"] == m.result()["places"]
+    assert [r["result"] for r in summary["rounds"]] == [s["result"] for s in romme.view(m, None)["scores"]["rounds"]]
