@@ -442,7 +442,7 @@ def _check_shape(action: object) -> tuple[str, dict[str, Any]]:
     if not isinstance(action, dict):
         raise IllegalAction(f"an action is an object like {{'action': 'draw', 'from': 'stock'}}, not {action!r}")
     name = action.get("action")
-    if name not in _ACTION_KEYS:
+    if not isinstance(name, str) or name not in _ACTION_KEYS:
         raise IllegalAction(f"unknown action {name!r} (gin knows: {', '.join(_ACTION_KEYS)})")
     extra = set(action) - _ACTION_KEYS[name]
     if extra:
@@ -468,6 +468,11 @@ def _card_in_hand(rnd: Round, seat: int, code: object) -> int:
 _CARD_INDEX = {code: i for i, code in enumerate(ALL_CARDS)}
 
 
+def _is_seat(seat: object) -> bool:
+    """A seat is the int 0 or 1 (not True, not 1.0: records carry list indexes)."""
+    return type(seat) is int and seat in (0, 1)
+
+
 def apply_action(m: Match, seat: int, action: dict[str, Any], rng: random.Random | None = None) -> Match:
     """The match after ``seat`` plays ``action``; IllegalAction (a ValueError) says why it is refused.
 
@@ -479,7 +484,7 @@ def apply_action(m: Match, seat: int, action: dict[str, Any], rng: random.Random
     rnd = m.round
     if rnd.phase == "round_over":
         raise IllegalAction("the round is over; the next round has not been dealt yet")
-    if seat not in (0, 1) or isinstance(seat, bool):
+    if not _is_seat(seat):
         raise IllegalAction(f"no such seat: {seat!r}")
     if seat != rnd.to_act:
         raise IllegalAction(f"it is seat {rnd.to_act}'s turn, not seat {seat}'s")
@@ -513,6 +518,8 @@ def _draw(m: Match, rnd: Round, seat: int, name: str, action: dict, move: dict) 
             raise IllegalAction("passing is only for the first-turn offer of the upcard")
         raise IllegalAction(f"draw a card first (from the stock or the discard pile) before {name!r}")
     source = action["from"]
+    if not isinstance(source, str):
+        raise IllegalAction(f"draw from 'stock' or 'discard', not {source!r}")
     hands = list(rnd.hands)
     if source == "stock":
         if rnd.phase == "first_turn":
@@ -687,7 +694,7 @@ def resign(m: Match, seat: int) -> Match:
     """
     if m.over:
         raise IllegalAction("the match is over")
-    if seat not in (0, 1) or isinstance(seat, bool):
+    if not _is_seat(seat):
         raise IllegalAction(f"no such seat: {seat!r}")
     stayer = 1 - seat
     opts = m.options
@@ -834,7 +841,7 @@ def _history(rnd: Round) -> list[dict[str, Any]]:
 
 def view(m: Match, seat: int | None) -> dict[str, Any]:
     """What ``seat`` may see (``None``: a spectator). Never the other hand in play, never the stock order."""
-    if seat is not None and (seat not in (0, 1) or isinstance(seat, bool)):
+    if seat is not None and not _is_seat(seat):
         raise ValueError(f"no such seat: {seat!r}")
     rnd = m.round
     last = m.finished[-1][1] if m.finished else None

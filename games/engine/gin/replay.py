@@ -33,7 +33,7 @@ def _check_deal(rnd: object, number: int) -> tuple[int, list[list[str]], str, li
         if key not in rnd:
             raise InvalidRecord(f"the round has no {key!r}", round_number=number)
     dealer = rnd["dealer"]
-    if isinstance(dealer, bool) or dealer not in (0, 1):
+    if type(dealer) is not int or dealer not in (0, 1):
         raise InvalidRecord(f"dealer must be seat 0 or 1, not {dealer!r}", round_number=number)
     hands = rnd["hands"]
     if not isinstance(hands, list) or len(hands) != 2 or not all(isinstance(h, list) for h in hands):
@@ -69,7 +69,7 @@ def _play_moves(m: Match, moves: list[Any], number: int) -> Match:
         if not isinstance(move, dict):
             raise InvalidRecord(f"a move must be an object, not {move!r}", round_number=number, move_index=index)
         seat = move.get("seat")
-        if isinstance(seat, bool) or seat not in (0, 1):
+        if type(seat) is not int or seat not in (0, 1):
             raise InvalidRecord(f"a move needs seat 0 or 1, not {seat!r}", round_number=number, move_index=index)
         action = {k: v for k, v in move.items() if k != "seat"}
         try:
@@ -85,7 +85,7 @@ def _play_moves(m: Match, moves: list[Any], number: int) -> Match:
 def replay_match(record: dict[str, Any]) -> Match | None:
     """The match a record describes (None for a record with no rounds)."""
     try:
-        options = normalize_options(record.get("options") or {})
+        options = normalize_options(record.get("options", {}))
     except ValueError as exc:
         raise InvalidRecord(f"bad options: {exc}") from None
     players = record.get("players")
@@ -112,7 +112,7 @@ def replay_match(record: dict[str, Any]) -> Match | None:
         m = _play_moves(m, moves, number)
     resigned = record.get("resigned")
     if resigned is not None:
-        if isinstance(resigned, bool) or resigned not in (0, 1):
+        if type(resigned) is not int or resigned not in (0, 1):
             raise InvalidRecord(f"resigned must be seat 0 or 1, not {resigned!r}")
         if m is None:
             raise InvalidRecord("a resignation before any round was played leaves no result (an abort)")
@@ -129,7 +129,7 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
         raise InvalidRecord("a record is a JSON object")
     m = replay_match(record)
     if m is None:
-        options = normalize_options(record.get("options") or {})
+        options = normalize_options(record.get("options", {}))
         empty: dict[str, Any] = {"rounds": [], "totals": [0, 0], "boxes": [0, 0], "final": [0, 0],
                                  "winner": None, "over": False}
         if options["hollywood"]:

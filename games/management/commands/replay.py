@@ -33,6 +33,9 @@ class Command(BaseCommand):
             raise CommandError(_one_line(f"invalid record: {_where(exc)}")) from None
         except ModuleNotFoundError as exc:  # the other game's engine is not installed yet
             raise CommandError(_one_line(f"cannot replay this game here: {exc}")) from None
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            # A record malformed in a way the checks missed must still give one clear line, not a traceback.
+            raise CommandError(_one_line(f"invalid record: {type(exc).__name__}: {exc}")) from None
         self.stdout.write(json.dumps(summary, ensure_ascii=False))
 
 
