@@ -37,6 +37,9 @@ PRESET_LABELS: dict[str, list[tuple[str, Any, Any]]] = {
     ],
 }
 
+#: Computer players' levels as the pages name them (the model's labels are German only).
+BOT_LEVELS = [("simple", gettext_lazy("Einfach")), ("expert", gettext_lazy("Experte"))]
+
 YES_NO = [("true", gettext_lazy("ja")), ("false", gettext_lazy("nein"))]
 
 #: The details of each game: (option, label, [(value, label), ...]). Values are sent as text and parsed by
@@ -124,6 +127,12 @@ def _lobby_rows(user) -> list[dict]:
         summary["labels"] = option_summary(summary["game"], summary.get("options") or {})
         summary["game_name"] = Game(summary["game"]).label
         summary["mine"] = False
+        levels = dict(BOT_LEVELS)
+        summary["seats"] = [
+            {**seat, "name": _("Computer %(n)s (%(level)s)") % {"n": seat["index"] + 1, "level": levels.get(seat["bot"], seat["bot"])}}
+            if seat.get("bot") else seat
+            for seat in summary["seats"]
+        ]
         rows.append(summary)
     if user.is_authenticated:
         mine = set(selectors.user_tables(user=user).values_list("pk", flat=True))
@@ -162,7 +171,7 @@ def _lobby_context(request: HttpRequest, *, form_game: str = "gin", form_errors:
         "form_errors": form_errors,
         "posted": posted or {},
         "my_tables": my_tables,
-        "bot_levels": BotLevel.choices,
+        "bot_levels": BOT_LEVELS,
     }
 
 
@@ -279,6 +288,9 @@ def _table_strings() -> dict[str, str]:
         "seats_free": _("Noch {n} Plätze frei"),
         "computer": _("Computer"),
         "computer_n": _("Comp. {n}"),
+        "computer_name": _("Computer {n} ({level})"),
+        "level_simple": _("Einfach"),
+        "level_expert": _("Experte"),
         "left": _("hat verlassen"),
         "cards_in_hand": _("{n} Karten auf der Hand"),
         "cards_n": _("{n} Karten"),
@@ -426,7 +438,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "invite_url": invite_url,
         "invite_token": token,
         "free_seats": free_seats,
-        "bot_levels": BotLevel.choices,
+        "bot_levels": BOT_LEVELS,
         "chat_on": not table.options.get("tournament", False),
     }
     return render(request, "games/table.html", context)

@@ -76,6 +76,9 @@ function legalOf(kind) {
 function playerName(seat) {
   const tb = table();
   const v = view();
+  const info = tb && tb.seats && tb.seats[seat];
+  // Computer players are named here, in the page's language, with their level.
+  if (info && info.bot) return t("computer_name", { n: seat + 1, level: t(`level_${info.bot}`) });
   const fromTable = tb && tb.seats && tb.seats[seat] && tb.seats[seat].name;
   const fromView = v && v.players && v.players[seat];
   return fromTable || fromView || t("seat_n", { n: seat + 1 });
