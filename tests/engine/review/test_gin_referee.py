@@ -7,6 +7,7 @@ interface of docs/engine.md; the same records are replayed through ``games.engin
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import itertools
 import json
@@ -1196,3 +1197,105 @@ def test_manage_replay_float_seat_one_stderr_line():
     out = _manage_replay(rec)
     assert out.returncode != 0 and out.stdout == ""
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------------------------------------
+# Settling a knock against an independent brute-force referee
+
+_RANKS = "A23456789TJQK"
+
+
+def _attach(knocker_melds, cards):
+    """The cards of ``cards`` that go onto the knocker's melds (sets to four, runs at either end, chained)
+    when all of them are offered."""
+    runs = {c for m in knocker_melds if len({x[0] for x in m}) > 1 for c in m}
+    set_ranks = {next(iter(m))[0] for m in knocker_melds if len({x[0] for x in m}) == 1 and len(m) == 3}
+    left, laid = set(cards), set()
+    grew = True
+    while left and grew:  # runs first, to their fixpoint: a card on a run can carry the next one
+        grew = False
+        for c in sorted(left):
+            r, s = _RANKS.index(c[0]), c[1]
+            if {_RANKS[r + d] + s for d in (-1, 1) if 0 <= r + d < 13} & runs:
+                runs.add(c)
+                left.discard(c)
+                laid.add(c)
+                grew = True
+    laid |= {c for c in left if c[0] in set_ranks}  # a set of three takes its missing fourth
+    return laid
+
+
+@functools.cache
+def _brute_cached(cards):
+    return _brute_deadwood(list(cards))
+
+
+def _defender_best(knocker_melds, defender):
+    """The defender's least deadwood: own melds plus any lay-offs, each card used once."""
+    maximal = sorted(_attach(knocker_melds, defender))
+    best = _brute_cached(frozenset(defender))
+    for n in range(1, len(maximal) + 1):
+        for laid in itertools.combinations(maximal, n):
+            if len(_attach(knocker_melds, laid)) == n:
+                best = min(best, _brute_cached(frozenset(defender) - set(laid)))
+    return best
+
+
+def _referee_knock(knocker, defender, limit=10, bonus=25):
+    """(result, points, knocker deadwood, defender deadwood) as spec/gin.md settles it, by brute force."""
+    melds = _all_melds(knocker)
+    total = sum(_value(c) for c in knocker)
+    spreads = []
+
+    def walk(i, used, chosen):
+        spreads.append(list(chosen))
+        for j in range(i, len(melds)):
+            if not melds[j] & used:
+                walk(j + 1, used | melds[j], chosen + [melds[j]])
+
+    walk(0, frozenset(), [])
+    best = None
+    for spread in spreads:
+        k = total - sum(_value(c) for m in spread for c in m)
+        if k > limit:
+            continue
+        if k == 0:
+            d = _brute_deadwood(defender)
+            key, outcome = (d + bonus, 0), ("gin", d + bonus, 0, d)  # gin: no lay-offs
+        else:
+            d = _defender_best(spread, defender)
+            value = d - k if d > k else -(k - d + bonus)
+            key, outcome = (value, -k), ("knock" if value > 0 else "undercut", abs(value), k, d)
+        if best is None or key > best[0]:
+            best = (key, outcome)
+    return best[1]
+
+
+_KNOCK_POOL = [r + s for r in "A2345678" for s in "CDHS"]
+_POOL_MELDS = sorted((sorted(m) for m in _all_melds(_KNOCK_POOL) if len(m) <= 4), key=lambda m: (len(m), m))
+
+
+@st.composite
+def knock_deals(draw):
+    knocker: list[str] = []
+    for _ in range(draw(st.integers(1, 3))):
+        meld = draw(st.sampled_from(_POOL_MELDS))
+        if not set(meld) & set(knocker) and len(knocker) + len(meld) <= 10:
+            knocker += meld
+    rest = [c for c in _KNOCK_POOL if c not in knocker]
+    low = [c for c in rest if c[0] in "A234"]
+    knocker += draw(st.lists(st.sampled_from(low), min_size=10 - len(knocker), max_size=10 - len(knocker),
+                             unique=True))
+    rest = [c for c in _KNOCK_POOL if c not in knocker]
+    defender = draw(st.lists(st.sampled_from(rest), min_size=10, max_size=10, unique=True))
+    return knocker, defender
+
+
+@given(knock_deals())
+def test_knock_settlement_matches_brute_force_referee(cards):
+    knocker, defender = cards
+    if _brute_deadwood(knocker) > 10:
+        return
+    result, points, k, d = _referee_knock(knocker, defender)
+    r = only_round(record(knock_round(knocker, defender, draw="KC", upcard="QD")))
+    assert (r["result"], r["points"], r["deadwood"][1], r["deadwood"][0]) == (result, points, k, d)
