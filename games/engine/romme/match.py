@@ -357,13 +357,15 @@ def resign(m: Match, seat: int, *, rng: random.Random | None = None) -> Match:
 def _public_move(move: dict) -> dict:
     if move["action"] == "reshuffle":
         return {"seat": move["seat"], "action": "reshuffle", "stock_size": len(move["stock"])}
-    if move["action"] in ("draw", "discard", "resign", "lay_off"):
-        return dict(move)
-    return plain_copy(move)
+    return dict(move)
 
 
 def view(m: Match, seat: int | None) -> dict:
-    """What ``seat`` may see (``None``: a spectator), JSON-ready. Never another hand, never the stock order."""
+    """What ``seat`` may see (``None``: a spectator), JSON-ready. Never another hand, never the stock order.
+
+    Nested parts (history moves, the last round) are shared with the match, not copied, because views are
+    built for every seat after every move: serialise a view, do not change it in place.
+    """
     r = m.round
     history = []
     pile_before = [r.deal["upcard"]]  # replays the public pile, to name cards taken from it
@@ -379,7 +381,7 @@ def view(m: Match, seat: int | None) -> dict:
     last_round = None
     if m.summaries:
         last = m.summaries[-1]
-        last_round = {"round": len(m.summaries), **plain_copy(last)}
+        last_round = {"round": len(m.summaries), **last}
     v = {
         "game": GAME,
         "options": dict(m.options),

@@ -380,39 +380,67 @@ def _components(counts: bytearray) -> tuple[list[list[int]], list[int]]:
     return list(groups.values()), isolated
 
 
-def _solve_group(counts: bytearray, jokers: int, mode: int, only_all: bool = False) -> list[tuple[int, tuple]]:
-    """For one group of cards: the best (score, melds) using at most j jokers, for j = 0 … jokers."""
-    memo: dict[tuple[bytes, int], tuple[int, tuple]] = {}
+# The most a card can add to a score in each mode (a joker at most an ace's 11 towards the opening).
+_MAX_POINTS = [11 if k % 13 == 0 else min(k % 13 + 1, 10) for k in range(52)]
+_MAX = {MODE_POINTS: (_MAX_POINTS, 11), MODE_AUGEN: (_MAX_POINTS, JOKER_AUGEN), MODE_CARDS: ([1] * 52, 1)}
 
-    def rec(start: int, jk: int) -> tuple[int, tuple]:
+
+def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False,
+            budgets: Sequence[int] | None = None) -> list[tuple[int, tuple]]:
+    """Memoised search over the lowest undecided card, with branch and bound.
+
+    Returns the best (score, melds) for each joker budget in ``budgets`` (default: all jokers). A branch is
+    skipped when even laying every card it leaves could not beat the best found for the same state, so
+    every memoised value stays exact. ``keep_one``: at least one card (natural or joker) stays in the hand.
+    """
+    card_max, joker_max = _MAX[mode]
+    memo: dict[tuple, tuple[int, tuple]] = {}
+    impossible = (-(10**9), ())
+
+    def rec(start: int, jk: int, kept: bool, potential: int) -> tuple[int, tuple]:
         while start < 52 and not counts[start]:
             start += 1
         if start == 52:
-            return (0, ())
-        key = (bytes(counts), jk)
+            return (0, ()) if kept or jk or not keep_one else impossible
+        key = (bytes(counts), jk, kept)
         hit = memo.get(key)
         if hit is not None:
             return hit
         counts[start] -= 1
-        best = rec(start, jk)
-        counts[start] += 1
-        counts[start] -= 1
-        for kinds, used, cards, value in _meld_options(counts, start, jk, mode):
+        rest = potential - card_max[start]
+        options = _meld_options(counts, start, jk, mode)
+        options.sort(key=lambda o: -o[3])
+        best = impossible
+        for kinds, used, cards, value in options:
+            after = rest - used * joker_max
+            for k in kinds:
+                after -= card_max[k]
+            if value + after <= best[0]:
+                continue
             for k in kinds:
                 counts[k] -= 1
-            sub = rec(start, jk - used)
+            sub = rec(start, jk - used, kept, after)
             for k in kinds:
                 counts[k] += 1
-            score = sub[0] + value
-            if score > best[0]:
-                best = (score, (cards,) + sub[1])
+            if sub[0] + value > best[0]:
+                best = (sub[0] + value, (cards,) + sub[1])
+                if best[0] >= potential:
+                    break
+        if rest > best[0]:
+            sub = rec(start, jk, keep_one, rest)  # this card stays in the hand
+            if sub[0] > best[0]:
+                best = sub
         counts[start] += 1
         memo[key] = best
         return best
 
-    if only_all:
-        return [rec(0, jokers)]
-    return [rec(0, j) for j in range(jokers + 1)]
+    potential = sum(card_max[k] * counts[k] for k in range(52))
+    return [rec(0, j, False, potential + j * joker_max) for j in (budgets if budgets is not None else [jokers])]
+
+
+def _solve_group(counts: bytearray, jokers: int, mode: int, only_all: bool = False) -> list[tuple[int, tuple]]:
+    """For one group of cards: the best (score, melds) using at most j jokers, for j = 0 … jokers."""
+    return _search(counts, jokers, mode, budgets=[jokers] if only_all else range(jokers + 1))
 
 
 def _solve(counts: bytearray, jokers: int, mode: int) -> tuple[int, tuple[tuple[str, ...], ...]]:
@@ -493,33 +521,7 @@ def _best_cached(hand: tuple[str, ...], mode: int, keep_one: bool) -> tuple[int,
 
 def _solve_keeping_one(counts: bytearray, jokers: int, mode: int) -> tuple[int, tuple[tuple[str, ...], ...]]:
     """Like ``_solve``, for a hand that would fit entirely: the best that still keeps a card to discard."""
-    memo: dict[tuple[bytes, int, bool], tuple[int, tuple]] = {}
-    impossible = (-(10**9), ())
-
-    def rec(start: int, jk: int, kept: bool) -> tuple[int, tuple]:
-        while start < 52 and not counts[start]:
-            start += 1
-        if start == 52:
-            return (0, ()) if kept or jk else impossible
-        key = (bytes(counts), jk, kept)
-        hit = memo.get(key)
-        if hit is not None:
-            return hit
-        counts[start] -= 1
-        best = rec(start, jk, True)
-        for kinds, used, cards, value in _meld_options(counts, start, jk, mode):
-            for k in kinds:
-                counts[k] -= 1
-            sub = rec(start, jk - used, kept)
-            for k in kinds:
-                counts[k] += 1
-            if sub[0] + value > best[0]:
-                best = (sub[0] + value, (cards,) + sub[1])
-        counts[start] += 1
-        memo[key] = best
-        return best
-
-    return rec(0, jokers, False)
+    return _search(counts, jokers, mode, keep_one=True)[0]
 
 
 def best_opening(hand: Sequence[str], *, opening_points: int = 40) -> Opening:

@@ -217,7 +217,7 @@ class Round:
         kind = self._check_shape(action)
         assert isinstance(action, dict)
         if kind == "draw":
-            self._draw(seat, action["from"], rng)
+            self._draw(seat, action.get("from"), rng)
             return
         if self.phase != DISCARD:
             raise IllegalAction(f"draw first: {kind} comes after drawing a card")
@@ -236,6 +236,8 @@ class Round:
         if not isinstance(action, dict):
             raise IllegalAction(f"an action is an object like {{'action': 'draw', 'from': 'stock'}}, not {action!r}")
         kind = action.get("action")
+        if not isinstance(kind, str):
+            raise IllegalAction(f"an action needs 'action': draw, lay, lay_off, swap or discard (not {kind!r})")
         if kind == "reshuffle":
             raise IllegalAction("reshuffle is a system move: the server reshuffles when the stock is empty")
         if kind not in _FIELDS:
@@ -291,7 +293,8 @@ class Round:
             raise IllegalAction("a reshuffle happens only when the player to draw finds the stock empty")
         if self.stock:
             raise IllegalAction("the stock is not empty: nothing to reshuffle")
-        if not isinstance(stock, list | tuple) or Counter(stock) != Counter(self.discard_pile[:-1]):
+        if not isinstance(stock, list | tuple) or not all(isinstance(c, str) for c in stock) \
+                or Counter(stock) != Counter(self.discard_pile[:-1]):
             raise IllegalAction("the new stock must be exactly the discard pile without its top card")
         if not stock:
             raise IllegalAction("nothing to reshuffle")

@@ -79,3 +79,20 @@ def test_empty_foreign_and_bad_option_records():
         replay({"game": "gin", "rounds": []})
     with pytest.raises(InvalidRecord, match="options"):
         replay({"game": "romme", "options": {"seats": 9}, "rounds": []})
+
+
+@pytest.mark.parametrize("bad_move", [
+    {"seat": 1, "action": "draw"},
+    {"seat": 1, "action": ["draw"]},
+    {"seat": 1, "action": "draw", "from": ["stock"]},
+    {"seat": 1, "action": "reshuffle", "stock": [["KD"]]},
+    {"seat": 1, "action": "lay", "melds": "7H JK 9H"},
+    {"seat": 1, "action": "lay", "melds": [[["7H"], "JK", "9H"]]},
+    {"seat": "1", "action": "draw", "from": "stock"},
+    "draw",
+])
+def test_malformed_moves_are_invalid_records_not_crashes(example, bad_move):
+    example["rounds"][0]["moves"][0] = bad_move
+    with pytest.raises(InvalidRecord) as info:
+        replay(example)
+    assert info.value.move_index == 0

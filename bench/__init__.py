@@ -1,0 +1,1 @@
+"""Benchmarks: the meld solvers, self-play speed and the bots' strength (`make bench`)."""

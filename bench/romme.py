@@ -1,0 +1,162 @@
+"""Rommé benchmark: solver time on seeded 14-card hands, self-play speed, and the expert bot's strength.
+
+Run ``.venv/bin/python -m bench.romme`` (``make bench``); every count is a flag (``--help``). Figures, no
+pass/fail: the solver goals are a median under 1 ms and a worst case under 20 ms per 14-card hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import multiprocessing
+import os
+import random
+import statistics
+import time
+
+from games.engine.cards import JOKER, RANKS, SUITS, romme_deck
+from games.engine.romme import match as romme
+from games.engine.romme import melds
+from games.engine.romme.bots import choose_action
+
+HAND = 14
+
+
+def random_hand(rng: random.Random) -> list[str]:
+    deck = romme_deck()
+    rng.shuffle(deck)
+    return deck[:HAND]
+
+
+def jokers_and_long_suit(rng: random.Random) -> list[str]:
+    """4–6 jokers with a long suit (both decks' copies), the rest random: the solver's hardest kind."""
+    hand = [JOKER] * rng.randint(4, 6)
+    suit = rng.choice(SUITS)
+    long = [r + suit for r in RANKS] * 2
+    rng.shuffle(long)
+    hand += long[: rng.randint(6, HAND - len(hand))]
+    rest = [c for c in romme_deck() if c != JOKER]
+    rng.shuffle(rest)
+    while len(hand) < HAND:
+        hand.append(rest.pop())
+    return hand
+
+
+def near_runs(rng: random.Random) -> list[str]:
+    """Many near-runs: four-card stretches in every suit with holes, some sets across them, a joker or two."""
+    hand: list[str] = []
+    start = rng.randint(2, 9)
+    for suit in SUITS:
+        for r in range(start, start + 4):
+            if rng.random() < 0.75:
+                hand.append(RANKS[r - 1] + suit)
+    hand += [JOKER] * rng.randint(0, 2)
+    rest = romme_deck()
+    rng.shuffle(rest)
+    while len(hand) < HAND:
+        hand.append(rest.pop())
+    rng.shuffle(hand)
+    return hand[:HAND]
+
+
+def hints(hand: list[str]) -> None:
+    """Everything the hints and bots ask of one hand: best opening, fewest Augen, most cards laid."""
+    melds.best_opening(hand)
+    melds.best_layout(hand)
+    melds.most_cards_layout(hand)
+
+
+def time_hands(hands: list[list[str]]) -> list[float]:
+    times = []
+    for hand in hands:
+        melds._best_cached.cache_clear()  # time the search, not the cache
+        gc.collect()
+        start = time.perf_counter()
+        hints(hand)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def report_times(name: str, times: list[float]) -> None:
+    ms = sorted(t * 1000 for t in times)
+    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+    print(f"  {name:<26} {len(ms):>5} hands   median {statistics.median(ms):6.2f} ms   p99 {p99:7.2f} ms"
+          f"   worst {ms[-1]:7.2f} ms")
+
+
+def play_list(seed: int, levels: list[str], tournament: bool) -> dict:
+    """One whole list played by bots that see only their own views."""
+    rng = random.Random(seed)
+    m = romme.new_match({"tournament": tournament}, seats=len(levels), rng=rng)
+    while not m.over:
+        if m.phase == "round_over":
+            m = romme.deal_next_round(m, rng)
+            continue
+        seat = m.to_act
+        action = choose_action(romme.view(m, seat), levels[seat], rng)
+        m = romme.apply_action(m, seat, action, rng=rng)
+    return {"result": m.result(), "rounds": len(m.summaries)}
+
+
+def expert_list(seed: int) -> tuple[int, int, float, int, int]:
+    """Expert in seat ``seed % 4`` against three simple bots: (expert result, expert WP, simple mean, place, rounds)."""
+    expert = seed % 4
+    levels = ["expert" if s == expert else "simple" for s in range(4)]
+    out = play_list(seed, levels, tournament=True)
+    result = out["result"]
+    final = result["final"]
+    simple = statistics.mean(final[s] for s in range(4) if s != expert)
+    return final[expert], result["wertungspunkte"][expert], simple, result["places"][expert], out["rounds"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=2000, help="random 14-card deals to solve")
+    parser.add_argument("--adversarial", type=int, default=300, help="hands of each adversarial kind")
+    parser.add_argument("--self-play-lists", type=int, default=10, help="lists of four simple bots, timed")
+    parser.add_argument("--lists", type=int, default=500, help="lists of expert vs three simple bots")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--seed", type=int, default=2024)
+    args = parser.parse_args(argv)
+
+    print("Rommé solver (best opening + fewest Augen + most cards laid, per 14-card hand; goals: median < 1 ms,"
+          " worst < 20 ms)")
+    rng = random.Random(args.seed)
+    all_times: list[float] = []
+    for name, make, count in [("random deals", random_hand, args.hands),
+                              ("4-6 jokers + long suit", jokers_and_long_suit, args.adversarial),
+                              ("many near-runs", near_runs, args.adversarial)]:
+        times = time_hands([make(rng) for _ in range(count)])
+        all_times += times
+        report_times(name, times)
+    report_times("all", all_times)
+
+    print(f"Self-play: {args.self_play_lists} lists of four simple bots (one process, views and bots included)")
+    start = time.perf_counter()
+    rounds = 0
+    for i in range(args.self_play_lists):
+        rounds += play_list(args.seed + i, ["simple"] * 4, tournament=False)["rounds"]
+    elapsed = time.perf_counter() - start
+    print(f"  {args.self_play_lists / elapsed * 60:8.1f} lists per minute   ({rounds / elapsed:.1f} rounds/s,"
+          f" {elapsed:.1f} s)")
+
+    print(f"Expert vs three simple bots: {args.lists} tournament lists of 8 rounds, expert seat rotating,"
+          f" {args.workers} worker(s)")
+    start = time.perf_counter()
+    seeds = [args.seed * 1000 + i for i in range(args.lists)]
+    if args.workers > 1:
+        with multiprocessing.Pool(args.workers) as pool:
+            outcomes = pool.map(expert_list, seeds, chunksize=4)
+    else:
+        outcomes = [expert_list(s) for s in seeds]
+    elapsed = time.perf_counter() - start
+    expert = [o[0] for o in outcomes]
+    print(f"  expert: average result {statistics.mean(expert):7.1f} per list (10 x WP - Augen),"
+          f" average WP {statistics.mean(o[1] for o in outcomes):5.1f},"
+          f" first place in {sum(1 for o in outcomes if o[3] == 1) / len(outcomes):.0%} of lists")
+    print(f"  simple: average result {statistics.mean(o[2] for o in outcomes):7.1f} per list")
+    print(f"  ({elapsed:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()
