@@ -119,8 +119,7 @@ function connect() {
     if (wasDown) setConnection("online");
     everConnected = true;
     root.dataset.connected = "1";
-    // Whatever happened while the socket was down, the server's current view is the truth.
-    send({ type: "sync" });
+    // The server sends the full current state on every (re)connect: whatever happened meanwhile is in it.
   });
   socket.addEventListener("message", (event) => {
     let message;
@@ -176,24 +175,20 @@ function receive(message) {
       else store.offline.add(message.user_id);
       render();
       break;
-    case "chat_history":
-      for (const line of message.messages || []) addChat(line);
-      break;
     case "error":
       store.pending = false;
       root.dataset.pending = "0";
       // The server's message is German and names the rule; other languages translate by the stable code.
       toast((LANG.startsWith("de") ? message.message : STR[`err_${message.code}`] || message.message) || t("error"));
-      // A stale version means we missed a frame: fetch the current view and carry on.
-      if (message.code === "stale_version" || (Number.isInteger(message.version) && message.version !== store.version)) {
+      // After stale_version and not_your_turn the server sends the full state by itself; any other error
+      // that shows a newer version than ours means a frame went missing: ask for the current view.
+      if (Number.isInteger(message.version) && message.version > store.version && !["stale_version", "not_your_turn"].includes(message.code)) {
         send({ type: "sync" });
       }
       render();
       break;
-    case "event":
-    case "moved":
-      // Any versioned notice that skips a version means a frame went missing: resynchronise.
-      if (Number.isInteger(message.version) && message.version > store.version + 1) send({ type: "sync" });
+    case "pong":
+      if (Number.isInteger(message.version) && message.version > store.version) send({ type: "sync" });
       break;
     default:
       break;
@@ -1094,6 +1089,8 @@ function tick() {
     clock.hidden = true;
     return;
   }
+  // The deadline is the server's clock; if frames ever carry the server's time, a wrong local clock is
+  // corrected by the difference (until then the local clock is trusted).
   const skew = store.frame.server_time ? Date.parse(store.frame.server_time) - store.receivedAt : 0;
   const left = Math.max(0, Math.ceil((deadline - (Date.now() + (skew || 0))) / 1000));
   clock.hidden = false;
@@ -1102,6 +1099,11 @@ function tick() {
   clock.classList.toggle("clock--urgent", left <= 10 && v.to_act === mySeat());
 }
 setInterval(tick, 250);
+// A quiet socket is checked now and then: it keeps proxies from closing it, and a pong with a newer
+// version than ours (a missed frame) brings the current state.
+setInterval(() => {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: "ping" }));
+}, 25000);
 
 // --- chat --------------------------------------------------------------------------------------------------
 
