@@ -1,0 +1,76 @@
+"""Computer players: they act from their own view only, and do what their level promises."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from games.engine.romme import match as romme
+from games.engine.romme.bots import choose_action
+from games.engine.romme.round import DISCARD
+from tests.engine.romme.helpers import position
+
+
+def view_of(r, options=None):
+    """A match around a prepared round, and the view of the seat to act."""
+    m = romme.new_match(options or {"seats": r.seats}, rng=random.Random(1))
+    m.round = r
+    return m, romme.view(m, r.to_act)
+
+
+@pytest.mark.parametrize("level", ["simple", "expert"])
+def test_bot_opens_as_soon_as_it_can(level):
+    r = position(["TH JH QH 5C 5S 5D 2D 9S KC 3C 8D 4S 6H", "2S 3S 4D"], drawn="7C")
+    m, v = view_of(r)
+    action = choose_action(v, level, random.Random(1))
+    assert action["action"] == "lay"
+    romme.apply_action(m, 0, action)
+
+
+@pytest.mark.parametrize("level", ["simple", "expert"])
+def test_bot_lays_off_what_it_can(level):
+    r = position(["8H KC", "2S 3S 4D"], drawn="2D", melds=((1, "5H 6H 7H"),), opened=(0,))
+    m, v = view_of(r)
+    assert choose_action(v, level, random.Random(1)) == {"action": "lay_off", "card": "8H", "meld": 1}
+
+
+def test_simple_discards_its_highest_card_in_no_meld():
+    r = position(["7C 7S 7D 2H 9S 4D", "2S 3S 4D"], drawn="KD")
+    m, v = view_of(r)
+    assert choose_action(v, "simple", random.Random(1)) == {"action": "discard", "card": "KD"}
+
+
+@pytest.mark.parametrize("level", ["simple", "expert"])
+def test_bot_goes_out_when_it_can(level):
+    r = position(["2H 3H 4H 5C 5S 5D", "KS QS 2S"], drawn="9C")
+    m, v = view_of(r)
+    m = romme.apply_action(m, 0, choose_action(v, level, random.Random(1)))
+    m = romme.apply_action(m, 0, choose_action(romme.view(m, 0), level, random.Random(1)))
+    assert m.round.result["winner"] == 0 and m.round.result["hand_romme"]
+
+
+def test_bot_never_discards_a_joker_it_may_not():
+    r = position(["JK 5C", "2S 3S 4D"], drawn="9D")
+    m, v = view_of(r)
+    assert choose_action(v, "expert", random.Random(1))["card"] != "JK"
+
+
+def test_bot_needs_a_view_where_it_is_to_act():
+    m = romme.new_match({}, rng=random.Random(2))
+    other = (m.to_act + 1) % 4
+    with pytest.raises(ValueError, match="nothing to do"):
+        choose_action(romme.view(m, other), "simple", random.Random(1))
+    with pytest.raises(ValueError, match="level"):
+        choose_action(romme.view(m, m.to_act), "genius", random.Random(1))
+
+
+def test_bot_draws_the_open_card_only_when_it_helps():
+    r = position(["7C 7S 2H 9S 4D KH", "2S 3S 4D"], upcard="7D")
+    r.phase = "draw"
+    m, v = view_of(r)
+    assert choose_action(v, "simple", random.Random(1)) == {"action": "draw", "from": "discard"}
+    r2 = position(["7C 7S 2H 9S 4D KH", "2S 3S 4D"], upcard="QD")
+    m2, v2 = view_of(r2)
+    assert choose_action(v2, "simple", random.Random(1)) == {"action": "draw", "from": "stock"}
+    assert m.round.phase != DISCARD
