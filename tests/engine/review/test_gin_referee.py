@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine.cards import ALL_CARDS
@@ -1345,3 +1345,57 @@ def test_big_gin_with_the_card_just_taken_from_the_pile():
     rec = record(deal(0, [HIGH98, GIN10], "QS", (), [DD(1), BG(1)]), big_gin=True)
     r = only_round(rec)
     assert (r["result"], r["knocker"], r["points"]) == ("big_gin", 1, 98 + 31)
+
+
+# ------------------------------------------------------------------------------------------------
+# Random play: every legal action is accepted, knocks exactly when the rules allow, views stay fenced
+
+
+def _round_cards(m):
+    state = m.to_json()["round"]
+    return [set(h) for h in state["hands_now"]], set(state["stock"][state["stock_pos"]:])
+
+
+@settings(max_examples=6)
+@given(seed=st.integers(0, 10**6), variant=st.sampled_from(["standard", "oklahoma", "straight"]),
+       first_turn=st.sampled_from(["pass", "free"]))
+def test_random_play_legal_actions_knock_limit_and_hidden_cards(seed, variant, first_turn):
+    rng = random.Random(seed)
+    m = gin.new_match(gin.normalize_options({"target": 150, "variant": variant, "first_turn": first_turn,
+                                             "big_gin": True}), rng=rng)
+    public: set[str] = set()
+    for _ in range(250):
+        if m.over:
+            break
+        if m.phase == "round_over":
+            m = gin.deal_next_round(m, rng)
+            public = set()
+        public.add(m.current_deal()["upcard"])
+        public |= {mv["card"] for mv in m.round.moves if "card" in mv}
+        hands, stock = _round_cards(m)
+        for seat in (None, 0, 1):
+            v = gin.view(m, seat)
+            fenced = {k: x for k, x in v.items() if k not in ("last_round", "scores", "result")}
+            seen = set(_strings(fenced)) & set(ALL_CARDS)
+            mine = hands[seat] if seat is not None else set()
+            assert seen <= public | mine, (seat, seen - public - mine)
+            assert ("legal_actions" in v) == (seat == m.to_act)
+        seat = m.to_act
+        actions = gin.legal_actions(m)
+        assert actions
+        if m.phase == "discard":
+            limit = gin.knock_limit(m.options, m.round.upcard)
+            knocks = {a["card"] for a in actions if a["action"] == "knock"}
+            taken = m.to_json()["round"]["taken"]
+            others = sorted(hands[seat] - {taken} - knocks)
+            for card in sorted(knocks) + rng.sample(others, min(2, len(others))):  # brute force is slow
+                assert (card in knocks) == (_brute_cached(frozenset(hands[seat] - {card})) <= limit), card
+        for action in actions:
+            gin.apply_action(m, seat, action)  # every listed action is accepted
+        if rng.random() < 0.5:
+            for action in gin.timeout_actions(m):
+                m = gin.apply_action(m, seat, action)
+        else:
+            knocks = [a for a in actions if a["action"] in ("knock", "big_gin")]
+            m = gin.apply_action(m, seat, rng.choice(knocks) if knocks and rng.random() < 0.3 else
+                                 rng.choice(actions))
