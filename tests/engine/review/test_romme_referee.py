@@ -983,3 +983,111 @@ def test_bot_lists_keep_110_cards_every_listed_action_is_legal_and_the_record_re
     summary = replay(m.record())
     assert summary["final"] == m.result()["final"] and summary["places"] == m.result()["places"]
     assert [r["result"] for r in summary["rounds"]] == [s["result"] for s in romme.view(m, None)["scores"]["rounds"]]
+
+
+# -- more rule cases --------------------------------------------------------------------------------------
+
+
+def _meld_by_the_rulebook(cards: list[str]) -> tuple[str, int] | None:
+    """romme.md's meld rules written out independently: (kind, points) or None for no meld."""
+    ranks = "A23456789TJQK"
+    naturals = [c for c in cards if c != "JK"]
+    if len(cards) < 3 or len(cards) - len(naturals) >= len(naturals):
+        return None
+    suits = [c[1] for c in naturals]
+    if len({c[0] for c in naturals}) == 1:
+        if len(set(suits)) != len(suits) or len(cards) > 4:
+            return None
+        rank = ranks.index(naturals[0][0]) + 1
+        return "set", (11 if rank == 1 else min(rank, 10)) * len(cards)
+    if len(set(suits)) != 1 or any(a == b == "JK" for a, b in zip(cards, cards[1:], strict=False)):
+        return None
+    for low in range(1, 15 - len(cards) + 1):
+        high = low + len(cards) - 1
+        if (low, high) == (1, 14):
+            continue
+        if all(c == "JK" or ranks.index(c[0]) + 1 == (1 if low + i == 14 else low + i) for i, c in enumerate(cards)):
+            return "run", sum(1 if p == 1 else 11 if p == 14 else min(p, 10) for p in range(low, high + 1))
+    return None
+
+
+MELD_POOL = ["AH", "2H", "3H", "4H", "TH", "JH", "QH", "KH", "AS", "2S", "KS", "AD", "KD", "7H", "7S", "7D",
+             "7C", "8H", "9H", "JK", "JK"]
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(MELD_POOL), min_size=2, max_size=6))
+def test_validate_meld_agrees_with_the_rulebook_on_any_cards(cards):
+    try:
+        meld = validate_meld(cards)
+        got = (meld.kind, meld.points)
+    except InvalidMeld:
+        got = None
+    assert got == _meld_by_the_rulebook(cards)
+
+
+@settings(max_examples=200)
+@given(low=st.integers(1, 14), size=st.integers(3, 14), jokers=st.sets(st.integers(0, 13), max_size=5))
+def test_validate_meld_agrees_with_the_rulebook_on_long_runs_with_jokers(low, size, jokers):
+    cards = ["JK" if i in jokers else "A23456789TJQK"[(low + i - 1) % 13] + "S" for i in range(size)]
+    try:
+        meld = validate_meld(cards)
+        got = (meld.kind, meld.points)
+    except InvalidMeld:
+        got = None
+    assert got == _meld_by_the_rulebook(cards)
+
+
+def test_ace_lays_off_below_a_two_or_above_a_king_and_must_say_which_end():
+    deal = full_deal(["2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH", WATCHER], upcard="9C", stock_top="5D")
+    m = act(start(deal), draw(0), lay(0, "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH"))
+    refused(m, lay_off(0, "AH", 1), match="end")
+    assert melds_on_table(act(m, lay_off(0, "AH", 1, "low")))[0][0] == "AH"
+    assert melds_on_table(act(m, lay_off(0, "AH", 1, "high")))[0][-1] == "AH"
+
+
+def test_a_joker_may_be_discarded_as_the_last_card_when_that_discard_wins():
+    deal = full_deal(["JK 2C 3C 4C AD 2D 3D AH 2H 3H 2S 3S 4S", WATCHER], upcard="9H", stock_top="5S")
+    m = act(start(deal, rounds=1), draw(0), lay(0, "2C 3C 4C", "AD 2D 3D", "AH 2H 3H", "2S 3S 4S 5S"))
+    assert hand(m, 0) == ["JK"]
+    m = act(m, discard(0, "JK"))
+    (rnd,) = replay(m.record())["rounds"]
+    assert (rnd["result"], rnd["winner"], rnd["minus"]) == ("hand_romme", 0, [0, 190])
+
+
+def test_a_list_is_twice_the_seats_long_by_default():
+    rounds = [quick_round(2, dealer) for dealer in (1, 0, 1, 0)]
+    rec = {"game": "romme", "options": {}, "rounds": [{"dealer": d, **deal, "moves": mv} for d, deal, mv in rounds]}
+    assert replay(json.loads(json.dumps(rec)))["over"]
+    three = json.loads(json.dumps(rec))
+    three["rounds"].pop()
+    assert not replay(three)["over"] and replay(three)["winner"] is None
+    rec["rounds"].append({"dealer": 1, **quick_round(2, 1)[1], "moves": quick_round(2, 1)[2]})
+    with pytest.raises(InvalidRecord, match="round 5"):
+        replay(rec)
+
+
+def test_nothing_to_reshuffle_ends_the_round_with_no_winner_and_no_points():
+    # Unreachable by legal play (every stock draw adds a discard), so the state is built from a saved match.
+    state = start(TABLE, dealer=0, tournament=True).to_json()
+    state["round"]["stock"], state["round"]["discard_pile"] = [], ["5H"]
+    m = romme.Match.from_json(state)
+    assert romme.timeout_actions(m) == [{"action": "draw", "from": "stock"}]
+    m = act(m, draw(1))
+    last = romme.view(m, 0)["last_round"]
+    assert m.phase == "round_over" and last["result"] == "dead" and last["winner"] is None
+    assert last["minus"] == [0, 0] and last["wertungspunkte"] == [0, 0]
+    assert romme.view(m, 0)["scores"]["augen"] == [0, 0]
+
+
+def test_a_view_has_every_field_engine_md_names():
+    m = act(start(TABLE, dealer=0), draw(1, "discard"))
+    common = {"game", "options", "seat", "seats", "players", "round_number", "dealer", "to_act", "phase",
+              "hand_counts", "discard_top", "discard_size", "stock_size", "history", "scores", "last_round",
+              "over", "result", "melds", "opened"}
+    spectator, waiting, acting = romme.view(m, None), romme.view(m, 0), romme.view(m, 1)
+    assert common <= set(spectator) and "hand" not in spectator and "legal_actions" not in spectator
+    assert common | {"hand"} <= set(waiting) and "legal_actions" not in waiting
+    assert common | {"hand", "legal_actions"} <= set(acting)
+    assert acting["history"] == [{"seat": 1, "action": "draw", "from": "discard", "card": "5H"}]
+    assert acting["phase"] == "discard" and spectator["round_number"] == 1
