@@ -12,16 +12,15 @@ import random
 from collections.abc import Sequence
 
 from games.engine.cards import JOKER, RANKS
+from games.engine.romme.hints import going_out, table_melds
 from games.engine.romme.melds import (
-    InvalidMeld,
     Meld,
     best_layout,
     best_opening,
     hand_augen,
     most_cards_layout,
-    validate_meld,
 )
-from games.engine.romme.round import extended, layoff_ends
+from games.engine.romme.round import layoff_ends
 
 LEVELS = ("simple", "expert")
 # Tuning of the expert (the benchmark measured these against three simple bots).
@@ -32,13 +31,7 @@ NEIGHBOUR_WEIGHT = 3
 
 
 def _table(view: dict) -> list[tuple[int, int, Meld]]:
-    table = []
-    for t in view.get("melds", []):
-        try:
-            table.append((t["number"], t["owner"], validate_meld(t["cards"])))
-        except (InvalidMeld, KeyError):
-            continue
-    return table
+    return table_melds(view.get("melds", []))
 
 
 def _remove(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
@@ -46,50 +39,6 @@ def _remove(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
     for c in cards:
         rest.remove(c)
     return rest
-
-
-def _plan_layoffs(cards: Sequence[str], table: list[tuple[int, int, Meld]], *, keep: int = 1
-                  ) -> tuple[list[dict], list[str]]:
-    """Lay off as many of ``cards`` as fit (in turn, melds growing), keeping at least ``keep`` cards."""
-    melds = {number: meld for number, _, meld in table}
-    rest = list(cards)
-    plans: list[dict] = []
-    changed = True
-    while changed and len(rest) > keep:
-        changed = False
-        for card in sorted(rest, key=lambda c: (c == JOKER, -hand_augen(c))):
-            if len(rest) <= keep:
-                break
-            for number, meld in melds.items():
-                ends = layoff_ends(meld, card)
-                if not ends:
-                    continue
-                end = ends[0]
-                item = {"card": card, "meld": number}
-                if end is not None and len(ends) > 1:
-                    item["end"] = end
-                melds[number] = extended(meld, card, end)
-                plans.append(item)
-                rest.remove(card)
-                changed = True
-                break
-    return plans, rest
-
-
-def _going_out_lay(hand: list[str], table: list[tuple[int, int, Meld]], next_number: int) -> dict | None:
-    """A single lay action (melds + lay-offs) that leaves exactly one card to discard, if the solver finds one."""
-    melds = most_cards_layout(hand)
-    rest = _remove(hand, [c for m in melds for c in m])
-    new_table = list(table)
-    for i, m in enumerate(melds):
-        new_table.append((next_number + i, -1, validate_meld(m)))
-    plans, rest = _plan_layoffs(rest, new_table)
-    if len(rest) != 1 or not melds:
-        return None
-    action: dict = {"action": "lay", "melds": [list(m) for m in melds]}
-    if plans:
-        action["lay_offs"] = plans
-    return action
 
 
 def _danger(card: str, view: dict, table: list[tuple[int, int, Meld]], picked: list[str]) -> int:
@@ -186,9 +135,9 @@ def choose_action(view: dict, level: str, rng: random.Random) -> dict:
 
     # Going out this turn beats everything (a Hand-Rommé, too).
     # (Below the opening minimum this is a Hand-Rommé, which the rules allow.)
-    going_out = _going_out_lay(hand, table, next_number) if len(hand) > 1 else None
-    if going_out is not None:
-        return going_out
+    plan = going_out(hand, table, opened=opened, next_number=next_number) if len(hand) > 1 else None
+    if plan is not None:
+        return plan[0]
 
     if not opened:
         opening = best_opening(hand, opening_points=limit)

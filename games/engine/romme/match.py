@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from games.engine.cards import romme_deck, shuffled
 from games.engine.errors import IllegalAction
+from games.engine.romme.hints import going_out
 from games.engine.romme.melds import best_opening, hand_augen, meld_codes_sorted
 from games.engine.romme.round import DISCARD, DRAW, HAND_SIZE, OVER, Round, plain_copy
 from games.engine.romme.scoring import casual_places
@@ -415,6 +416,9 @@ def view(m: Match, seat: int | None) -> dict:
             v["legal_actions"] = legal_actions(m)
             v["drawn"] = r.drawn_card if r.phase == DISCARD else None
             v["drawn_from"] = r.drawn_from if r.phase == DISCARD else None
+            # The hint "you can go out now": the actions that end the round this turn, or null.
+            v["going_out"] = going_out(hand, [(t.number, t.owner, t.meld) for t in r.melds],
+                                       opened=r.opened[seat]) if r.phase == DISCARD and len(hand) > 1 else None
     return v
 
 
