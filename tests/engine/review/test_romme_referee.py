@@ -897,20 +897,14 @@ def test_drawn_stock_card_shows_only_in_the_drawers_view():
 # -- bad input gets a clear error and changes nothing -----------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, raises=KeyError, reason=(
-    "ENGINE BUG: {'action': 'draw'} without 'from' raises KeyError('from') in Round.apply, not IllegalAction"))
 def test_a_draw_without_from_is_refused_with_a_clear_error():
     refused(start(TABLE, dealer=0), {"seat": 1, "action": "draw"}, match="from")
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
-    "ENGINE BUG: an unhashable 'action' value (a list) raises TypeError in Round._check_shape"))
 def test_an_action_name_that_is_not_a_string_is_refused_with_a_clear_error():
     refused(start(TABLE, dealer=0), {"seat": 1, "action": ["draw"], "from": "stock"})
 
 
-@pytest.mark.xfail(strict=True, raises=KeyError, reason=(
-    "ENGINE BUG: replay of a draw move without 'from' raises KeyError instead of InvalidRecord (round, move)"))
 def test_record_with_a_draw_without_from_is_refused_naming_round_and_move():
     example, _ = _documented_example()
     del example["rounds"][0]["moves"][4]["from"]
@@ -918,8 +912,6 @@ def test_record_with_a_draw_without_from_is_refused_naming_round_and_move():
         replay(example)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
-    "ENGINE BUG: replay of a move whose action is a list raises TypeError instead of InvalidRecord"))
 def test_record_with_a_list_as_action_is_refused_naming_round_and_move():
     example, _ = _documented_example()
     example["rounds"][0]["moves"][7]["action"] = []
@@ -927,9 +919,6 @@ def test_record_with_a_list_as_action_is_refused_naming_round_and_move():
         replay(example)
 
 
-@pytest.mark.xfail(strict=True, raises=KeyError, reason=(
-    "ENGINE BUG: a draw without 'from' crashes manage.py replay with a KeyError traceback instead of one "
-    "stderr line naming round 1, move 4"))
 def test_manage_py_replay_of_a_draw_without_from_fails_with_one_clear_line(tmp_path):
     from django.core.management import call_command
     from django.core.management.base import CommandError
