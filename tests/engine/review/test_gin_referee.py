@@ -1224,7 +1224,7 @@ def _defender_best(knocker_melds, defender):
     return best
 
 
-def _referee_knock(knocker, defender, limit=10, bonus=25):
+def _referee_knock(knocker, defender, limit=10, bonus=25, factor=1):
     """(result, points, knocker deadwood, defender deadwood) as spec/gin.md settles it, by brute force."""
     melds = _all_melds(knocker)
     total = sum(_value(c) for c in knocker)
@@ -1244,10 +1244,10 @@ def _referee_knock(knocker, defender, limit=10, bonus=25):
             continue
         if k == 0:
             d = _brute_deadwood(defender)
-            key, outcome = (d + bonus, 0), ("gin", d + bonus, 0, d)  # gin: no lay-offs
+            key, outcome = (factor * d + bonus, 0), ("gin", factor * d + bonus, 0, d)  # gin: no lay-offs
         else:
             d = _defender_best(spread, defender)
-            value = d - k if d > k else -(k - d + bonus)
+            value = factor * (d - k) if d > k else -(factor * (k - d) + bonus)
             key, outcome = (value, -k), ("knock" if value > 0 else "undercut", abs(value), k, d)
         if best is None or key > best[0]:
             best = (key, outcome)
@@ -1274,13 +1274,17 @@ def knock_deals(draw):
     return knocker, defender
 
 
-@given(knock_deals())
-def test_knock_settlement_matches_brute_force_referee(cards):
+@given(knock_deals(), st.sampled_from([("QD", "standard"), ("9H", "oklahoma"), ("TS", "oklahoma"),
+                                        ("9S", "oklahoma")]))
+def test_knock_settlement_matches_brute_force_referee(cards, upcard_variant):
     knocker, defender = cards
-    if _brute_deadwood(knocker) > 10:
+    upcard, variant = upcard_variant
+    limit = 9 if upcard[0] == "9" else 10
+    if _brute_deadwood(knocker) > limit:
         return
-    result, points, k, d = _referee_knock(knocker, defender)
-    r = only_round(record(knock_round(knocker, defender, draw="KC", upcard="QD")))
+    factor = 2 if variant == "oklahoma" and upcard[1] == "S" else 1
+    result, points, k, d = _referee_knock(knocker, defender, limit=limit, factor=factor)
+    r = only_round(record(knock_round(knocker, defender, draw="KC", upcard=upcard), variant=variant))
     assert (r["result"], r["points"], r["deadwood"][1], r["deadwood"][0]) == (result, points, k, d)
 
 
@@ -1343,6 +1347,12 @@ def test_big_gin_with_the_card_just_taken_from_the_pile():
 # Random play: every legal action is accepted, knocks exactly when the rules allow, views stay fenced
 
 
+def _drawn(m):
+    """The card the last move drew from the stock (the hand now minus the hand before)."""
+    state = m.to_json()["round"]
+    return state["stock"][state["stock_pos"] - 1]
+
+
 def _round_cards(m):
     state = m.to_json()["round"]
     return [set(h) for h in state["hands_now"]], set(state["stock"][state["stock_pos"]:])
@@ -1356,6 +1366,7 @@ def test_random_play_legal_actions_knock_limit_and_hidden_cards(seed, variant, f
     m = gin.new_match(gin.normalize_options({"target": 150, "variant": variant, "first_turn": first_turn,
                                              "big_gin": True}), rng=rng)
     public: set[str] = set()
+    checked = 0
     for _ in range(250):
         if m.over:
             break
@@ -1375,6 +1386,7 @@ def test_random_play_legal_actions_knock_limit_and_hidden_cards(seed, variant, f
         seat = m.to_act
         actions = gin.legal_actions(m)
         assert actions
+        taken_before = m.to_json()["round"]["taken"]
         if m.phase == "discard":
             limit = gin.knock_limit(m.options, m.round.upcard)
             knocks = {a["card"] for a in actions if a["action"] == "knock"}
@@ -1385,8 +1397,16 @@ def test_random_play_legal_actions_knock_limit_and_hidden_cards(seed, variant, f
         for action in actions:
             gin.apply_action(m, seat, action)  # every listed action is accepted
         if rng.random() < 0.5:
-            for action in gin.timeout_actions(m):
+            timeout = gin.timeout_actions(m)
+            for action in timeout:
                 m = gin.apply_action(m, seat, action)
+            checked += timeout[-1]["action"] == "discard"
+            if timeout[-1]["action"] == "discard" and checked <= 5:  # the least deadwood left, never the card just taken (brute force is slow)
+                held = hands[seat] | ({_drawn(m)} if len(timeout) == 2 else set())
+                choices = held - {taken_before}
+                left = _brute_cached(frozenset(held - {timeout[-1]["card"]}))
+                assert timeout[-1]["card"] != taken_before
+                assert left == min(_brute_cached(frozenset(held - {c})) for c in choices)
         else:
             knocks = [a for a in actions if a["action"] in ("knock", "big_gin")]
             m = gin.apply_action(m, seat, rng.choice(knocks) if knocks and rng.random() < 0.3 else
