@@ -15,7 +15,7 @@ A :class:`Match` is a value: :func:`apply_action` returns a new one and a refuse
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.engine.cards import ALL_CARDS, gin_deck, shuffled
@@ -75,6 +75,15 @@ def normalize_options(options: dict[str, Any] | None = None, *, seats: int = SEA
     return result
 
 
+def _evolve(value: Any, **changes: Any) -> Any:
+    """A copy of a frozen dataclass value with some fields changed (``dataclasses.replace`` without
+    re-running ``__init__``, which is most of the cost of a move in self-play)."""
+    new = object.__new__(type(value))
+    new.__dict__.update(value.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
 # --------------------------------------------------------------------------------------------------
 # The round
 
@@ -99,6 +108,7 @@ class Round:
     draws: int = 0
     moves: tuple[dict[str, Any], ...] = ()
     summary: dict[str, Any] | None = None
+    public: tuple[dict[str, Any], ...] = ()  # the moves as both seats saw them (see _public_history)
 
     @property
     def stock_size(self) -> int:
@@ -192,7 +202,7 @@ def _finish_column(column: Column, winner: int, options: dict[str, Any]) -> Colu
         b = gin_match_bonuses(rounds_won=list(column.boxes), winner=winner,
                               game_bonus=options["game_bonus"], box_bonus=options["box_bonus"])
         bonuses = (b[0], b[1])
-    return replace(column, finished=True, winner=winner, bonuses=bonuses)
+    return _evolve(column, finished=True, winner=winner, bonuses=bonuses)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -346,6 +356,7 @@ class Match:
             moves=tuple(dict(m) for m in rd["moves"]),
             summary=rd["summary"],
         )
+        rnd = _evolve(rnd, public=_public_history(rnd))
         columns = tuple(
             Column(scores=tuple(c["scores"]), boxes=tuple(c["boxes"]), finished=c["finished"],
                    winner=c["winner"], bonuses=tuple(c["bonuses"]))
@@ -423,7 +434,7 @@ def next_round_from_deal(m: Match, *, dealer: int, hands: list[list[str]], upcar
         raise IllegalAction(f"seat {expected} deals round {m.round.number + 1}, not seat {dealer}")
     rnd = start_round(m.options, number=m.round.number + 1, dealer=dealer, hands=hands, upcard=upcard,
                       stock=stock)
-    return replace(m, round=rnd)
+    return _evolve(m, round=rnd)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -490,18 +501,24 @@ def apply_action(m: Match, seat: int, action: dict[str, Any], rng: random.Random
         raise IllegalAction(f"it is seat {rnd.to_act}'s turn, not seat {seat}'s")
     move = {"seat": seat, **action}
     if rnd.phase == "first_turn":
-        return _first_turn(m, rnd, seat, name, action, move)
-    if rnd.phase == "draw":
-        return _draw(m, rnd, seat, name, action, move)
-    return _finish_turn(m, rnd, seat, name, action, move)
+        new = _first_turn(m, rnd, seat, name, action, move)
+    elif rnd.phase == "draw":
+        new = _draw(m, rnd, seat, name, action, move)
+    else:
+        new = _finish_turn(m, rnd, seat, name, action, move)
+    if name == "draw" and action["from"] == "discard":
+        seen = {"seat": seat, "action": "draw", "from": "discard", "card": ALL_CARDS[rnd.discard[-1]]}
+    else:
+        seen = dict(move)
+    return _evolve(new, round=_evolve(new.round, public=rnd.public + (seen,)))
 
 
 def _first_turn(m: Match, rnd: Round, seat: int, name: str, action: dict, move: dict) -> Match:
     if name == "pass":
         if rnd.passes == 0:
-            return replace(m, round=replace(rnd, passes=1, to_act=rnd.dealer, moves=rnd.moves + (move,)))
+            return _evolve(m, round=_evolve(rnd, passes=1, to_act=rnd.dealer, moves=rnd.moves + (move,)))
         # Both passed: the non-dealer must start by drawing from the stock.
-        return replace(m, round=replace(rnd, passes=2, to_act=rnd.non_dealer, phase="draw",
+        return _evolve(m, round=_evolve(rnd, passes=2, to_act=rnd.non_dealer, phase="draw",
                                         must_draw_stock=True, moves=rnd.moves + (move,)))
     if name == "draw" and action["from"] == "discard":
         return _draw(m, rnd, seat, name, action, move)
@@ -528,9 +545,9 @@ def _draw(m: Match, rnd: Round, seat: int, name: str, action: dict, move: dict) 
             raise IllegalAction("the stock is empty")
         card = rnd.stock[rnd.stock_pos]
         hands[seat] |= BIT[card]
-        new = replace(rnd, hands=(hands[0], hands[1]), stock_pos=rnd.stock_pos + 1, phase="discard", taken=-1,
+        new = _evolve(rnd, hands=(hands[0], hands[1]), stock_pos=rnd.stock_pos + 1, phase="discard", taken=-1,
                       draws=rnd.draws + 1, must_draw_stock=False, moves=rnd.moves + (move,))
-        return replace(m, round=new)
+        return _evolve(m, round=new)
     if source == "discard":
         if rnd.must_draw_stock:
             raise IllegalAction("both players passed the upcard: the non-dealer must draw from the stock")
@@ -538,9 +555,9 @@ def _draw(m: Match, rnd: Round, seat: int, name: str, action: dict, move: dict) 
             raise IllegalAction("the discard pile is empty")
         card = rnd.discard[-1]
         hands[seat] |= BIT[card]
-        new = replace(rnd, hands=(hands[0], hands[1]), discard=rnd.discard[:-1], phase="discard", taken=card,
+        new = _evolve(rnd, hands=(hands[0], hands[1]), discard=rnd.discard[:-1], phase="discard", taken=card,
                       draws=rnd.draws + 1, moves=rnd.moves + (move,))
-        return replace(m, round=new)
+        return _evolve(m, round=new)
     raise IllegalAction(f"draw from 'stock' or 'discard', not {source!r}")
 
 
@@ -557,7 +574,7 @@ def _finish_turn(m: Match, rnd: Round, seat: int, name: str, action: dict, move:
             raise IllegalAction(f"big gin needs all 11 cards melded; your best arrangement leaves {deadwood}")
         settlement = settle_big_gin(knocker=hands[seat], defender=hands[1 - seat],
                                     scoring=scoring_of(m.options, rnd.upcard))
-        return _end_round(m, replace(rnd, moves=rnd.moves + (move,)), seat, settlement, discarded=None)
+        return _end_round(m, _evolve(rnd, moves=rnd.moves + (move,)), seat, settlement, discarded=None)
     card = _card_in_hand(rnd, seat, action["card"])
     hands[seat] ^= BIT[card]
     if name == "knock":
@@ -573,14 +590,14 @@ def _finish_turn(m: Match, rnd: Round, seat: int, name: str, action: dict, move:
             raise IllegalAction(f"cannot knock with deadwood {deadwood} after discarding {ALL_CARDS[card]}: {why}")
         settlement = settle_knock(knocker=hands[seat], defender=hands[1 - seat], knock_limit=limit,
                                   scoring=scoring_of(m.options, rnd.upcard))
-        played = replace(rnd, hands=(hands[0], hands[1]), discard=rnd.discard + (card,), moves=rnd.moves + (move,))
+        played = _evolve(rnd, hands=(hands[0], hands[1]), discard=rnd.discard + (card,), moves=rnd.moves + (move,))
         return _end_round(m, played, seat, settlement, discarded=card)
     # A plain discard.
-    new = replace(rnd, hands=(hands[0], hands[1]), discard=rnd.discard + (card,), taken=-1, phase="draw",
+    new = _evolve(rnd, hands=(hands[0], hands[1]), discard=rnd.discard + (card,), taken=-1, phase="draw",
                   to_act=1 - seat, moves=rnd.moves + (move,))
     if new.stock_size <= DEAD_STOCK or new.draws >= DRAW_CAP:
         return _end_dead(m, new)
-    return replace(m, round=new)
+    return _evolve(m, round=new)
 
 
 def _round_header(rnd: Round) -> dict[str, Any]:
@@ -600,8 +617,8 @@ def _end_dead(m: Match, rnd: Round) -> Match:
         "hands": [cards_of(h) for h in rnd.hands],
         "reason": "stock" if rnd.stock_size <= DEAD_STOCK else "draw_cap",
     }
-    done = replace(rnd, phase="round_over", to_act=None, summary=summary, taken=-1)
-    return replace(m, round=done, finished=m.finished + ((done.record(), summary),))
+    done = _evolve(rnd, phase="round_over", to_act=None, summary=summary, taken=-1)
+    return _evolve(m, round=done, finished=m.finished + ((done.record(), summary),))
 
 
 def _end_round(m: Match, rnd: Round, knocker: int, s: Settlement, *, discarded: int | None) -> Match:
@@ -627,8 +644,8 @@ def _end_round(m: Match, rnd: Round, knocker: int, s: Settlement, *, discarded: 
         "knock_limit": knock_limit(m.options, rnd.upcard),
         "doubled": is_doubled(m.options, rnd.upcard),
     }
-    done = replace(rnd, phase="round_over", to_act=None, summary=summary, taken=-1)
-    return _score_round(replace(m, round=done, finished=m.finished + ((done.record(), summary),)), winner,
+    done = _evolve(rnd, phase="round_over", to_act=None, summary=summary, taken=-1)
+    return _score_round(_evolve(m, round=done, finished=m.finished + ((done.record(), summary),)), winner,
                         s.points)
 
 
@@ -638,7 +655,7 @@ def _score_round(m: Match, winner: int, points: int) -> Match:
     boxes = list(m.boxes)
     totals[winner] += points
     boxes[winner] += 1
-    m = replace(m, totals=(totals[0], totals[1]), boxes=(boxes[0], boxes[1]))
+    m = _evolve(m, totals=(totals[0], totals[1]), boxes=(boxes[0], boxes[1]))
     if opts["hollywood"]:
         return _score_hollywood(m, winner, points)
     if opts["target"] == 0 or totals[winner] >= opts["target"]:
@@ -647,8 +664,8 @@ def _score_round(m: Match, winner: int, points: int) -> Match:
             bonuses = gin_match_bonuses(rounds_won=boxes, winner=winner, game_bonus=opts["game_bonus"],
                                         box_bonus=opts["box_bonus"])
             final = [t + b for t, b in zip(totals, bonuses, strict=True)]
-        return replace(m, over=True, winner=winner, final=(final[0], final[1]))
-    return replace(m, final=(totals[0], totals[1]))
+        return _evolve(m, over=True, winner=winner, final=(final[0], final[1]))
+    return _evolve(m, final=(totals[0], totals[1]))
 
 
 def _score_hollywood(m: Match, winner: int, points: int) -> Match:
@@ -665,24 +682,24 @@ def _score_hollywood(m: Match, winner: int, points: int) -> Match:
         boxes = list(column.boxes)
         scores[winner] += points
         boxes[winner] += 1
-        column = replace(column, scores=(scores[0], scores[1]), boxes=(boxes[0], boxes[1]))
+        column = _evolve(column, scores=(scores[0], scores[1]), boxes=(boxes[0], boxes[1]))
         if scores[winner] >= m.options["target"]:
             column = _finish_column(column, winner, m.options)
         columns[i] = column
-    return _hollywood_outcome(replace(m, wins=(wins[0], wins[1]), columns=tuple(columns)))
+    return _hollywood_outcome(_evolve(m, wins=(wins[0], wins[1]), columns=tuple(columns)))
 
 
 def _hollywood_outcome(m: Match, *, forced_winner: int | None = None) -> Match:
     final = [sum(c.final[seat] for c in m.columns) for seat in range(SEATS)]
     if forced_winner is None and not all(c.finished for c in m.columns):
-        return replace(m, final=(final[0], final[1]))
+        return _evolve(m, final=(final[0], final[1]))
     if forced_winner is not None:
         winner: int | None = forced_winner
     elif final[0] == final[1]:
         winner = None
     else:
         winner = 0 if final[0] > final[1] else 1
-    return replace(m, over=True, winner=winner, final=(final[0], final[1]))
+    return _evolve(m, over=True, winner=winner, final=(final[0], final[1]))
 
 
 def resign(m: Match, seat: int) -> Match:
@@ -700,29 +717,32 @@ def resign(m: Match, seat: int) -> Match:
     opts = m.options
     rnd = m.round
     if rnd.phase != "round_over":
-        rnd = replace(rnd, phase="round_over", to_act=None)
-    m = replace(m, round=rnd, resigned=seat)
+        rnd = _evolve(rnd, phase="round_over", to_act=None)
+    m = _evolve(m, round=rnd, resigned=seat)
     if opts["hollywood"]:
         columns = tuple(c if c.finished else _finish_column(c, stayer, opts) for c in m.columns)
-        return _hollywood_outcome(replace(m, columns=columns), forced_winner=stayer)
+        return _hollywood_outcome(_evolve(m, columns=columns), forced_winner=stayer)
     final = list(m.totals)
     if opts["match_bonuses"] and opts["target"] > 0:
         bonuses = gin_match_bonuses(rounds_won=list(m.boxes), winner=stayer, game_bonus=opts["game_bonus"],
                                     box_bonus=opts["box_bonus"])
         final = [t + b for t, b in zip(final, bonuses, strict=True)]
-    return replace(m, over=True, winner=stayer, final=(final[0], final[1]))
+    return _evolve(m, over=True, winner=stayer, final=(final[0], final[1]))
 
 
 # --------------------------------------------------------------------------------------------------
 # What a seat may do, and what the server plays for it
 
 
-def _knock_ok(m: Match, hand_after: int) -> tuple[bool, int]:
-    deadwood = deadwood_of(hand_after)
-    return deadwood <= knock_limit(m.options, m.round.upcard), deadwood
+def _discard_table(m: Match) -> list[tuple[int, int]]:
+    """For the seat to discard: (card index, deadwood left) for every card it may throw."""
+    rnd = m.round
+    hand = rnd.hands[rnd.to_act]
+    taken = rnd.taken
+    return [(index, deadwood_of(hand ^ BIT[index])) for index in indexes_of(hand) if index != taken]
 
 
-def legal_actions(m: Match) -> list[dict[str, Any]]:
+def legal_actions(m: Match, *, _table: list[tuple[int, int]] | None = None) -> list[dict[str, Any]]:
     """Every action the seat to act may send now (empty when nobody is to act)."""
     if m.to_act is None:
         return []
@@ -735,18 +755,11 @@ def legal_actions(m: Match) -> list[dict[str, Any]]:
         if rnd.discard and not rnd.must_draw_stock:
             actions.append({"action": "draw", "from": "discard"})
         return actions
-    hand = rnd.hands[seat]
-    discards: list[dict[str, Any]] = []
-    knocks: list[dict[str, Any]] = []
-    for index in indexes_of(hand):
-        if index == rnd.taken:
-            continue
-        code = ALL_CARDS[index]
-        discards.append({"action": "discard", "card": code})
-        if _knock_ok(m, hand ^ BIT[index])[0]:
-            knocks.append({"action": "knock", "card": code})
-    actions = discards + knocks
-    if m.options["big_gin"] and deadwood_of(hand) == 0:
+    table = _table if _table is not None else _discard_table(m)
+    limit = knock_limit(m.options, rnd.upcard)
+    actions = [{"action": "discard", "card": ALL_CARDS[index]} for index, _ in table]
+    actions += [{"action": "knock", "card": ALL_CARDS[index]} for index, left in table if left <= limit]
+    if m.options["big_gin"] and deadwood_of(rnd.hands[seat]) == 0:
         actions.append({"action": "big_gin"})
     return actions
 
@@ -792,7 +805,7 @@ def timeout_actions(m: Match) -> list[dict[str, Any]]:
 # Views
 
 
-def deadwood_meter(m: Match, seat: int) -> dict[str, Any]:
+def deadwood_meter(m: Match, seat: int, *, _table: list[tuple[int, int]] | None = None) -> dict[str, Any]:
     """The own hand's best melds and deadwood; with 11 cards, what each discard would leave."""
     rnd = m.round
     hand = rnd.hands[seat]
@@ -800,26 +813,24 @@ def deadwood_meter(m: Match, seat: int) -> dict[str, Any]:
     meter: dict[str, Any] = {"melds": [cards_of(x) for x in melds], "deadwood": deadwood}
     if hand.bit_count() == HAND_SIZE + 1 and rnd.phase == "discard" and rnd.to_act == seat:
         limit = knock_limit(m.options, rnd.upcard)
-        choices = []
-        for index in indexes_of(hand):
-            if index == rnd.taken:
-                continue
-            left = deadwood_of(hand ^ BIT[index])
-            choices.append({"card": ALL_CARDS[index], "deadwood": left, "knock": left <= limit, "gin": left == 0})
-        best = min(choices, key=lambda c: (c["deadwood"], -VALUE[_CARD_INDEX[c["card"]]], -_CARD_INDEX[c["card"]]))
+        table = _table if _table is not None else _discard_table(m)
+        choices = [{"card": ALL_CARDS[index], "deadwood": left, "knock": left <= limit, "gin": left == 0}
+                   for index, left in table]
+        # Least deadwood left; among equals the highest card goes (as the timeout move does).
+        best_index, best_left = min(table, key=lambda item: (item[1], -VALUE[item[0]], -item[0]))
         meter.update(
             discards=choices,
-            best_discard=best["card"],
-            best_deadwood=best["deadwood"],
-            can_knock=best["knock"],
-            can_gin=best["gin"],
+            best_discard=ALL_CARDS[best_index],
+            best_deadwood=best_left,
+            can_knock=best_left <= limit,
+            can_gin=best_left == 0,
             can_big_gin=bool(m.options["big_gin"] and deadwood == 0),
             knock_limit=limit,
         )
     return meter
 
 
-def _history(rnd: Round) -> list[dict[str, Any]]:
+def _public_history(rnd: Round) -> tuple[dict[str, Any], ...]:
     """The round's public moves; a discard-pile draw shows the card taken (a stock draw never does)."""
     out = []
     pile = [rnd.upcard]
@@ -836,7 +847,7 @@ def _history(rnd: Round) -> list[dict[str, Any]]:
             out.append({"seat": move["seat"], "action": action, "card": move["card"]})
         else:
             out.append({"seat": move["seat"], "action": action})
-    return out
+    return tuple(out)
 
 
 def view(m: Match, seat: int | None) -> dict[str, Any]:
@@ -863,7 +874,7 @@ def view(m: Match, seat: int | None) -> dict[str, Any]:
         "knock_limit": knock_limit(m.options, rnd.upcard),
         "doubled": is_doubled(m.options, rnd.upcard),
         "draws": rnd.draws,
-        "history": _history(rnd),
+        "history": list(rnd.public),
         "scores": {
             "totals": list(m.totals),
             "boxes": list(m.boxes),
@@ -876,11 +887,13 @@ def view(m: Match, seat: int | None) -> dict[str, Any]:
         "result": m.result(),
     }
     if seat is not None:
+        acting = m.to_act == seat
+        table = _discard_table(m) if acting and rnd.phase == "discard" else None
         out["hand"] = cards_of(rnd.hands[seat])
         out["taken"] = ALL_CARDS[rnd.taken] if rnd.taken >= 0 and rnd.to_act == seat else None
-        out["meter"] = deadwood_meter(m, seat)
-        if m.to_act == seat:
-            out["legal_actions"] = legal_actions(m)
+        out["meter"] = deadwood_meter(m, seat, _table=table)
+        if acting:
+            out["legal_actions"] = legal_actions(m, _table=table)
     return out
 
 

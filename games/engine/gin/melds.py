@@ -64,13 +64,20 @@ def mask_of(cards: Iterable[str]) -> int:
     return mask
 
 
-def indexes_of(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+def _block_tables() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    block = range(1 << 13)
+    return tuple(tuple(tuple(13 * suit + r for r in range(13) if b >> r & 1) for b in block) for suit in range(4))
+
+
+#: Per suit, the card indexes of each 13-bit block: a mask's cards are four look-ups.
+_INDEXES = _block_tables()
+_BLOCK = (1 << 13) - 1
+
+
+def indexes_of(mask: int) -> tuple[int, ...]:
+    """Card indexes of a mask, in ascending order."""
+    return (_INDEXES[0][mask & _BLOCK] + _INDEXES[1][(mask >> 13) & _BLOCK]
+            + _INDEXES[2][(mask >> 26) & _BLOCK] + _INDEXES[3][mask >> 39])
 
 
 def cards_of(mask: int) -> list[str]:
@@ -146,61 +153,58 @@ def _least(rem: int) -> int:
 _RANK_LINE = (1 << 0) | (1 << 13) | (1 << 26) | (1 << 39)
 
 
+def _runs_of_ones(block: int) -> tuple[int, ...]:
+    out = []
+    while block:
+        low = block & -block
+        run = ((block + low) ^ block) & block  # the unbroken ones starting at the lowest
+        out.append(run)
+        block ^= run
+    return tuple(out)
+
+
+#: For each 13-bit suit block, its unbroken stretches of ones (a run never crosses into the next suit).
+_STRETCHES: tuple[tuple[int, ...], ...] = tuple(_runs_of_ones(b) for b in range(1 << 13))
+
+
+def _run_blocks(runs: int) -> list[int]:
+    """The maximal runs inside a mask of run-meldable cards, suit by suit."""
+    out = [x for x in _STRETCHES[runs & _SUIT_BLOCK]]
+    out += [x << 13 for x in _STRETCHES[(runs >> 13) & _SUIT_BLOCK]]
+    out += [x << 26 for x in _STRETCHES[(runs >> 26) & _SUIT_BLOCK]]
+    out += [x << 39 for x in _STRETCHES[runs >> 39]]
+    return out
+
+
+def _set_groups(sets: int) -> list[int]:
+    """The cards of each rank inside a mask of set-meldable cards."""
+    ranks = (sets | sets >> 13 | sets >> 26 | sets >> 39) & _SUIT_BLOCK
+    return [sets & (_RANK_LINE << r) for r in _INDEXES[0][ranks]]
+
+
 def _split(mask: int) -> tuple[list[int], int, int]:
     """Split ``mask`` into melds that are certainly best spread whole, the cards still to search, and the
     cards that fit no meld at all (certain deadwood).
 
-    A maximal run block with no card that a set also wants, and a set rank with no card that a run also
+    A maximal run with no card that a set also wants, and a set rank with no card that a run also
     wants, is spread whole in some best arrangement; only the tangled rest needs the search.
     """
     runs, sets = _run_and_set_parts(mask)
     loose = mask ^ (runs | sets)
     if not runs & sets:
-        hard = 0
-        tangled_runs, tangled_sets = runs, sets
-    else:
-        hard = 0
-        tangled_runs = tangled_sets = 0
-        block_rest = runs
-        while block_rest:
-            low = block_rest & -block_rest
-            block = low
-            nxt = low << 1
-            while block_rest & nxt:
-                block |= nxt
-                nxt <<= 1
-            block_rest ^= block
-            if block & sets:
-                hard |= block
-            else:
-                tangled_runs |= block
-        rank_rest = sets
-        while rank_rest:
-            low = rank_rest & -rank_rest
-            rank = (low.bit_length() - 1) % 13
-            group = sets & (_RANK_LINE << rank)
-            rank_rest ^= group
-            if group & runs:
-                hard |= group
-            else:
-                tangled_sets |= group
+        return _run_blocks(runs) + _set_groups(sets), 0, loose
     whole: list[int] = []
-    rest = tangled_runs
-    while rest:
-        low = rest & -rest
-        block = low
-        nxt = low << 1
-        while rest & nxt:
-            block |= nxt
-            nxt <<= 1
-        rest ^= block
-        whole.append(block)
-    rest = tangled_sets
-    while rest:
-        low = rest & -rest
-        group = rest & (_RANK_LINE << ((low.bit_length() - 1) % 13))
-        rest ^= group
-        whole.append(group)
+    hard = 0
+    for block in _run_blocks(runs):
+        if block & sets:
+            hard |= block
+        else:
+            whole.append(block)
+    for group in _set_groups(sets):
+        if group & runs:
+            hard |= group
+        else:
+            whole.append(group)
     return whole, hard, loose
 
 
@@ -336,10 +340,16 @@ def check_hand(hand: object, *, sizes: tuple[int, ...] = (10, 11)) -> int:
     return mask
 
 
+_ALL_MELDS = sorted({meld for melds in _MELDS_WITH for meld in melds})
+#: Every possible meld's codes, so turning an arrangement into codes is a look-up per meld.
+_MELD_CODES: dict[int, tuple[str, ...]] = {meld: tuple(cards_of(meld)) for meld in _ALL_MELDS}
+
+
 @lru_cache(maxsize=65536)
 def _arranged_codes(mask: int) -> tuple[tuple[tuple[str, ...], ...], int]:
-    melds, deadwood = arrange(mask)
-    return tuple(tuple(cards_of(m)) for m in melds), deadwood
+    melds, deadwood = _arrange(mask)
+    codes = _MELD_CODES
+    return tuple(codes[m] for m in melds), deadwood
 
 
 def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
@@ -351,7 +361,19 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     >>> best_melds(["AS", "2S", "3S", "4S", "5D", "5H", "5C", "KD", "KH", "QS"])
     ([['AS', '2S', '3S', '4S'], ['5C', '5D', '5H']], 30)
     """
-    melds, deadwood = _arranged_codes(check_hand(hand))
+    # The fast path for a well-formed list; anything odd goes through check_hand for the exact error.
+    mask = 0
+    bit_of = _BIT_OF
+    try:
+        for code in hand:
+            mask |= bit_of[code]
+        count = len(hand)  # type: ignore[arg-type]
+    except (KeyError, TypeError):
+        mask = check_hand(hand)
+        count = mask.bit_count()
+    if (count != 10 and count != 11) or mask.bit_count() != count or isinstance(hand, str | bytes):
+        mask = check_hand(hand)
+    melds, deadwood = _arranged_codes(mask)
     return [list(m) for m in melds], deadwood
 
 

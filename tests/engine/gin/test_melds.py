@@ -143,3 +143,10 @@ def test_all_arrangements_includes_the_best_and_never_beats_it():
         mask = mask_of(hand)
         deadwoods = [d for _, d in all_arrangements(mask)]
         assert min(deadwoods) == deadwood_of(mask)
+
+
+def test_runs_never_cross_from_one_suit_into_the_next():
+    # JC QC KC and AD 2D 3D sit on adjacent bits of the mask: they are two runs, not one.
+    melds, deadwood = best_melds(cards("JC QC KC AD 2D 3D 5H 7S 9H KS"))
+    assert melds == [["AD", "2D", "3D"], ["JC", "QC", "KC"]]
+    assert deadwood == 5 + 7 + 9 + 10

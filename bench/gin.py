@@ -1,0 +1,162 @@
+"""Gin benchmark: best_melds time per hand (against RLCard when installed), self-play speed, expert vs simple.
+
+Run ``.venv/bin/python -m bench.gin`` (``make bench``); every count is a flag (``--help``). Figures, no
+pass/fail. Goals on a 2-core machine: best_melds worst case under 50 µs per 10-card hand and at least 10×
+RLCard's ``get_best_meld_clusters`` in the same run; self-play (simple vs simple) at least 500 hands/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import math
+import multiprocessing
+import os
+import random
+import statistics
+import time
+
+from games.engine.cards import gin_deck
+from games.engine.gin import match as gin
+from games.engine.gin.bots import choose_action
+from games.engine.gin.melds import best_melds, clear_caches
+
+NARROW_RANKS = "3456789"  # a narrow slice of the deck: seven ranks in four suits deal meld-rich hands
+
+
+def seeded_hands(count: int, seed: int) -> list[list[str]]:
+    """Half uniform 10-card deals, half dealt from the narrow slice (many overlapping melds)."""
+    rng = random.Random(seed)
+    deck = gin_deck()
+    narrow = [c for c in deck if c[0] in NARROW_RANKS]
+    return [rng.sample(deck if i % 2 == 0 else narrow, 10) for i in range(count)]
+
+
+def time_per_hand(solve, hands: list, *, repeats: int, cold: bool) -> list[float]:
+    """Microseconds per hand: the best of ``repeats`` runs (scheduler noise only ever adds time)."""
+    times = []
+    gc.disable()
+    try:
+        for hand in hands:
+            best = math.inf
+            for _ in range(repeats):
+                if cold:
+                    clear_caches()
+                start = time.perf_counter_ns()
+                solve(hand)
+                best = min(best, time.perf_counter_ns() - start)
+            times.append(best / 1000)
+    finally:
+        gc.enable()
+    return times
+
+
+def bench_melds(count: int, seed: int) -> None:
+    hands = seeded_hands(count, seed)
+    print(f"best_melds on {count} seeded 10-card hands (half uniform, half from ranks {NARROW_RANKS}):")
+    cold = time_per_hand(best_melds, hands, repeats=3, cold=True)
+    print(f"  ours, cold caches     median {statistics.median(cold):7.1f} µs   worst {max(cold):7.1f} µs")
+    clear_caches()
+    warm = time_per_hand(best_melds, hands, repeats=1, cold=False)
+    print(f"  ours, one pass, memo  median {statistics.median(warm):7.1f} µs   worst {max(warm):7.1f} µs"
+          "   (memo shared across hands as in play)")
+    try:
+        from rlcard.games.gin_rummy.utils import melding, utils
+    except ImportError:
+        print("  RLCard: skipped (rlcard==1.2.0 not installed; pip install -r requirements-bench.txt)")
+        return
+    rl_hands = [[utils.card_from_text(c) for c in hand] for hand in hands]
+
+    def rl_solve(hand):
+        return melding.get_best_meld_clusters(hand)
+
+    rl = time_per_hand(rl_solve, rl_hands, repeats=3, cold=False)
+    disagree = 0
+    for hand, rl_hand in zip(hands, rl_hands, strict=True):
+        clusters = melding.get_best_meld_clusters(rl_hand)
+        rl_deadwood = (utils.get_deadwood_count(rl_hand, clusters[0]) if clusters
+                       else sum(utils.get_deadwood_value(c) for c in rl_hand))
+        disagree += rl_deadwood != best_melds(hand)[1]
+    print(f"  RLCard get_best_meld_clusters median {statistics.median(rl):7.1f} µs   worst {max(rl):7.1f} µs")
+    print(f"  ratio (RLCard / ours, cold): median {statistics.median(rl) / statistics.median(cold):.1f}×, "
+          f"worst {max(rl) / max(cold):.1f}×; deadwood disagreements: {disagree}")
+
+
+def play_round(levels: tuple[str, str], rng: random.Random, bot_rng: random.Random) -> gin.Match:
+    m = gin.new_match({"target": 0}, rng=rng)
+    while m.phase != "round_over" and not m.over:
+        seat = m.to_act
+        m = gin.apply_action(m, seat, choose_action(gin.view(m, seat), levels[seat], bot_rng))
+    return m
+
+
+def bench_selfplay(hands: int, seed: int) -> None:
+    rng = random.Random(seed)
+    bot_rng = random.Random(seed + 1)
+    clear_caches()
+    start = time.perf_counter()
+    for _ in range(hands):
+        play_round(("simple", "simple"), rng, bot_rng)
+    elapsed = time.perf_counter() - start
+    print(f"self-play simple vs simple: {hands} hands in {elapsed:.2f} s = {hands / elapsed:.0f} hands/s "
+          "(every move through view() and choose_action())")
+
+
+def play_match(levels: tuple[str, str], seed: int) -> gin.Match:
+    """A match to 100 whose deals come from ``seed`` alone, so swapping the seats replays the same deals."""
+    deal_rng = random.Random(seed)
+    bot_rng = random.Random(seed ^ 0x5EED)
+    m = gin.new_match({"target": 100}, rng=deal_rng)
+    while not m.over:
+        if m.phase == "round_over":
+            m = gin.deal_next_round(m, deal_rng)
+            continue
+        seat = m.to_act
+        m = gin.apply_action(m, seat, choose_action(gin.view(m, seat), levels[seat], bot_rng))
+    return m
+
+
+def mirrored_pair(seed: int) -> tuple[int, int]:
+    """Expert's match wins and rounds played in the two seatings of one seed."""
+    first = play_match(("expert", "simple"), seed)
+    second = play_match(("simple", "expert"), seed)
+    return int(first.winner == 0) + int(second.winner == 1), len(first.finished) + len(second.finished)
+
+
+def bench_strength(matches: int, seed: int, workers: int) -> None:
+    pairs = max(1, matches // 2)
+    seeds = [seed * 1_000_003 + i for i in range(pairs)]
+    start = time.perf_counter()
+    if workers > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            results = pool.map(mirrored_pair, seeds, chunksize=max(1, pairs // (workers * 8)))
+    else:
+        results = [mirrored_pair(s) for s in seeds]
+    elapsed = time.perf_counter() - start
+    wins = sum(w for w, _ in results)
+    rounds = sum(r for _, r in results)
+    played = 2 * pairs
+    rate = wins / played
+    margin = 1.96 * math.sqrt(rate * (1 - rate) / played)
+    print(f"expert vs simple: {played} matches to 100 ({pairs} deal sets, each played with the seats swapped), "
+          f"{rounds} rounds: expert won {wins} = {100 * rate:.1f} % ± {100 * margin:.1f} % (95 %) "
+          f"in {elapsed:.0f} s on {workers} worker(s)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.gin", description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=4000, help="10-card hands for the solver timing")
+    parser.add_argument("--selfplay", type=int, default=2000, help="hands of simple vs simple self-play")
+    parser.add_argument("--matches", type=int, default=2000, help="mirrored matches to 100, expert vs simple")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes for the matches")
+    parser.add_argument("--seed", type=int, default=20261130)
+    args = parser.parse_args(argv)
+    print(f"gin bench (seed {args.seed})")
+    bench_melds(args.hands, args.seed)
+    bench_selfplay(args.selfplay, args.seed)
+    if args.matches:
+        bench_strength(args.matches, args.seed, args.workers)
+
+
+if __name__ == "__main__":
+    main()
