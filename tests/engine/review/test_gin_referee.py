@@ -2,7 +2,8 @@
 
 Every case is a full record (deal written out, moves written out) played through the public match
 interface of docs/engine.md; the same records are replayed through ``games.engine.records`` and
-``manage.py replay`` once those exist. Engine bugs are kept as strict xfails naming the rule.
+``manage.py replay``. Property tests check the solver, the knock settlement, match scoring and random play
+against independent brute-force referees. An engine bug is kept as a strict xfail naming the rule.
 """
 
 from __future__ import annotations
@@ -926,8 +927,7 @@ def test_view_never_shows_other_hand_or_stock(moves):
     m = at(VIEW_REC, moves)
     rnd = VIEW_REC["rounds"][0]
     public = {"2D"} | {mv["card"] for mv in rnd["moves"][:moves] if "card" in mv}
-    stock_left = set(rnd["stock"][m.round.stock_pos:]) if hasattr(m, "round") else set(rnd["stock"])
-    hands = [set(gin.Match.from_json(m.to_json()).to_json()["round"]["hands_now"][s]) for s in (0, 1)]
+    hands, stock_left = _round_cards(m)
     for seat in (None, 0, 1):
         v = gin.view(m, seat)
         json.dumps(v)
@@ -940,6 +940,12 @@ def test_view_never_shows_other_hand_or_stock(moves):
         else:
             assert sorted(v["hand"]) == sorted(hands[seat])
         assert ("legal_actions" in v) == (seat is not None and seat == m.to_act)
+
+
+def test_next_round_not_dealt_while_round_in_play():
+    m = at(VIEW_REC, 2)
+    with pytest.raises(ValueError):
+        gin.deal_next_round(m, random.Random(1))
 
 
 def test_view_of_acting_seat_lists_its_legal_actions():
