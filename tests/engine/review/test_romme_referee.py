@@ -953,6 +953,26 @@ def test_malformed_actions_are_refused_and_change_nothing(bad):
 # -- whole lists played by the computer players, checked from the outside ---------------------------------
 
 
+def _strings(value) -> list[str]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _strings(v)]
+    return [value] if isinstance(value, str) else []
+
+
+def _assert_no_secret_card(m: romme.Match, seat: int | None) -> None:
+    """No card that only other hands or the stock hold shows anywhere in ``seat``'s view of the round."""
+    v = romme.view(m, seat)
+    public = set(_strings(v["melds"])) | set(_strings(v["history"])) | {v["discard_top"]}
+    own = set(v.get("hand", []))
+    deal = m.current_deal()
+    hidden = {c for s, h in enumerate(deal["hands"]) if s != seat for c in h} | set(deal["stock"])
+    secret = hidden - own - public
+    shown = set(_strings({k: x for k, x in v.items() if k != "last_round"}))
+    assert not shown & secret, (seat, shown & secret)
+
+
 @settings(max_examples=12)
 @given(seed=st.integers(0, 10**6), seats=st.integers(2, 6), level=st.sampled_from(["simple", "expert"]))
 def test_bot_lists_keep_110_cards_every_listed_action_is_legal_and_the_record_replays(seed, seats, level):
@@ -963,6 +983,8 @@ def test_bot_lists_keep_110_cards_every_listed_action_is_legal_and_the_record_re
             break
         seat = m.to_act
         v = romme.view(m, seat)
+        for watcher in {seat, (seat + 1) % seats, None}:
+            _assert_no_secret_card(m, watcher)
         on_table = sum(len(t["cards"]) for t in v["melds"])
         assert sum(v["hand_counts"]) + on_table + v["discard_size"] + v["stock_size"] == 110
         for action in v["legal_actions"]:
