@@ -55,19 +55,13 @@ def play(seed: int, seats: int, *, bots: bool = False, resign_chance: float = 0.
     raise AssertionError(f"no end after {MAX_ACTIONS} actions")
 
 
-@settings(max_examples=25)
+@settings(max_examples=20)
 @given(st.integers(0, 10**9), st.integers(2, 6))
-def test_all_110_cards_are_always_there(seed, seats):
+def test_random_legal_play_keeps_all_110_cards_always_ends_and_replays(seed, seats):
     def same_cards(m: romme.Match) -> None:
         assert all_cards(m) == DECK
 
-    play(seed, seats, resign_chance=0.003, check=same_cards)
-
-
-@settings(max_examples=25)
-@given(st.integers(0, 10**9), st.integers(2, 6))
-def test_random_legal_play_always_ends_and_replay_reproduces(seed, seats):
-    m = play(seed, seats, resign_chance=0.002)
+    m = play(seed, seats, resign_chance=0.003, check=same_cards)
     assert m.over
     record = json.loads(json.dumps(m.record()))
     summary = replay(record)
@@ -101,12 +95,12 @@ def hidden_ok(m: romme.Match, rng: random.Random) -> None:
         assert romme.view(other, seat) == v
 
 
-@settings(max_examples=8)
+@settings(max_examples=6)
 @given(st.integers(0, 10**9), st.integers(2, 5))
 def test_no_view_shows_another_hand_or_the_stock_order(seed, seats):
     rng = random.Random(seed)
     steps = iter(range(10**6))
-    play(seed, seats, check=lambda m: next(steps) % 7 or hidden_ok(m, rng))
+    play(seed, seats, check=lambda m: next(steps) % 11 or hidden_ok(m, rng))
 
 
 @st.composite
@@ -127,7 +121,7 @@ def melds_and_cards(draw):
     return cards, card
 
 
-@settings(max_examples=300)
+@settings(max_examples=200)
 @given(melds_and_cards())
 def test_quick_lay_off_check_agrees_with_validate_meld(data):
     cards, card = data
