@@ -213,3 +213,14 @@ def test_record_equal_tournament_standings_share_first_place_and_nobody_wins():
     summary = replay(record([quick_round(2, 1, ["", WATCHER_95]), quick_round(2, 0, [WATCHER_95, ""])],
                             rounds=2, tournament=True))
     assert summary["results"] == [25, 25] and summary["places"] == [1, 1] and summary["winner"] is None
+
+
+def test_record_wp_10_when_the_hand_romme_swaps_a_joker_only_on_its_own_meld():
+    deal = full_deal(["7S JK 9S 8S TH JH QH KH AC 2C 3C AD 2D", OPENER_9], upcard="9H", stock_top="QC KS")
+    moves = OPENER_9_MOVES + [
+        draw(0), lay(0, "7S JK 9S", "TH JH QH KH", "AC 2C 3C"),
+        swap(0, 4, "8S", lay(0, "AD 2D JK")), discard_move(0, "KS"),
+    ]
+    rnd = _round(replay(one_round(deal, moves, dealer=0, tournament=True)))
+    assert rnd["melds"][3] == ["7S", "8S", "9S"] and rnd["melds"][-1] == ["AD", "2D", "JK"]
+    assert rnd["hand_romme"] and rnd["wertungspunkte"] == [10, 3]
