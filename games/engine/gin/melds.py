@@ -231,7 +231,7 @@ def deadwood_of(mask: int) -> int:
     total = points_of(mask & ~(runs | sets))
     if runs & sets:
         _, hard, _ = _split(mask)
-        total += _least(hard)
+        total += points_of(hard) - _cover(hard)[0] if hard.bit_count() <= 11 else _least(hard)
     # else no card is wanted by both a run and a set: every maximal run and every set melds whole.
     if len(_DEADWOOD) > _MEMO_LIMIT:
         _DEADWOOD.clear()
@@ -263,9 +263,50 @@ def arrange(mask: int) -> tuple[list[int], int]:
     return list(melds), deadwood
 
 
+def _cover(hard: int) -> tuple[int, tuple[int, ...]]:
+    """The disjoint melds inside ``hard`` with the most points: (points melded, melds).
+
+    Ten or eleven cards hold at most three melds, so three nested loops over the melds that fit try every
+    combination; that beats a memoised recursion when nothing is cached yet.
+    """
+    melds: list[int] = []
+    rest = hard
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        melds.extend(_melds_in(hard, low))
+    values = [points_of(m) for m in melds]
+    best = 0
+    chosen: tuple[int, ...] = ()
+    count = len(melds)
+    for i in range(count):
+        mi = melds[i]
+        vi = values[i]
+        if vi > best:
+            best, chosen = vi, (mi,)
+        for j in range(i + 1, count):
+            mj = melds[j]
+            if mi & mj:
+                continue
+            vij = vi + values[j]
+            if vij > best:
+                best, chosen = vij, (mi, mj)
+            mij = mi | mj
+            for k in range(j + 1, count):
+                if mij & melds[k]:
+                    continue
+                vijk = vij + values[k]
+                if vijk > best:
+                    best, chosen = vijk, (mi, mj, melds[k])
+    return best, chosen
+
+
 @lru_cache(maxsize=65536)
 def _arrange(mask: int) -> tuple[tuple[int, ...], int]:
     melds, rem, _ = _split(mask)
+    if rem and rem.bit_count() <= 11:  # at most three melds fit: the loops of _cover see them all
+        melds.extend(_cover(rem)[1])
+        rem = 0
     while rem:
         target = _least(rem)
         low = rem & -rem
@@ -345,11 +386,54 @@ _ALL_MELDS = sorted({meld for melds in _MELDS_WITH for meld in melds})
 _MELD_CODES: dict[int, tuple[str, ...]] = {meld: tuple(cards_of(meld)) for meld in _ALL_MELDS}
 
 
+def _long_stretches(block: int) -> int:
+    return sum(x for x in _STRETCHES[block] if x.bit_count() >= 3)
+
+
+#: Per 13-bit suit block: the cards lying in runs (stretches of three or more), and those runs' codes.
+_RUN_PART: tuple[int, ...] = tuple(_long_stretches(b) for b in range(1 << 13))
+_RUN_CODES: tuple[tuple[tuple[tuple[str, ...], ...], ...], ...] = tuple(
+    tuple(tuple(_MELD_CODES[x << (13 * suit)] for x in _STRETCHES[b] if x.bit_count() >= 3) for b in range(1 << 13))
+    for suit in range(4)
+)
+#: Display order of melds: the rank of the lowest card, then its suit.
+_MELD_ORDER: dict[tuple[str, ...], tuple[int, int]] = {
+    codes: (((meld & -meld).bit_length() - 1) % 13, ((meld & -meld).bit_length() - 1) // 13)
+    for meld, codes in _MELD_CODES.items()
+}
+#: The codes of a set by rank and by which suits are there (bit 0 clubs .. bit 3 spades), three or four.
+_SET_CODES: tuple[tuple[tuple[str, ...] | None, ...], ...] = tuple(
+    tuple(_MELD_CODES.get(sum(1 << (13 * s + rank) for s in range(4) if pattern >> s & 1)) for pattern in range(16))
+    for rank in range(13)
+)
+
+
 @lru_cache(maxsize=65536)
 def _arranged_codes(mask: int) -> tuple[tuple[tuple[str, ...], ...], int]:
-    melds, deadwood = _arrange(mask)
+    a = mask & _SUIT_BLOCK
+    b = (mask >> 13) & _SUIT_BLOCK
+    c = (mask >> 26) & _SUIT_BLOCK
+    d = mask >> 39
+    ra, rb, rc, rd = _RUN_PART[a], _RUN_PART[b], _RUN_PART[c], _RUN_PART[d]
+    ranks = (a & b & (c | d)) | (c & d & (a | b))
+    if not ranks & (ra | rb | rc | rd):
+        # No card wanted by both a run and a set (most hands): every run stretch and every set is spread
+        # whole and the rest is deadwood, no search needed.
+        points = _BLOCK_POINTS
+        keep = _SUIT_BLOCK ^ ranks
+        deadwood = points[a & keep ^ ra] + points[b & keep ^ rb] + points[c & keep ^ rc] + points[d & keep ^ rd]
+        melds = _RUN_CODES[0][ra] + _RUN_CODES[1][rb] + _RUN_CODES[2][rc] + _RUN_CODES[3][rd]
+        if ranks:
+            melds += tuple(
+                _SET_CODES[r][(a >> r & 1) | (b >> r & 1) << 1 | (c >> r & 1) << 2 | (d >> r & 1) << 3]
+                for r in _INDEXES[0][ranks]
+            )
+        if len(melds) > 1:
+            melds = tuple(sorted(melds, key=_MELD_ORDER.__getitem__))
+        return melds, deadwood
+    melds_masks, deadwood = _arrange(mask)
     codes = _MELD_CODES
-    return tuple(codes[m] for m in melds), deadwood
+    return tuple(codes[m] for m in melds_masks), deadwood
 
 
 def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
@@ -371,7 +455,7 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     except (KeyError, TypeError):
         mask = check_hand(hand)
         count = mask.bit_count()
-    if (count != 10 and count != 11) or mask.bit_count() != count or isinstance(hand, str | bytes):
+    if (count != 10 and count != 11) or mask.bit_count() != count:
         mask = check_hand(hand)
     melds, deadwood = _arranged_codes(mask)
     return [list(m) for m in melds], deadwood
