@@ -288,54 +288,69 @@ def _meld_options(counts: bytearray, first: int, jokers: int, mode: int) -> list
             score = (value * (size + j), own_augen * size + JOKER_AUGEN * j, size + j)[mode]
             keep(kinds, j, codes + (JOKER,) * j, score)
     # Runs upwards from this card; an ace here is the low ace (a high ace above a king is handled below).
+    # The run grows one place at a time with a natural card or a joker; its score is carried along.
     base = suit_index * 13
+    joker_score = JOKER_AUGEN if mode == MODE_AUGEN else 1
+    low_start = False  # the run in progress starts at place 1 (a low ace or a joker for it)
 
-    def extend(positions: list[tuple[int, bool]], kinds: list[int], j_used: int, top: int, naturals: int,
-               step: int) -> None:
-        nxt = top + step
+    def card_score(place: int, kind: int, joker: bool) -> int:
+        if mode == MODE_POINTS:
+            return position_value(place)
+        if mode == MODE_CARDS:
+            return 1
+        return joker_score if joker else _augen_of_kind(kind)
+
+    def extend(places: list[int], jokered: list[bool], kinds: list[int], j_used: int, naturals: int, step: int,
+               score: int) -> None:
+        nxt = places[-1] + step
         if nxt < 1 or nxt > 14:
             return
-        if step == 1 and nxt == 14 and positions[0][0] == 1:
+        if step == 1 and nxt == 14 and low_start:
             return  # an ace cannot be low and high at once
         if step == -1 and nxt == 1:
             return  # going down from the high ace, the low ace would close the circle
         kind = base + (nxt - 1) % 13
         if nxt != 14 and counts[kind]:
-            positions.append((nxt, False))
+            places.append(nxt)
+            jokered.append(False)
             kinds.append(kind)
-            emit(positions, kinds, j_used, naturals + 1)
-            extend(positions, kinds, j_used, nxt, naturals + 1, step)
+            gained = score + card_score(nxt, kind, False)
+            if len(places) >= 3 and j_used < naturals + 1:
+                emit(places, jokered, kinds, j_used, gained, step)
+            extend(places, jokered, kinds, j_used, naturals + 1, step, gained)
             kinds.pop()
-            positions.pop()
-        if not positions[-1][1] and j_used < jokers:
-            positions.append((nxt, True))
-            emit(positions, kinds, j_used + 1, naturals)
-            extend(positions, kinds, j_used + 1, nxt, naturals, step)
-            positions.pop()
+            jokered.pop()
+            places.pop()
+        if not jokered[-1] and j_used < jokers:
+            places.append(nxt)
+            jokered.append(True)
+            gained = score + card_score(nxt, kind, True)
+            if len(places) >= 3 and j_used + 1 < naturals:
+                emit(places, jokered, kinds, j_used + 1, gained, step)
+            extend(places, jokered, kinds, j_used + 1, naturals, step, gained)
+            jokered.pop()
+            places.pop()
 
-    def emit(positions: list[tuple[int, bool]], kinds: list[int], j_used: int, naturals: int) -> None:
-        if len(positions) < 3 or j_used >= naturals:
-            return
-        ordered = sorted(positions)
-        if mode == MODE_POINTS:
-            score = sum(position_value(p) for p, _ in ordered)
-        elif mode == MODE_AUGEN:
-            score = own_augen + sum(_augen_of_kind(k) for k in kinds) + JOKER_AUGEN * j_used
-        else:
-            score = len(ordered)
-        key_kinds = tuple(sorted(kinds))
-        old = found.get((key_kinds, j_used))
+    def emit(places: list[int], jokered: list[bool], kinds: list[int], j_used: int, score: int, step: int) -> None:
+        key = (tuple(kinds) if step == 1 else tuple(reversed(kinds)), j_used)
+        old = found.get(key)
         if old is not None and old[3] >= score:
             return
-        cards = tuple(JOKER if joker else _code(p, suit) for p, joker in ordered)
-        found[(key_kinds, j_used)] = (key_kinds, j_used, cards, score)
+        cards = tuple(JOKER if joker else _code(p, suit) for p, joker in zip(places, jokered, strict=True))
+        if step == -1:
+            cards = cards[::-1]
+        found[key] = (key[0], j_used, cards, score)
 
-    extend([(r, False)], [], 0, r, 1, 1)
+    own_score = card_score(r, first, False)
+    low_start = r == 1
+    extend([r], [False], [], 0, 1, 1, own_score)
     if r >= 2 and jokers:
         # A joker just below: nothing lower than this card is left in the hand.
-        extend([(r - 1, True), (r, False)], [], 1, r, 1, 1)
+        low_start = r == 2
+        extend([r - 1, r], [True, False], [], 1, 1, 1, own_score + card_score(r - 1, first, True))
     if r == 1:
-        extend([(14, False)], [], 0, 14, 1, -1)
+        low_start = False
+        extend([14], [False], [], 0, 1, -1, card_score(14, first, False))
     return list(found.values())
 
 
