@@ -11,6 +11,7 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.db import connection
 
 from games import events, selectors, services
 from games.services import ServiceError
@@ -29,6 +30,14 @@ def _poll_seconds() -> float:
     return 1.0 if backend.endswith("InMemoryChannelLayer") else 0.0
 
 
+def in_thread(function):
+    """Run a database function off the event loop. On PostgreSQL calls run side by side in a thread pool (rows
+    are locked per table, so tables do not wait on each other); SQLite has a single writer anyway, and its
+    in-memory test database must stay on one thread. ``GAMES_DB_PARALLEL = False`` keeps one thread."""
+    parallel = getattr(settings, "GAMES_DB_PARALLEL", True) and connection.vendor == "postgresql"
+    return database_sync_to_async(function, thread_sensitive=not parallel)
+
+
 class _JsonConsumer(AsyncWebsocketConsumer):
     async def send_frame(self, frame: dict) -> None:
         await self.send(text_data=json.dumps(frame, separators=(",", ":"), ensure_ascii=False))
@@ -44,12 +53,11 @@ class TableConsumer(_JsonConsumer):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.user = self.scope.get("user")
         self.user_id = self.user.pk if self.user is not None and self.user.is_authenticated else None
-        self.seated = False
         self.version = -1
         self.poll_task = None
         query = parse_qs(self.scope.get("query_string", b"").decode("latin1"))
         invite = (query.get("invite") or [""])[0]
-        allowed = await database_sync_to_async(self._may_watch)(invite)
+        allowed = await in_thread(self._may_watch)(invite)
         if allowed is None:
             await self.close(code=4404)
             return
@@ -64,7 +72,7 @@ class TableConsumer(_JsonConsumer):
         await self.accept()
         # Joined the groups first, then read: nothing can fall between the full state and the next event.
         await self.send_state()
-        for frame in await database_sync_to_async(selectors.chat_recent)(table_id=self.table_id):
+        for frame in await in_thread(selectors.chat_recent)(table_id=self.table_id):
             await self.send_frame(frame)
         await self._presence(online=True)
         seconds = _poll_seconds()
@@ -98,12 +106,12 @@ class TableConsumer(_JsonConsumer):
     async def _poll(self, seconds: float) -> None:
         while True:
             await asyncio.sleep(seconds)
-            version = await database_sync_to_async(selectors.table_version)(table_id=self.table_id)
+            version = await in_thread(selectors.table_version)(table_id=self.table_id)
             if version is not None and version > self.version:
                 await self.send_state()
 
     async def send_state(self) -> None:
-        frame = await database_sync_to_async(selectors.table_state_for)(table_id=self.table_id, user=self.user)
+        frame = await in_thread(selectors.table_state_for)(table_id=self.table_id, user=self.user)
         if frame is None:
             await self.send_error("no_table", "Diesen Tisch gibt es nicht mehr.")
             return
@@ -111,18 +119,21 @@ class TableConsumer(_JsonConsumer):
 
     async def _deliver(self, frame: dict) -> None:
         if frame.get("type") == "state":
-            self.seated = frame["table"]["you"] is not None
             self.version = max(self.version, frame["version"])
         await self.send_frame(frame)
 
     # --- frames from the channel layer ------------------------------------------------------------------
 
     async def table_frame(self, event):
-        audience = event.get("audience")
-        # A seated player gets their own view on their user group; the public copy is for spectators.
-        if audience == "public" and self.seated:
+        frame = event["frame"]
+        # A seated player gets their own view on their user group; the public copy is for spectators. Decided
+        # by the frame itself, so the order in which the two copies arrive does not matter.
+        seated_here = self.user_id is not None and any(
+            seat["user_id"] == self.user_id for seat in frame["table"]["seats"]
+        )
+        if event.get("audience") == "public" and seated_here:
             return
-        await self._deliver(event["frame"])
+        await self._deliver(frame)
 
     # --- messages from the client -----------------------------------------------------------------------
 
@@ -160,7 +171,7 @@ class TableConsumer(_JsonConsumer):
         outbox: list = []
         token = events.OUTBOX.set(outbox)
         try:
-            return await database_sync_to_async(function)(table_id=self.table_id, user=self.user, **kwargs)
+            return await in_thread(function)(table_id=self.table_id, user=self.user, **kwargs)
         finally:
             events.OUTBOX.reset(token)
             if outbox:
@@ -232,7 +243,7 @@ class LobbyConsumer(_JsonConsumer):
             self.poll_task = asyncio.create_task(self._poll(seconds * 5))
 
     async def send_list(self):
-        tables = await database_sync_to_async(selectors.lobby_tables)()
+        tables = await in_thread(selectors.lobby_tables)()
         await self.send_frame({"type": "lobby", "tables": tables})
 
     async def _poll(self, seconds: float) -> None:

@@ -9,6 +9,9 @@ def _live_play_settings(settings):
     settings.GAMES_TEST_DEAL_SEED = "live-play-tests"
     settings.GAMES_BOT_DELAY_SECONDS = 0
     settings.GAMES_STATE_POLL_SECONDS = 0
+    # The test database's connections live on the test's own thread; the end-to-end test runs the
+    # thread pool of PostgreSQL sites in a real daphne.
+    settings.GAMES_DB_PARALLEL = False
     # Signing up players is not what these tests measure.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

@@ -73,7 +73,7 @@ async def test_a_spectator_sees_the_public_view_and_may_not_play(players, specta
     version = anna.state["version"]
     await sven.send({"type": "move", "version": version, "action": {"action": "pass"}})
     error = await sven.until(lambda f: f["type"] == "error")
-    assert error["code"] == "not_seated" and error["version"] == version
+    assert error["code"] == "not_seated" and error["version"] == version, [(f["type"], f.get("version"), f.get("table", {}).get("id")) for f in anna.frames]
     await anonymous.send({"type": "chat", "text": "hallo"})
     assert (await anonymous.until(lambda f: f["type"] == "error"))["code"] == "not_seated"
     # The watchers follow the game move by move.

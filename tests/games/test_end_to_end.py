@@ -23,8 +23,9 @@ from tests.games.helpers import choose_action
 ROOT = Path(__file__).resolve().parents[2]
 #: The whole test must finish within this many seconds (the clients stop and the test fails after it).
 TIME_LIMIT = 150
-GIN_TABLES = 3
-ROMME_TABLES = 2
+#: How many tables play at once; raise them by environment for a bigger run (the figures, not the test).
+GIN_TABLES = int(os.environ.get("E2E_GIN_TABLES", "3"))
+ROMME_TABLES = int(os.environ.get("E2E_ROMME_TABLES", "2"))
 ROMME_SEATS = 3
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -134,7 +135,7 @@ class Player:
 
     async def play(self) -> dict:
         from websockets.asyncio.client import connect
-        from websockets.exceptions import ConnectionClosed
+        from websockets.exceptions import WebSocketException
 
         while True:
             try:
@@ -143,7 +144,7 @@ class Player:
                     result = await self._session(ws)
                     if result is not None:
                         return result
-            except (ConnectionClosed, OSError, TimeoutError):
+            except (WebSocketException, OSError, TimeoutError):
                 pass
             # The server went away (a restart): come back and carry on from the full state it sends.
             self.reconnects += 1
