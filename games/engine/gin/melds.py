@@ -1,11 +1,12 @@
 """Gin Rummy meld solver: the arrangement of a hand into sets and runs that leaves the least deadwood.
 
 Cards are handled as bits of a 52-bit mask (bit = :func:`games.engine.cards.card_index`, suit-major, so a
-run is a block of consecutive bits inside one suit's 13). The search takes the lowest card still open and
-tries it as deadwood or as the lowest card of every meld that fits, memoised on the mask of open cards.
+run is a stretch of bits inside one suit's 13). Most hands have no card that both a run and a set want:
+then every run stretch and every set is spread whole, read off lookup tables. Only the tangled rest is
+searched (every combination of up to three melds; a memoised recursion beyond eleven cards).
 
 >>> best_melds(["7H", "7S", "7D", "8C", "9C", "TC", "2D", "3S", "KH", "QS"])
-([['8C', '9C', 'TC'], ['7D', '7H', '7S']], 25)
+([['7D', '7H', '7S'], ['8C', '9C', 'TC']], 25)
 """
 
 from __future__ import annotations
@@ -227,12 +228,21 @@ def deadwood_of(mask: int) -> int:
     known = _DEADWOOD.get(mask)
     if known is not None:
         return known
-    runs, sets = _run_and_set_parts(mask)
-    total = points_of(mask & ~(runs | sets))
-    if runs & sets:
-        _, hard, _ = _split(mask)
+    a = mask & _SUIT_BLOCK
+    b = (mask >> 13) & _SUIT_BLOCK
+    c = (mask >> 26) & _SUIT_BLOCK
+    d = mask >> 39
+    ra, rb, rc, rd = _RUN_PART[a], _RUN_PART[b], _RUN_PART[c], _RUN_PART[d]
+    ranks = (a & b & (c | d)) | (c & d & (a | b))
+    if not ranks & (ra | rb | rc | rd):
+        # No card is wanted by both a run and a set: every run stretch and every set melds whole.
+        points = _BLOCK_POINTS
+        keep = _SUIT_BLOCK ^ ranks
+        total = points[a & keep ^ ra] + points[b & keep ^ rb] + points[c & keep ^ rc] + points[d & keep ^ rd]
+    else:
+        _, hard, loose = _split(mask)
+        total = points_of(loose)
         total += points_of(hard) - _cover(hard)[0] if hard.bit_count() <= 11 else _least(hard)
-    # else no card is wanted by both a run and a set: every maximal run and every set melds whole.
     if len(_DEADWOOD) > _MEMO_LIMIT:
         _DEADWOOD.clear()
     _DEADWOOD[mask] = total
