@@ -136,7 +136,11 @@ def game_server(django_db_setup, django_db_blocker, tmp_path_factory, browser):
 def server_url(game_server, transactional_db):
     if game_server.process.poll() is not None:
         pytest.fail(f"The game server has died:\n{game_server.log_tail()}")
-    return game_server.url
+    yield game_server.url
+    # Stop all play before the test database is emptied: a referee still moving computer players while
+    # the tables are truncated deadlocks on PostgreSQL.
+    Table.objects.update(status=Table.Status.ABORTED, turn_deadline=None, bot_due_at=None)
+    time.sleep(0.3)
 
 
 @pytest.fixture
