@@ -162,27 +162,34 @@ class Match:
 
     def totals(self) -> dict:
         """Per seat: casual minus points, Wertungspunkte, Augen and rounds won so far."""
-        seats = range(self.seats)
-        return {
-            "minus": [sum(s["minus"][i] for s in self.summaries) for i in seats],
-            "wertungspunkte": [sum(s["wertungspunkte"][i] for s in self.summaries) for i in seats],
-            "augen": [sum(s["augen"][i] for s in self.summaries if s["winner"] is not None) for i in seats],
-            "rounds_won": [sum(1 for s in self.summaries if s["winner"] == i) for i in seats],
-        }
+        minus = [0] * self.seats
+        wp = [0] * self.seats
+        augen = [0] * self.seats
+        won = [0] * self.seats
+        for s in self.summaries:
+            counted = s["winner"] is not None  # rounds without a winner count no Augen
+            for i in range(self.seats):
+                minus[i] += s["minus"][i]
+                wp[i] += s["wertungspunkte"][i]
+                if counted:
+                    augen[i] += s["augen"][i]
+            if counted:
+                won[s["winner"]] += 1
+        return {"minus": minus, "wertungspunkte": wp, "augen": augen, "rounds_won": won}
 
-    def results(self) -> list[int]:
+    def results(self, t: dict | None = None) -> list[int]:
         """Tournament list results per seat: 10 × WP − Augen, −700 for an Abbruch."""
-        t = self.totals()
+        t = t or self.totals()
         return [
             list_result(wertungspunkte=[t["wertungspunkte"][i]], points=[t["augen"][i]], aborted=self.left[i])
             for i in range(self.seats)
         ]
 
-    def places(self) -> list[int]:
-        t = self.totals()
+    def places(self, t: dict | None = None) -> list[int]:
+        t = t or self.totals()
         if not self.options["tournament"]:
             return casual_places(t["minus"], left=self.left)
-        results = self.results()
+        results = self.results(t)
         standings = [ListStanding(i, results[i], t["wertungspunkte"][i], t["augen"][i], t["rounds_won"][i])
                      for i in range(self.seats)]
         places = [0] * self.seats
@@ -213,10 +220,11 @@ class Match:
             else:
                 row["minus"] = s["minus"]
             rounds.append(row)
-        sheet = {"mode": "tournament" if tournament else "casual", "rounds": rounds, "places": self.places(),
-                 "left": list(self.left), **self.totals()}
+        t = self.totals()
+        sheet = {"mode": "tournament" if tournament else "casual", "rounds": rounds, "places": self.places(t),
+                 "left": list(self.left), **t}
         if tournament:
-            sheet["results"] = self.results()
+            sheet["results"] = self.results(t)
         return sheet
 
     # -- inside changes (on a clone) ---------------------------------------------------------------------

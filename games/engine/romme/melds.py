@@ -102,6 +102,13 @@ def validate_meld(cards: Sequence[str]) -> Meld:
     Raises :class:`InvalidMeld` (a ``ValueError``) naming what is wrong.
     """
     codes = _check_codes(cards)
+    return _validated(tuple(codes))
+
+
+# Views and bots re-read the same table melds after every move; a Meld is immutable, so it can be shared.
+@lru_cache(maxsize=4096)
+def _validated(cards: tuple[str, ...]) -> Meld:
+    codes = list(cards)
     if len(codes) < 3:
         raise InvalidMeld(f"a meld needs at least 3 cards, not {len(codes)}")
     naturals = [c for c in codes if c != JOKER]
