@@ -401,6 +401,8 @@ def _table_strings() -> dict[str, str]:
         "in_hand": _("auf der Hand"),
         "minus_n": _("−{n} Punkte"),
         "use_suggestion": _("Vorschlag übernehmen"),
+        "lay_off_low": _("{card} unten an Meldung {n} anlegen"),
+        "lay_off_high": _("{card} oben an Meldung {n} anlegen"),
     }
 
 

@@ -751,6 +751,20 @@ function renderGinActions(bar, v) {
 }
 
 function renderRommeActions(bar, v, selected) {
+  const choice = (store.endChoice || []).filter((a) => legal().some((b) => JSON.stringify(a) === JSON.stringify(b)));
+  store.endChoice = choice;
+  for (const action of choice) {
+    bar.append(
+      button(t(action.end === "low" ? "lay_off_low" : "lay_off_high", { card: cardShort(action.card), n: action.meld }), {
+        id: `btn-end-${action.end}`,
+        kind: "primary",
+        onclick: () => {
+          store.endChoice = [];
+          sendAction(action);
+        },
+      }),
+    );
+  }
   // After drawing, any melds may be laid: the page gathers them, the server checks them when sent.
   const canLay = legalOf("discard").length > 0;
   if (!canLay) return;
@@ -1156,11 +1170,16 @@ function discardKey(key) {
 
 function layOff(key, meldId) {
   const code = codeOf(key);
-  // Where a card fits both ends of a run (a joker) the first listed end is taken; the button row offers both.
-  const action =
-    legalOf("lay_off").find((a) => a.card === code && String(a.meld) === String(meldId)) ||
-    // The card stands in for a joker there: dropping it swaps (the server's suggestion says where the joker goes).
-    legalOf("swap").find((a) => a.card === code && String(a.meld) === String(meldId));
+  const fits = legalOf("lay_off").filter((a) => a.card === code && String(a.meld) === String(meldId));
+  if (fits.length > 1) {
+    // The card fits both ends of the run (a joker, or an ace on 2 … K): the player picks the end.
+    store.endChoice = fits;
+    render();
+    return;
+  }
+  // Else the card may stand in for a joker there: dropping it swaps (the server's suggestion says where
+  // the joker then goes).
+  const action = fits[0] || legalOf("swap").find((a) => a.card === code && String(a.meld) === String(meldId));
   if (action) sendAction(action);
   else toast(t("cannot_lay_off", { card: cardShort(code) }));
 }
