@@ -128,12 +128,12 @@ class TableConsumer(_JsonConsumer):
         frame = event["frame"]
         # A seated player gets their own view on their user group; the public copy is for spectators. Decided
         # by the frame itself, so the order in which the two copies arrive does not matter.
-        seated_here = self.user_id is not None and any(
-            seat["user_id"] == self.user_id for seat in frame["table"]["seats"]
-        )
-        if event.get("audience") == "public" and seated_here:
+        if event.get("audience") == "public" and self._seated_in(frame):
             return
         await self._deliver(frame)
+
+    def _seated_in(self, frame: dict) -> bool:
+        return self.user_id is not None and any(seat["user_id"] == self.user_id for seat in frame["table"]["seats"])
 
     # --- messages from the client -----------------------------------------------------------------------
 

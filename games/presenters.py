@@ -13,7 +13,7 @@ from games import engines
 from games.models import ChatMessage, Match, Round, Seat, Table
 
 #: Keys a spectator's view must never carry, whatever an engine returns.
-_SEAT_ONLY_KEYS = ("hand", "legal_actions", "meter", "taken", "hand_augen", "best_opening", "drawn", "drawn_from")
+_SEAT_ONLY_KEYS = ("hand", "legal_actions", "meter", "taken", "hand_augen", "best_opening", "drawn", "drawn_from", "hints")
 
 
 @dataclass

@@ -98,7 +98,8 @@ async def watch_and_check(sockets: dict[int, Socket], watchers: list[Socket], ob
 
 
 async def test_no_gin_frame_shows_hidden_cards(players, spectator):
-    table = await sync_to_async(services.table_create)(user=players[0], game="gin", preset="klassisch", options={})
+    table = await sync_to_async(services.table_create)(user=players[0], game="gin", preset="klassisch",
+                                                       options={"target": 50})
     anna = await Socket.open(table.pk, players[0])
     ben = await Socket.open(table.pk, players[1])
     sven = await Socket.open(table.pk, spectator)

@@ -314,7 +314,7 @@ def test_rematch_starts_when_both_players_ask(players):
     refused("not_finished", services.match_rematch, table.pk, user=players[0])
     services.match_resign(table_id=table.pk, user=players[0])
     refused("seat_left", services.match_rematch, table.pk, user=players[1])
-    table = gin_table(players[2:])
+    table = gin_table(players[2:], preset="schnell")
     play_out(table.pk, players[2:])
     assert services.match_rematch(table_id=table.pk, user=players[2]) is None
     second = services.match_rematch(table_id=table.pk, user=players[3])
