@@ -181,26 +181,47 @@ def test_a_move_is_applied_logged_and_versioned(players):
     assert after.turn_deadline >= before + timedelta(seconds=45) or to_act == seat
 
 
-def test_a_stale_version_is_refused(players):
-    table = gin_table(players)
+def two_player_table(players, game: str) -> Table:
+    """A started two-player table of either game."""
+    if game == "gin":
+        return gin_table(players)
+    table = services.table_create(user=players[0], game="romme", preset="standard", options={"seats": 2})
+    services.table_join(table_id=table.pk, user=players[1])
+    return Table.objects.get(pk=table.pk)
+
+
+both_games = pytest.mark.parametrize("game", ["gin", "romme"])
+
+
+@both_games
+def test_a_stale_version_is_refused(players, game):
+    table = two_player_table(players, game)
     seat = state_of(table).to_act
     action = choose_action(view_of(table, seat))
     error = refused("stale_version", services.move_apply, table.pk, user=players[seat], version=table.version - 1,
                     action=action)
     assert error.version == table.version
+    refused("stale_version", services.move_apply, table.pk, user=players[seat], version=table.version + 1,
+            action=action)
 
 
-def test_a_move_out_of_turn_is_refused(players):
-    table = gin_table(players)
+@both_games
+def test_a_move_out_of_turn_is_refused(players, game):
+    table = two_player_table(players, game)
     other = 1 - state_of(table).to_act
     refused("not_your_turn", services.move_apply, table.pk, user=players[other], version=table.version,
             action={"action": "draw", "from": "stock"})
 
 
-def test_a_move_by_someone_not_seated_is_refused(players, spectator):
-    table = gin_table(players)
+@both_games
+def test_a_move_by_someone_not_seated_is_refused(players, spectator, game):
+    table = two_player_table(players, game)
     refused("not_seated", services.move_apply, table.pk, user=spectator, version=table.version,
-            action={"action": "pass"})
+            action={"action": "draw", "from": "stock"})
+    from django.contrib.auth.models import AnonymousUser
+
+    refused("not_seated", services.move_apply, table.pk, user=AnonymousUser(), version=table.version,
+            action={"action": "draw", "from": "stock"})
 
 
 def test_a_card_not_held_is_refused(players):
@@ -232,8 +253,9 @@ def test_a_card_not_held_is_refused(players):
         ({"action": "discard", "card": "1H"}, None, "illegal_action"),
     ],
 )
-def test_malformed_or_oversized_moves_are_refused(players, action, version, code):
-    table = gin_table(players)
+@both_games
+def test_malformed_or_oversized_moves_are_refused(players, action, version, code, game):
+    table = two_player_table(players, game)
     seat = state_of(table).to_act
     refused(code, services.move_apply, table.pk, user=players[seat],
             version=table.version if version is None else version, action=action)
