@@ -19,7 +19,9 @@ class TableAdmin(admin.ModelAdmin):
     list_display = ("id", "game", "preset", "status", "ranked", "private", "version", "turn_deadline", "created_at")
     list_filter = ("game", "status", "ranked", "private")
     search_fields = ("id", "seats__user__username")
-    readonly_fields = ("version", "state", "turn_deadline", "bot_due_at", "current_match", "invite_token", "created_by")
+    readonly_fields = ("version", "turn_deadline", "bot_due_at", "current_match", "invite_token", "created_by")
+    # The engine state holds every hidden card; an admin who also plays must not be able to peek.
+    exclude = ("state",)
     inlines = [SeatInline]
 
 

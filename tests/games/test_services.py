@@ -477,3 +477,13 @@ def test_resigning_in_romme_leaves_the_list_to_the_others(players):
     match = table.current_match
     assert table.status == Table.Status.FINISHED and sorted(match.left_seats) == [0, 1]
     assert match.result["left"] == [True, True, False]
+
+
+def test_the_admin_never_shows_the_hidden_state(players, admin_client):
+    table = gin_table(players)
+    page = admin_client.get(f"/admin/games/table/{table.pk}/change/")
+    assert page.status_code == 200
+    hand = view_of(table, 1)["hand"]
+    assert "hands_now" not in page.content.decode() and json.dumps(hand) not in page.content.decode()
+    assert admin_client.get("/admin/games/match/").status_code == 200
+    assert admin_client.get("/admin/games/move/").status_code == 200
