@@ -12,6 +12,9 @@ from games.engine.cards import ALL_CARDS
 from games.engine.gin.melds import BIT, VALUE, arrange, deadwood_of, indexes_of, mask_of
 
 LEVELS = ("simple", "expert")
+#: The expert's discard: deadwood left, plus how much the opponent may want the card, minus our chances.
+DANGER_WEIGHT = 0.8
+OUTS_WEIGHT = 0.8
 _INDEX = {code: i for i, code in enumerate(ALL_CARDS)}
 
 
@@ -69,31 +72,33 @@ def _simple(view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]
 # expert
 
 
-def _memory(view: dict[str, Any]) -> tuple[int, int, int, int]:
+def _memory(view: dict[str, Any]) -> tuple[int, int, int]:
     """From the round's public history: (cards the opponent holds for sure, cards the opponent refused,
-    cards gone to the pile for good, cards out of play for us to count as unseen)."""
+    cards in the discard pile). Refused: what they threw away, and the pile's top card when they passed it
+    or drew from the stock instead."""
     me = view["seat"]
     opp_has = 0
     opp_refused = 0
-    pile = BIT[_INDEX[view["upcard"]]]
+    pile = [_INDEX[view["upcard"]]]
     for move in view["history"]:
         action = move["action"]
-        if move["seat"] == me:
-            if action == "draw" and move["from"] == "discard":
-                pile &= ~BIT[_INDEX[move["card"]]]
-            elif action in ("discard", "knock"):
-                pile |= BIT[_INDEX[move["card"]]]
-            continue
+        mine = move["seat"] == me
         if action == "draw" and move["from"] == "discard":
-            bit = BIT[_INDEX[move["card"]]]
-            opp_has |= bit
-            pile &= ~bit
+            card = pile.pop()
+            if not mine:
+                opp_has |= BIT[card]
         elif action in ("discard", "knock"):
-            bit = BIT[_INDEX[move["card"]]]
-            opp_has &= ~bit
-            opp_refused |= bit
-            pile |= bit
-    return opp_has, opp_refused, pile, 0
+            card = _INDEX[move["card"]]
+            pile.append(card)
+            if not mine:
+                opp_has &= ~BIT[card]
+                opp_refused |= BIT[card]
+        elif not mine and pile and (action == "pass" or action == "draw"):
+            opp_refused |= BIT[pile[-1]]
+    pile_mask = 0
+    for card in pile:
+        pile_mask |= BIT[card]
+    return opp_has, opp_refused, pile_mask
 
 
 def _neighbours(card: int) -> int:
@@ -141,7 +146,7 @@ def _outs(hand: int, unseen: int) -> int:
 def _expert(view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
     hand = mask_of(view["hand"])
     phase = view["phase"]
-    opp_has, opp_refused, pile, _ = _memory(view)
+    opp_has, opp_refused, pile = _memory(view)
     unseen = ((1 << 52) - 1) & ~hand & ~pile & ~opp_has
     if phase in ("first_turn", "draw"):
         take = {"action": "draw", "from": "discard"}
@@ -173,7 +178,8 @@ def _expert(view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]
     for choice in meter["discards"]:
         card = _INDEX[choice["card"]]
         left = hand ^ BIT[card]
-        score = choice["deadwood"] + 1.5 * _danger(card, opp_has, opp_refused) - 0.6 * _outs(left, unseen)
+        score = (choice["deadwood"] + DANGER_WEIGHT * _danger(card, opp_has, opp_refused)
+                 - OUTS_WEIGHT * _outs(left, unseen))
         if best is None or score < best[0]:
             best = (score, card)
     assert best is not None

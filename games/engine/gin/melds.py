@@ -467,6 +467,19 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
         count = mask.bit_count()
     if (count != 10 and count != 11) or mask.bit_count() != count:
         mask = check_hand(hand)
+    a = mask & _SUIT_BLOCK
+    b = (mask >> 13) & _SUIT_BLOCK
+    c = (mask >> 26) & _SUIT_BLOCK
+    d = mask >> 39
+    if not (a & b & (c | d)) | (c & d & (a | b)):
+        # No set at all (most hands): the runs are read off the tables, no cache needed.
+        ra, rb, rc, rd = _RUN_PART[a], _RUN_PART[b], _RUN_PART[c], _RUN_PART[d]
+        points = _BLOCK_POINTS
+        deadwood = points[a ^ ra] + points[b ^ rb] + points[c ^ rc] + points[d ^ rd]
+        runs = _RUN_CODES[0][ra] + _RUN_CODES[1][rb] + _RUN_CODES[2][rc] + _RUN_CODES[3][rd]
+        if len(runs) > 1:
+            runs = sorted(runs, key=_MELD_ORDER.__getitem__)
+        return [list(m) for m in runs], deadwood
     melds, deadwood = _arranged_codes(mask)
     return [list(m) for m in melds], deadwood
 
