@@ -276,13 +276,8 @@ function orderedHand(v) {
 
 /** The melds of the hand's best arrangement, as the server sent them (gin meter, Rommé best opening). */
 function arrangementMelds(v) {
-  const meter = v.meter || v.deadwood_meter || null;
-  if (meter) {
-    const source = meter.melds || (meter.arrangement && meter.arrangement.melds);
-    if (Array.isArray(source)) return source;
-  }
-  const best = v.best_opening || v.arrangement || null;
-  if (best && Array.isArray(best.melds)) return best.melds;
+  if (v.meter && Array.isArray(v.meter.melds)) return v.meter.melds;
+  if (v.best_opening && Array.isArray(v.best_opening.melds)) return v.best_opening.melds;
   return [];
 }
 
@@ -383,6 +378,7 @@ function renderHeader(tb, v) {
 }
 
 /** The deal's hash when a round starts, and the last round's deal to check it against once it is over. */
+let dealLink = { number: null, url: "" };
 function renderFairness(tb) {
   const box = document.getElementById("fairness");
   if (!box) return;
@@ -391,10 +387,14 @@ function renderFairness(tb) {
     box.append(el("p", { class: "gt-hash", title: tb.round.deal_hash, text: t("deal_hash", { n: tb.round.number, hash: tb.round.deal_hash.slice(0, 16) }) }));
   }
   if (tb.last_deal && tb.last_deal.deal) {
-    const blob = new Blob([JSON.stringify(tb.last_deal, null, 1)], { type: "application/json" });
-    box.append(
-      el("a", { href: URL.createObjectURL(blob), download: `deal-${config.table_id}-${tb.last_deal.number}.json`, text: t("deal_download", { n: tb.last_deal.number }) }),
-    );
+    const key = `${tb.match ? tb.match.id : ""}:${tb.last_deal.number}`;
+    if (dealLink.number !== key) {
+      // One download link per revealed deal (renders are frequent; the old link's memory is given back).
+      if (dealLink.url) URL.revokeObjectURL(dealLink.url);
+      const blob = new Blob([JSON.stringify(tb.last_deal, null, 1)], { type: "application/json" });
+      dealLink = { number: key, url: URL.createObjectURL(blob) };
+    }
+    box.append(el("a", { href: dealLink.url, download: `deal-${config.table_id}-${tb.last_deal.number}.json`, text: t("deal_download", { n: tb.last_deal.number }) }));
   }
 }
 
