@@ -889,7 +889,8 @@ function renderScores(tb, v) {
     addRow(t("boxes"), scores.boxes);
     if (v.over && !scores.columns && Array.isArray(scores.final) && Array.isArray(scores.totals)) {
       // Game, box and shutout bonuses are added when the match ends: what the final has above the round points.
-      addRow(t("bonuses"), scores.final.map((value, seat) => value - scores.totals[seat]), (x) => (x ? `+${x}` : "0"));
+      const bonuses = scores.final.map((value, seat) => value - scores.totals[seat]);
+      if (bonuses.some(Boolean)) addRow(t("bonuses"), bonuses, (x) => (x ? `+${x}` : "0"));
     }
     if (v.over || scores.columns) addRow(t("final"), scores.final);
   } else if (tournament) {
