@@ -1,0 +1,79 @@
+"""The computer players: ``simple`` plays the classic baseline, ``expert`` plays legal and better; both see
+only their seat's view."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.engine.gin import match as gin
+from games.engine.gin.bots import choose_action
+from tests.engine.gin.helpers import PASS, PILE, STOCK, both_pass_then, play, start
+
+LOOSE = "7H 8H 2D TC TD TH 3S 4S 5S 9D"
+KNOCKER = "4H 5H 6H KC KD KS QC QD QS AC"
+NEARLY = "4H 5H 6H KC KD KS QC QD 2S 9S"
+
+
+def act(m: gin.Match, level: str, seed: int = 0) -> dict:
+    return choose_action(gin.view(m, m.to_act), level, random.Random(seed))
+
+
+def test_simple_takes_the_upcard_only_when_it_completes_a_meld():
+    assert act(start(LOOSE, NEARLY, "QS", dealer=0), "simple") == PILE  # QC QD + QS
+    assert act(start(LOOSE, NEARLY, "8C", dealer=0), "simple") == PASS
+
+
+def test_simple_draws_from_the_stock_unless_the_pile_completes_a_meld():
+    m = play(start(LOOSE, NEARLY, "9C", dealer=0, first_turn="free"))
+    assert act(m, "simple") == STOCK
+    m = start(LOOSE, NEARLY, "QH", dealer=0, first_turn="free")
+    assert act(m, "simple") == PILE
+
+
+def test_simple_knocks_as_soon_as_it_may():
+    m = play(both_pass_then(start(LOOSE, KNOCKER, "9C", "JH", dealer=0)), (1, STOCK))
+    assert act(m, "simple") == {"action": "knock", "card": "JH"}
+
+
+def test_simple_discards_its_highest_unmatched_card():
+    m = play(both_pass_then(start(LOOSE, NEARLY, "9C", "JH", dealer=0)), (1, STOCK))
+    action = act(m, "simple")
+    assert action["action"] == "discard" and action["card"] in ("QC", "QD", "JH")
+
+
+def test_simple_never_discards_the_card_just_taken():
+    m = play(start(LOOSE, NEARLY, "QS", dealer=0), (1, PILE))
+    assert act(m, "simple")["card"] != "QS"
+
+
+def test_expert_goes_gin_when_it_can():
+    m = play(both_pass_then(start("8H 2D TC TD TH 3S 4S 5S 9D AD", "4H 5H 6H KC KD KS QC QD QS 7H", "9C", "JH",
+                                  dealer=0)), (1, STOCK))
+    assert act(m, "expert") == {"action": "knock", "card": "JH"}
+
+
+def test_bot_levels_and_turn_are_checked():
+    m = start(LOOSE, KNOCKER, "9C", dealer=0)
+    with pytest.raises(ValueError, match="unknown bot level"):
+        choose_action(gin.view(m, 1), "genius", random.Random(1))
+    with pytest.raises(ValueError, match="not this seat's turn"):
+        choose_action(gin.view(m, 0), "simple", random.Random(1))
+
+
+@settings(max_examples=25)
+@given(seed=st.integers(0, 2**32 - 1), levels=st.tuples(st.sampled_from(["simple", "expert"]),
+                                                         st.sampled_from(["simple", "expert"])),
+       variant=st.sampled_from(["standard", "oklahoma", "straight"]), big_gin=st.booleans())
+def test_bots_always_choose_a_legal_action_from_their_own_view(seed, levels, variant, big_gin):
+    rng = random.Random(seed)
+    m = gin.new_match({"target": 0, "variant": variant, "big_gin": big_gin}, rng=rng)
+    while m.phase != "round_over" and not m.over:
+        seat = m.to_act
+        view = gin.view(m, seat)
+        action = choose_action(view, levels[seat], rng)
+        assert action in view["legal_actions"]
+        m = gin.apply_action(m, seat, action)
