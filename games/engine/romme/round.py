@@ -400,8 +400,11 @@ class Round:
             self.laid_off_others = True
 
     def _swap(self, seat: int, action: dict) -> None:
-        if not self.opened[seat]:
-            raise IllegalAction("a joker swap is allowed only after opening")
+        then = action.get("then")
+        if not self.opened[seat] and not (isinstance(then, dict) and then.get("action") in ("lay", "swap")):
+            # Before opening, a swap can only be part of the opening itself: its 'then' is the opening lay
+            # (which must reach the minimum, or lay out everything but the discard for a Hand-Rommé).
+            raise IllegalAction("a joker swap is allowed only after opening, or as part of the opening lay")
         table = self.meld(action.get("meld"))
         card = action.get("card")
         code = self._card(seat, card)
@@ -417,7 +420,6 @@ class Round:
                 raise IllegalAction(f"meld {table.number} holds no joker")
             meanings = ", ".join(s for c, s in zip(meld.cards, meld.stands_for, strict=True) if c == JOKER and s)
             raise IllegalAction(f"no joker in meld {table.number} stands for {code} (it stands for {meanings})")
-        then = action.get("then")
         if not isinstance(then, dict) or then.get("action") not in ("lay", "lay_off", "swap"):
             raise IllegalAction("a swap needs 'then': the lay or lay_off that lays the freed joker")
         cards = list(meld.cards)

@@ -245,7 +245,19 @@ def test_joker_swap_only_after_opening():
     r = position(["8H 2C 3C 9D", "2S"], drawn="4D", melds=((1, "7H JK 9H"),))
     with pytest.raises(IllegalAction, match="only after opening"):
         r.apply(0, {"action": "swap", "meld": 1, "card": "8H",
+                    "then": {"action": "lay_off", "card": "JK", "meld": 1}})
+    with pytest.raises(IllegalAction, match="at least 40"):
+        r.apply(0, {"action": "swap", "meld": 1, "card": "8H",
                     "then": {"action": "lay", "melds": [["2C", "3C", "JK"]]}})
+
+
+def test_joker_swap_as_part_of_a_hand_romme_below_the_minimum():
+    # 2C 3C + the freed joker (6) and 9S TS JS (29): 35 points, everything but the KS laid in one action.
+    r = position(["8H 2C 3C 9S TS JS", "2S"], drawn="KS", melds=((1, "7H JK 9H"),))
+    r.apply(0, {"action": "swap", "meld": 1, "card": "8H",
+                "then": {"action": "lay", "melds": [["2C", "3C", "JK"], ["9S", "TS", "JS"]]}})
+    r.apply(0, {"action": "discard", "card": "KS"})
+    assert r.result["hand_romme"] and r.result["wertungspunkte"] == [8, 3]
 
 
 def test_freed_joker_must_be_laid_in_the_same_action():
