@@ -190,18 +190,27 @@ def _split(mask: int) -> tuple[list[int], int, int]:
     A maximal run with no card that a set also wants, and a set rank with no card that a run also
     wants, is spread whole in some best arrangement; only the tangled rest needs the search.
     """
-    runs, sets = _run_and_set_parts(mask)
-    loose = mask ^ (runs | sets)
+    a = mask & _SUIT_BLOCK
+    b = (mask >> 13) & _SUIT_BLOCK
+    c = (mask >> 26) & _SUIT_BLOCK
+    d = mask >> 39
+    ra, rb, rc, rd = _RUN_PART[a], _RUN_PART[b], _RUN_PART[c], _RUN_PART[d]
+    ranks = (a & b & (c | d)) | (c & d & (a | b))
+    runs = ra | rb << 13 | rc << 26 | rd << 39
+    sets = mask & ranks * _RANK_LINE
+    blocks = _RUN_MASKS[0][ra] + _RUN_MASKS[1][rb] + _RUN_MASKS[2][rc] + _RUN_MASKS[3][rd]
+    loose = mask & ~(runs | sets)
     if not runs & sets:
-        return _run_blocks(runs) + _set_groups(sets), 0, loose
+        return [*blocks, *(sets & (_RANK_LINE << r) for r in _INDEXES[0][ranks])], 0, loose
     whole: list[int] = []
     hard = 0
-    for block in _run_blocks(runs):
+    for block in blocks:
         if block & sets:
             hard |= block
         else:
             whole.append(block)
-    for group in _set_groups(sets):
+    for r in _INDEXES[0][ranks]:
+        group = sets & (_RANK_LINE << r)
         if group & runs:
             hard |= group
         else:
@@ -284,8 +293,23 @@ def _cover(hard: int) -> tuple[int, tuple[int, ...]]:
     while rest:
         low = rest & -rest
         rest ^= low
-        melds.extend(_melds_in(hard, low))
-    values = [points_of(m) for m in melds]
+        card = low.bit_length() - 1
+        rank = card % 13
+        if rank <= 10 and hard & (low << 1) and hard & (low << 2):
+            run = low * 7
+            length = 3
+            while True:
+                melds.append(run)
+                if rank + length > 12 or not hard & (low << length):
+                    break
+                run |= low << length
+                length += 1
+        for meld in _SETS_LOW[card]:
+            if hard & meld == meld:
+                melds.append(meld)
+    meld_points = _MELD_POINTS
+    values = [meld_points[m] for m in melds]
+    everything = points_of(hard)  # once every card is melded nothing can beat it: stop there
     best = 0
     chosen: tuple[int, ...] = ()
     count = len(melds)
@@ -301,6 +325,8 @@ def _cover(hard: int) -> tuple[int, tuple[int, ...]]:
             vij = vi + values[j]
             if vij > best:
                 best, chosen = vij, (mi, mj)
+                if best == everything:
+                    return best, chosen
             mij = mi | mj
             for k in range(j + 1, count):
                 if mij & melds[k]:
@@ -308,14 +334,19 @@ def _cover(hard: int) -> tuple[int, tuple[int, ...]]:
                 vijk = vij + values[k]
                 if vijk > best:
                     best, chosen = vijk, (mi, mj, melds[k])
+                    if best == everything:
+                        return best, chosen
     return best, chosen
 
 
 @lru_cache(maxsize=65536)
 def _arrange(mask: int) -> tuple[tuple[int, ...], int]:
-    melds, rem, _ = _split(mask)
+    melds, rem, loose = _split(mask)
+    deadwood = points_of(loose)
     if rem and rem.bit_count() <= 11:  # at most three melds fit: the loops of _cover see them all
-        melds.extend(_cover(rem)[1])
+        melded, chosen = _cover(rem)
+        melds.extend(chosen)
+        deadwood += points_of(rem) - melded
         rem = 0
     while rem:
         target = _least(rem)
@@ -327,10 +358,10 @@ def _arrange(mask: int) -> tuple[tuple[int, ...], int]:
                 break
         else:
             rem ^= low  # the lowest open card is deadwood in every best arrangement of what is left
-    used = 0
-    for meld in melds:
-        used |= meld
-    return tuple(sort_melds(melds)), points_of(mask ^ used)
+            deadwood += VALUE[low.bit_length() - 1]
+    if len(melds) > 1:
+        melds.sort(key=_MASK_ORDER.__getitem__)
+    return tuple(melds), deadwood
 
 
 def sort_melds(melds: Iterable[int]) -> list[int]:
@@ -406,6 +437,15 @@ _RUN_CODES: tuple[tuple[tuple[tuple[str, ...], ...], ...], ...] = tuple(
     tuple(tuple(_MELD_CODES[x << (13 * suit)] for x in _STRETCHES[b] if x.bit_count() >= 3) for b in range(1 << 13))
     for suit in range(4)
 )
+#: Per suit and 13-bit block: the masks of its runs (stretches of three or more).
+_RUN_MASKS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(x << (13 * suit) for x in _STRETCHES[b] if x.bit_count() >= 3) for b in range(1 << 13))
+    for suit in range(4)
+)
+_MELD_POINTS: dict[int, int] = {meld: points_of(meld) for meld in _ALL_MELDS}
+_MASK_ORDER: dict[int, tuple[int, int]] = {
+    meld: (((meld & -meld).bit_length() - 1) % 13, ((meld & -meld).bit_length() - 1) // 13) for meld in _ALL_MELDS
+}
 #: Display order of melds: the rank of the lowest card, then its suit.
 _MELD_ORDER: dict[tuple[str, ...], tuple[int, int]] = {
     codes: (((meld & -meld).bit_length() - 1) % 13, ((meld & -meld).bit_length() - 1) // 13)

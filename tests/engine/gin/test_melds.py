@@ -150,3 +150,15 @@ def test_runs_never_cross_from_one_suit_into_the_next():
     melds, deadwood = best_melds(cards("JC QC KC AD 2D 3D 5H 7S 9H KS"))
     assert melds == [["AD", "2D", "3D"], ["JC", "QC", "KC"]]
     assert deadwood == 5 + 7 + 9 + 10
+
+
+def test_more_than_eleven_cards_still_get_the_least_deadwood():
+    # The engine only deals 10 or 11, but the mask solver serves any count (the search switches method).
+    from games.engine.gin.melds import arrange
+
+    rng = random.Random(99)
+    narrow = [c for c in gin_deck() if c[0] in "3456789"]
+    for size in (12, 13, 14):
+        for _ in range(40):
+            mask = mask_of(rng.sample(narrow, size))
+            assert deadwood_of(mask) == arrange(mask)[1] == _brute_force_deadwood(mask)
