@@ -65,7 +65,8 @@ def _check_deal(rnd: object, number: int) -> tuple[int, list[list[str]], str, li
 def _play_moves(m: Match, moves: list[Any], number: int) -> Match:
     for index, move in enumerate(moves):
         if m.round.phase == "round_over":
-            raise InvalidRecord("a move after the round had ended", round_number=number, move_index=index)
+            when = "the match" if m.over else "the round"
+            raise InvalidRecord(f"a move after {when} had ended", round_number=number, move_index=index)
         if not isinstance(move, dict):
             raise InvalidRecord(f"a move must be an object, not {move!r}", round_number=number, move_index=index)
         seat = move.get("seat")

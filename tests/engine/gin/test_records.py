@@ -245,3 +245,10 @@ def test_replay_record_dispatches_romme_to_the_romme_engine(monkeypatch):
     fake.replay = lambda rec: {"game": "romme seen"}
     monkeypatch.setitem(sys.modules, "games.engine.romme.replay", fake)
     assert replay_record({"game": "romme", "rounds": []}) == {"game": "romme seen"}
+
+
+def test_illegal_move_after_the_match_ended_in_its_last_round():
+    bad = copy.deepcopy(KNOCK_ROUND)
+    bad["moves"].append({"seat": 0, "action": "draw", "from": "stock"})
+    err = invalid(record(bad, target=0))
+    assert (err.round_number, err.move_index) == (1, 4) and "after the match had ended" in err.reason
