@@ -3,6 +3,8 @@
 import pytest
 from channels.layers import channel_layers
 
+from tests.games import helpers
+
 
 @pytest.fixture(autouse=True)
 def _live_play_settings(settings):
@@ -14,6 +16,12 @@ def _live_play_settings(settings):
     settings.GAMES_DB_PARALLEL = False
     # Signing up players is not what these tests measure.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _same_test_players():
+    # The test players' choices do not depend on which tests ran before.
+    helpers._RNG.seed(5)
 
 
 @pytest.fixture(autouse=True)

@@ -109,7 +109,7 @@ async def test_no_gin_frame_shows_hidden_cards(players, spectator):
     outcome = await watch_and_check({0: anna, 1: ben}, [sven], observed=[anna, sven])
     assert outcome["final"]["table"]["status"] == "finished"
     assert outcome["final"]["view"]["round_number"] >= 2  # a whole match of several rounds
-    assert outcome["checked"]["anna"] > 50 and outcome["checked"]["sven"] > 50
+    assert outcome["checked"]["anna"] > 20 and outcome["checked"]["sven"] > 20
     # Every frame anna was sent carries a version and only her own seat's view.
     states = [f for f in anna.frames if f["type"] == "state"]
     assert all(f["table"]["you"] == 0 for f in states)
@@ -133,7 +133,7 @@ async def test_no_romme_frame_shows_hidden_cards(players, spectator):
     final = outcome["final"]
     assert final["table"]["status"] == "finished" and final["view"]["over"]
     assert len(final["view"]["scores"]["rounds"]) == 3  # the whole list: every seat dealt once
-    assert outcome["checked"]["anna"] > 50 and outcome["checked"]["sven"] > 50
+    assert outcome["checked"]["anna"] > 20 and outcome["checked"]["sven"] > 20
     for socket in (anna, ben, sven):
         await socket.close()
 
