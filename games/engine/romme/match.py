@@ -372,6 +372,13 @@ def _public_move(move: dict) -> dict:
 def view(m: Match, seat: int | None) -> dict:
     """What ``seat`` may see (``None``: a spectator), JSON-ready. Never another hand, never the stock order.
 
+    Besides the fields of docs/engine.md: ``melds`` (every meld on the table: number, owner, kind, cards,
+    ``stands_for`` and ``jokers`` — what each joker stands for), ``opened`` and ``left`` per seat,
+    ``opening_points``; for a seated player ``hand`` (sorted Kreuz, Pik, Herz, Karo), ``hand_augen`` and
+    ``best_opening`` (value, melds, reaches); for the seat to act also ``drawn``/``drawn_from`` and
+    ``going_out`` (actions that end the round this turn, or null). ``scores`` is the score sheet: per round
+    minus points (casual) or WP and Augen (tournament), totals, ``results`` (tournament) and places.
+
     Nested parts (history moves, the last round) are shared with the match, not copied, because views are
     built for every seat after every move: serialise a view, do not change it in place.
     """
