@@ -1,0 +1,1 @@
+"""Tests of the Rommé engine, one per rule of spec/romme.md, plus properties, replay and bots."""
