@@ -257,8 +257,12 @@ class _Play:
         if round_just_ended:
             record = state.record()
             rounds = record.get("rounds", [])
-            self.round.record = rounds[self.round.number - 1] if len(rounds) >= self.round.number else None
-            self.round.result = self.engine.view(state, None).get("last_round")
+            if len(rounds) >= self.round.number:
+                self.round.record = rounds[self.round.number - 1]
+                self.round.result = self.engine.view(state, None).get("last_round")
+            else:  # a resignation ended the match in the middle of the round: nothing was scored
+                self.round.record = None
+                self.round.result = {"result": "abandoned"}
             self.round.finished_at = self.now
             self.round.save(update_fields=["record", "result", "finished_at"])
         if state.over:

@@ -315,6 +315,8 @@ def test_resigning_loses_the_gin_match(players):
     assert table.status == Table.Status.FINISHED
     assert match.winner == players[1] and match.winner_seat == 1 and match.left_seats == [0]
     assert Move.objects.get(match=match).action == {"action": "resign"}
+    abandoned = Round.objects.get(match=match)
+    assert abandoned.result == {"result": "abandoned"} and abandoned.record is None and abandoned.finished_at
     refused("not_playing", services.match_resign, table.pk, user=players[1])
 
 
