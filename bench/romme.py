@@ -127,12 +127,17 @@ def main(argv: list[str] | None = None) -> None:
     print("Rommé solver per 14-card hand (goals: median < 1 ms, worst < 20 ms); load average now "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     rng = random.Random(args.seed)
+    every: dict[str, list[float]] = {}
     for kind, make, count in [("random deals", random_hand, args.hands),
                               ("4-6 jokers + long suit", jokers_and_long_suit, args.adversarial),
                               ("many near-runs", near_runs, args.adversarial)]:
         print(f"  {kind} ({count} hands)")
         for name, times in time_hands([make(rng) for _ in range(count)]).items():
             report_times(name, times)
+            every.setdefault(name, []).extend(times)
+    print(f"  all {sum(map(len, every.values())) // max(1, len(every))} hands together")
+    for name, times in every.items():
+        report_times(name, times)
 
     if args.self_play_lists > 0:
         self_play(args)

@@ -535,6 +535,11 @@ def _best(hand: Sequence[str], mode: int, *, keep_one: bool) -> tuple[int, tuple
 @lru_cache(maxsize=8192)
 def _best_cached(hand: tuple[str, ...], mode: int, keep_one: bool) -> tuple[int, tuple[tuple[str, ...], ...]]:
     counts, jokers = _counts(hand)
+    if keep_one and hand:
+        groups, isolated = _components(counts)
+        if len(groups) == 1 and not isolated:
+            # One tangle of cards that might all fit: search once, keeping a card, instead of twice.
+            return _solve_keeping_one(counts, jokers, mode)
     score, melds = _solve(counts, jokers, mode)
     if keep_one and hand and sum(len(m) for m in melds) >= len(hand):
         return _solve_keeping_one(counts, jokers, mode)
