@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -15,6 +16,8 @@ from django.db import connection
 
 from games import events, selectors, services
 from games.services import ServiceError
+
+logger = logging.getLogger(__name__)
 
 #: The largest message a client may send (bytes of text).
 MESSAGE_MAX_BYTES = 4096
@@ -166,6 +169,11 @@ class TableConsumer(_JsonConsumer):
             if error.code in ("stale_version", "not_your_turn", "not_between_rounds"):
                 # The client's picture is out of date: give it the whole current one.
                 await self.send_state()
+        except Exception:
+            # A fault of ours must not cost the player the socket; nothing was committed, the table is as it was.
+            logger.exception("table %s: %s failed", self.table_id, kind)
+            await self.send_error("server_error", "Da ist auf dem Server etwas schiefgegangen; bitte noch einmal.",
+                                  version=self.version)
 
     async def _call(self, function, **kwargs):
         outbox: list = []

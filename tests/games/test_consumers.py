@@ -255,3 +255,18 @@ async def test_a_change_made_elsewhere_reaches_the_socket_by_polling(players, se
     assert frame["version"] == version + 1 and frame["table"]["you"] == 0
     await anna.close()
     await ben.close()
+
+
+async def test_a_server_fault_is_reported_and_the_socket_stays_usable(players, monkeypatch):
+    table, anna, ben = await gin_sockets(players)
+
+    def broken(**kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(services, "match_resign", broken)
+    await anna.send({"type": "resign"})
+    assert (await anna.until(lambda f: f["type"] == "error"))["code"] == "server_error"
+    await anna.send({"type": "ping"})
+    assert (await anna.until(lambda f: f["type"] == "pong"))["version"] == anna.state["version"]
+    await anna.close()
+    await ben.close()
