@@ -489,3 +489,15 @@ def test_the_admin_never_shows_the_hidden_state(players, admin_client):
     assert "hands_now" not in page.content.decode() and json.dumps(hand) not in page.content.decode()
     assert admin_client.get("/admin/games/match/").status_code == 200
     assert admin_client.get("/admin/games/move/").status_code == 200
+
+
+def test_deals_use_the_os_csprng_unless_the_test_seed_is_set(players, settings):
+    import secrets
+
+    table = gin_table(players)
+    settings.GAMES_TEST_DEAL_SEED = ""
+    assert isinstance(services._rng(table, 1, 1, "deal"), secrets.SystemRandom)
+    settings.GAMES_TEST_DEAL_SEED = "fixed"
+    first, again = services._rng(table, 1, 1, "deal"), services._rng(table, 1, 1, "deal")
+    assert [first.random() for _ in range(3)] == [again.random() for _ in range(3)]
+    assert services._rng(table, 1, 2, "deal").random() != services._rng(table, 1, 1, "deal").random()
