@@ -500,17 +500,17 @@ def apply_action(m: Match, seat: int, action: dict[str, Any], rng: random.Random
     if seat != rnd.to_act:
         raise IllegalAction(f"it is seat {rnd.to_act}'s turn, not seat {seat}'s")
     move = {"seat": seat, **action}
-    if rnd.phase == "first_turn":
-        new = _first_turn(m, rnd, seat, name, action, move)
-    elif rnd.phase == "draw":
-        new = _draw(m, rnd, seat, name, action, move)
-    else:
-        new = _finish_turn(m, rnd, seat, name, action, move)
-    if name == "draw" and action["from"] == "discard":
+    if name == "draw" and action["from"] == "discard" and rnd.discard:
         seen = {"seat": seat, "action": "draw", "from": "discard", "card": ALL_CARDS[rnd.discard[-1]]}
     else:
         seen = dict(move)
-    return _evolve(new, round=_evolve(new.round, public=rnd.public + (seen,)))
+    # The public history grows with the move; if the move is refused this copy is simply dropped.
+    rnd = _evolve(rnd, public=rnd.public + (seen,))
+    if rnd.phase == "first_turn":
+        return _first_turn(m, rnd, seat, name, action, move)
+    if rnd.phase == "draw":
+        return _draw(m, rnd, seat, name, action, move)
+    return _finish_turn(m, rnd, seat, name, action, move)
 
 
 def _first_turn(m: Match, rnd: Round, seat: int, name: str, action: dict, move: dict) -> Match:

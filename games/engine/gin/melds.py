@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
-from games.engine.cards import ALL_CARDS, card_index, check_card
+from games.engine.cards import ALL_CARDS, check_card
 
 #: Deadwood value of each card index: ace 1, 2–10 face value, J Q K 10.
 VALUE: tuple[int, ...] = tuple(min(i % 13 + 1, 10) for i in range(52))
@@ -60,8 +60,9 @@ _MEMO_LIMIT = 2_000_000
 
 def mask_of(cards: Iterable[str]) -> int:
     mask = 0
+    bit_of = _BIT_OF
     for code in cards:
-        mask |= BIT[card_index(code)]
+        mask |= bit_of[code]
     return mask
 
 
