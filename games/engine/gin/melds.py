@@ -434,6 +434,8 @@ def _long_stretches(block: int) -> int:
 
 #: Per 13-bit suit block: the cards lying in runs (stretches of three or more), and those runs' codes.
 _RUN_PART: tuple[int, ...] = tuple(_long_stretches(b) for b in range(1 << 13))
+#: Per 13-bit suit block: the points of its cards outside runs.
+_OFF_RUN_POINTS: tuple[int, ...] = tuple(_BLOCK_POINTS[b ^ _RUN_PART[b]] for b in range(1 << 13))
 _RUN_CODES: tuple[tuple[tuple[tuple[str, ...], ...], ...], ...] = tuple(
     tuple(tuple(_MELD_CODES[x << (13 * suit)] for x in _STRETCHES[b] if x.bit_count() >= 3) for b in range(1 << 13))
     for suit in range(4)
@@ -514,10 +516,9 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     d = mask >> 39
     if not (a & b & (c | d)) | (c & d & (a | b)):
         # No set at all (most hands): the runs are read off the tables, no cache needed.
-        ra, rb, rc, rd = _RUN_PART[a], _RUN_PART[b], _RUN_PART[c], _RUN_PART[d]
-        points = _BLOCK_POINTS
-        deadwood = points[a ^ ra] + points[b ^ rb] + points[c ^ rc] + points[d ^ rd]
-        runs = _RUN_CODES[0][ra] + _RUN_CODES[1][rb] + _RUN_CODES[2][rc] + _RUN_CODES[3][rd]
+        loose = _OFF_RUN_POINTS
+        deadwood = loose[a] + loose[b] + loose[c] + loose[d]
+        runs = _RUN_CODES[0][a] + _RUN_CODES[1][b] + _RUN_CODES[2][c] + _RUN_CODES[3][d]
         if len(runs) > 1:
             runs = sorted(runs, key=_MELD_ORDER.__getitem__)
         return [list(m) for m in runs], deadwood
