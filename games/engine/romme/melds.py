@@ -239,19 +239,19 @@ MODE_POINTS = 0  # meld value towards the opening
 MODE_AUGEN = 1  # Augen taken out of the hand
 MODE_CARDS = 2  # number of cards laid
 
-_KIND_SUITS = SUITS  # index = suit_index * 13 + rank - 1
+# A card kind's index is rank-major: (rank - 1) * 4 + suit_index, so all cards of a rank sit together.
 
 
 def _kind(code: str) -> int:
-    return SUITS.index(code[1]) * 13 + _rank(code) - 1
+    return (_rank(code) - 1) * 4 + SUITS.index(code[1])
 
 
 def _kind_code(kind: int) -> str:
-    return RANKS[kind % 13] + SUITS[kind // 13]
+    return RANKS[kind // 4] + SUITS[kind % 4]
 
 
 def _augen_of_kind(kind: int) -> int:
-    r = kind % 13 + 1
+    r = kind // 4 + 1
     return 11 if r == 1 else min(r, 10)
 
 
@@ -269,13 +269,13 @@ def _meld_options(counts: bytearray, first: int, jokers: int, mode: int) -> list
         if old is None or score > old[3]:
             found[key] = (kinds, j, cards, score)
 
-    suit_index, r = divmod(first, 13)
+    r, suit_index = divmod(first, 4)
     r += 1
     suit = SUITS[suit_index]
     own = RANKS[r - 1] + suit
     own_augen = _augen_of_kind(first)
     # Sets: other suits above this one (lower suits of this rank are decided already).
-    others = [s for s in range(suit_index + 1, 4) if counts[s * 13 + r - 1]]
+    others = [s for s in range(suit_index + 1, 4) if counts[(r - 1) * 4 + s]]
     value = set_card_value(r)
     n_o = len(others)
     subsets: list[tuple[int, ...]] = []
@@ -287,7 +287,7 @@ def _meld_options(counts: bytearray, first: int, jokers: int, mode: int) -> list
                 subsets.append((others[a], others[b], others[c]))
     for sub in subsets:
         size = 1 + len(sub)
-        kinds = tuple(s * 13 + r - 1 for s in sub)
+        kinds = tuple((r - 1) * 4 + s for s in sub)
         codes = (own,) + tuple(RANKS[r - 1] + SUITS[s] for s in sub)
         for j in range(0, min(jokers, size - 1, 4 - size) + 1):
             if size + j < 3:
@@ -296,7 +296,7 @@ def _meld_options(counts: bytearray, first: int, jokers: int, mode: int) -> list
             keep(kinds, j, codes + (JOKER,) * j, score)
     # Runs upwards from this card; an ace here is the low ace (a high ace above a king is handled below).
     # The run grows one place at a time with a natural card or a joker; its score is carried along.
-    base = suit_index * 13
+    base = suit_index
     joker_score = JOKER_AUGEN if mode == MODE_AUGEN else 1
     low_start = False  # the run in progress starts at place 1 (a low ace or a joker for it)
 
@@ -316,7 +316,7 @@ def _meld_options(counts: bytearray, first: int, jokers: int, mode: int) -> list
             return  # an ace cannot be low and high at once
         if step == -1 and nxt == 1:
             return  # going down from the high ace, the low ace would close the circle
-        kind = base + (nxt - 1) % 13
+        kind = ((nxt - 1) % 13) * 4 + base
         if nxt != 14 and counts[kind]:
             places.append(nxt)
             jokered.append(False)
@@ -364,14 +364,14 @@ def _meld_options(counts: bytearray, first: int, jokers: int, mode: int) -> list
 def _neighbours(kind: int, counts: bytearray) -> list[int]:
     """Card kinds in the hand that could share a meld with ``kind``: same rank in another suit, or same suit
     within two ranks (a gap of one may hold a joker; the ace is also next to the king)."""
-    suit, r = divmod(kind, 13)
-    found = [s * 13 + r for s in range(4) if s != suit and counts[s * 13 + r]]
+    r, suit = divmod(kind, 4)
+    found = [r * 4 + s for s in range(4) if s != suit and counts[r * 4 + s]]
     positions = (r + 1, 14) if r == 0 else (r + 1,)
     for p in positions:
         for d in (-2, -1, 1, 2):
             q = p + d
             if 1 <= q <= 14:
-                k = suit * 13 + (q - 1) % 13
+                k = ((q - 1) % 13) * 4 + suit
                 if k != kind and counts[k] and k not in found:
                     found.append(k)
     return found
@@ -403,7 +403,7 @@ def _components(counts: bytearray) -> tuple[list[list[int]], list[int]]:
 
 
 # The most a card can add to a score in each mode (a joker at most an ace's 11 towards the opening).
-_MAX_POINTS = [11 if k % 13 == 0 else min(k % 13 + 1, 10) for k in range(52)]
+_MAX_POINTS = [11 if k // 4 == 0 else min(k // 4 + 1, 10) for k in range(52)]
 _MAX = {MODE_POINTS: (_MAX_POINTS, 11), MODE_AUGEN: (_MAX_POINTS, JOKER_AUGEN), MODE_CARDS: ([1] * 52, 1)}
 
 
