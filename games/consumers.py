@@ -13,6 +13,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import connection
+from django.utils.html import escape
 
 from games import events, selectors, services
 from games.services import ServiceError
@@ -61,11 +62,10 @@ class TableConsumer(_JsonConsumer):
         query = parse_qs(self.scope.get("query_string", b"").decode("latin1"))
         invite = (query.get("invite") or [""])[0]
         allowed = await in_thread(self._may_watch)(invite)
-        if allowed is None:
-            await self.close(code=4404)
-            return
         if not allowed:
-            await self.close(code=4403)
+            # Accept first so that the client learns why (a refused handshake tells a browser nothing).
+            await self.accept()
+            await self.close(code=4404 if allowed is None else 4403)
             return
         self.groups_joined = [events.public_group(self.table_id), events.everyone_group(self.table_id)]
         if self.user_id is not None:
@@ -101,7 +101,8 @@ class TableConsumer(_JsonConsumer):
     async def _presence(self, *, online: bool) -> None:
         if self.user_id is None:
             return
-        frame = {"type": "presence", "user_id": self.user_id, "user": self.user.get_username(), "online": online}
+        name = escape(self.user.get_username())
+        frame = {"type": "presence", "user_id": self.user_id, "user": name, "online": online}
         await self.channel_layer.group_send(
             events.everyone_group(self.table_id), {"type": "table.frame", "audience": "all", "frame": frame}
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import timedelta
 
@@ -81,6 +82,7 @@ class Socket:
         self.communicator = communicator
         self.name = name
         self.frames: list[dict] = []
+        self.pending: list[dict] = []  # read while opening, not yet handed out
         self.state: dict | None = None
 
     @classmethod
@@ -96,16 +98,22 @@ class Socket:
             headers.append((b"cookie", f"sessionid={cookie}".encode()))
         url = path or f"/ws/table/{table_id}/" + (f"?invite={invite}" if invite else "")
         communicator = WebsocketCommunicator(application, url, headers=headers)
-        connected, code = await communicator.connect(timeout=5)
+        connected, _ = await communicator.connect(timeout=5)
+        assert connected
         socket = cls(communicator, user.get_username() if user is not None else "anonymous")
-        socket.close_code = None if connected else code
+        socket.close_code = None
+        first = await communicator.receive_output(timeout=5)
+        if first["type"] == "websocket.close":  # refused: the server says why with the close code
+            socket.close_code = first["code"]
+        else:
+            socket.pending.append(json.loads(first["text"]))
         return socket
 
     async def send(self, message: dict) -> None:
         await self.communicator.send_json_to(message)
 
     async def receive(self, timeout: float = 5) -> dict:
-        frame = await self.communicator.receive_json_from(timeout=timeout)
+        frame = self.pending.pop(0) if self.pending else await self.communicator.receive_json_from(timeout=timeout)
         self.frames.append(frame)
         if frame["type"] == "state" and (self.state is None or frame["version"] >= self.state["version"]):
             self.state = frame
@@ -125,7 +133,7 @@ class Socket:
 
     async def drain(self) -> None:
         """Read whatever has arrived already."""
-        while not await self.communicator.receive_nothing(timeout=0.05):
+        while self.pending or not await self.communicator.receive_nothing(timeout=0.05):
             await self.receive()
 
     async def close(self) -> None:
