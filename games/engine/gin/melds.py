@@ -289,25 +289,13 @@ def _cover(hard: int) -> tuple[int, tuple[int, ...]]:
     Ten or eleven cards hold at most three melds, so three nested loops over the melds that fit try every
     combination; that beats a memoised recursion when nothing is cached yet.
     """
-    melds: list[int] = []
-    rest = hard
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        card = low.bit_length() - 1
-        rank = card % 13
-        if rank <= 10 and hard & (low << 1) and hard & (low << 2):
-            run = low * 7
-            length = 3
-            while True:
-                melds.append(run)
-                if rank + length > 12 or not hard & (low << length):
-                    break
-                run |= low << length
-                length += 1
-        for meld in _SETS_LOW[card]:
-            if hard & meld == meld:
-                melds.append(meld)
+    a = hard & _SUIT_BLOCK
+    b = (hard >> 13) & _SUIT_BLOCK
+    c = (hard >> 26) & _SUIT_BLOCK
+    d = hard >> 39
+    melds = [*_SUB_RUNS[0][a], *_SUB_RUNS[1][b], *_SUB_RUNS[2][c], *_SUB_RUNS[3][d]]
+    for r in _INDEXES[0][(a & b & (c | d)) | (c & d & (a | b))]:
+        melds += _SUB_SETS[r][(a >> r & 1) | (b >> r & 1) << 1 | (c >> r & 1) << 2 | (d >> r & 1) << 3]
     meld_points = _MELD_POINTS
     values = [meld_points[m] for m in melds]
     everything = points_of(hard)  # once every card is melded nothing can beat it: stop there
@@ -434,6 +422,33 @@ def _long_stretches(block: int) -> int:
 
 #: Per 13-bit suit block: the cards lying in runs (stretches of three or more), and those runs' codes.
 _RUN_PART: tuple[int, ...] = tuple(_long_stretches(b) for b in range(1 << 13))
+def _sub_runs(block: int) -> tuple[int, ...]:
+    """Every run (three or more in a row) made of cards of a 13-bit block."""
+    out = []
+    for stretch in _STRETCHES[block]:
+        length = stretch.bit_count()
+        if length < 3:
+            continue
+        lo = (stretch & -stretch).bit_length() - 1
+        for start in range(lo, lo + length - 2):
+            for size in range(3, lo + length - start + 1):
+                out.append(((1 << size) - 1) << start)
+    return tuple(out)
+
+
+#: Per suit and 13-bit block: every run inside it; per rank and suit pattern: every set inside it.
+_SUB_RUNS_0 = tuple(_sub_runs(b) for b in range(1 << 13))
+_SUB_RUNS: tuple[tuple[tuple[int, ...], ...], ...] = (_SUB_RUNS_0,) + tuple(
+    tuple(tuple(x << (13 * suit) for x in runs) for runs in _SUB_RUNS_0) for suit in (1, 2, 3)
+)
+_SUB_SETS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(
+        tuple(m for m in (sum(1 << (13 * s + rank) for s in range(4) if keep >> s & 1) for keep in range(16))
+              if m.bit_count() >= 3 and m & ~sum(1 << (13 * s + rank) for s in range(4) if pattern >> s & 1) == 0)
+        for pattern in range(16)
+    )
+    for rank in range(13)
+)
 #: Per 13-bit suit block: the points of its cards outside runs.
 _OFF_RUN_POINTS: tuple[int, ...] = tuple(_BLOCK_POINTS[b ^ _RUN_PART[b]] for b in range(1 << 13))
 _RUN_CODES: tuple[tuple[tuple[tuple[str, ...], ...], ...], ...] = tuple(
