@@ -169,21 +169,6 @@ def _runs_of_ones(block: int) -> tuple[int, ...]:
 _STRETCHES: tuple[tuple[int, ...], ...] = tuple(_runs_of_ones(b) for b in range(1 << 13))
 
 
-def _run_blocks(runs: int) -> list[int]:
-    """The maximal runs inside a mask of run-meldable cards, suit by suit."""
-    out = [x for x in _STRETCHES[runs & _SUIT_BLOCK]]
-    out += [x << 13 for x in _STRETCHES[(runs >> 13) & _SUIT_BLOCK]]
-    out += [x << 26 for x in _STRETCHES[(runs >> 26) & _SUIT_BLOCK]]
-    out += [x << 39 for x in _STRETCHES[runs >> 39]]
-    return out
-
-
-def _set_groups(sets: int) -> list[int]:
-    """The cards of each rank inside a mask of set-meldable cards."""
-    ranks = (sets | sets >> 13 | sets >> 26 | sets >> 39) & _SUIT_BLOCK
-    return [sets & (_RANK_LINE << r) for r in _INDEXES[0][ranks]]
-
-
 def _split(mask: int) -> tuple[list[int], int, int]:
     """Split ``mask`` into melds that are certainly best spread whole, the cards still to search, and the
     cards that fit no meld at all (certain deadwood).
