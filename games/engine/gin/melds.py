@@ -499,17 +499,19 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     ([['AS', '2S', '3S', '4S'], ['5C', '5D', '5H']], 30)
     """
     # The fast path for a well-formed list; anything odd goes through check_hand for the exact error.
-    mask = 0
-    bit_of = _BIT_OF
-    try:
-        for code in hand:
-            mask |= bit_of[code]
-        count = len(hand)  # type: ignore[arg-type]
-    except (KeyError, TypeError):
-        mask = check_hand(hand)
-        count = mask.bit_count()
-    if (count != 10 and count != 11) or mask.bit_count() != count:
-        mask = check_hand(hand)
+    if type(hand) is not list and type(hand) is not tuple:
+        mask = check_hand(hand)  # a set, a generator, a string...: validated (and consumed) once
+    else:
+        mask = 0
+        bit_of = _BIT_OF
+        try:
+            for code in hand:
+                mask |= bit_of[code]
+        except (KeyError, TypeError):
+            mask = check_hand(hand)
+        count = len(hand)
+        if (count != 10 and count != 11) or mask.bit_count() != count:
+            mask = check_hand(hand)
     a = mask & _SUIT_BLOCK
     b = (mask >> 13) & _SUIT_BLOCK
     c = (mask >> 26) & _SUIT_BLOCK

@@ -162,3 +162,8 @@ def test_more_than_eleven_cards_still_get_the_least_deadwood():
         for _ in range(40):
             mask = mask_of(rng.sample(narrow, size))
             assert deadwood_of(mask) == arrange(mask)[1] == _brute_force_deadwood(mask)
+
+
+def test_any_iterable_of_codes_is_a_hand():
+    codes = cards("7H 7S 7D 8C 9C TC 2D 3S KH QS")
+    assert best_melds(iter(codes)) == best_melds(tuple(codes)) == best_melds(set(codes)) == best_melds(codes)
