@@ -2,12 +2,15 @@
 when a break ends, and plays computer players' moves once their pause is over, all through the services.
 Several referees may run at once; each change is applied exactly once."""
 
+import logging
 import time
 
 from django.core.management.base import BaseCommand
-from django.db import close_old_connections
+from django.db import DatabaseError, close_old_connections
 
 from games.services import referee_pass
+
+logger = logging.getLogger(__name__)
 
 
 class Command(BaseCommand):
@@ -19,7 +22,14 @@ class Command(BaseCommand):
 
     def handle(self, *args, once: bool = False, interval: float = 0.5, **options):
         while True:
-            played = referee_pass()
+            try:
+                played = referee_pass()
+            except DatabaseError:
+                if once:
+                    raise
+                # The database is away (a restart, a failover): wait and try again rather than stop keeping time.
+                logger.exception("referee pass failed")
+                played = 0
             if once:
                 self.stdout.write(f"{played} played")
                 return
