@@ -28,6 +28,7 @@ HOLD_FOR_HAND_ROMME = True
 DANGER_WEIGHT_OPENED = 2
 DANGER_WEIGHT_CLOSED = 0
 NEIGHBOUR_WEIGHT = 3
+FEED_GUARD = True
 
 
 def _table(view: dict) -> list[tuple[int, int, Meld]]:
@@ -51,7 +52,9 @@ def _danger(card: str, view: dict, table: list[tuple[int, int, Meld]], picked: l
     for other in picked:
         if other == JOKER:
             continue
-        if other[0] == card[0] and other[1] != card[1] or other[1] == card[1] and abs(RANKS.index(other[0]) - RANKS.index(card[0])) <= 2:
+        same_rank = other[0] == card[0] and other[1] != card[1]
+        close_by = other[1] == card[1] and abs(RANKS.index(other[0]) - RANKS.index(card[0])) <= 2
+        if same_rank or close_by:
             score += 2
     return score
 
@@ -87,6 +90,13 @@ def _discard(view: dict, hand: list[str], level: str) -> dict:
     if level == "expert":
         table = _table(view)
         picked = _picked_by_others(view)
+        seat = view.get("seat")
+        opened = view.get("opened", [])
+        next_seat = (seat + 1) % len(opened) if opened else None
+        if FEED_GUARD and next_seat is not None and opened[next_seat]:
+            # Never hand the next player a card for the table's melds when another card will do.
+            safe = [c for c in candidates if not any(layoff_ends(meld, c) for _, _, meld in table)]
+            candidates = safe or candidates
         opponents_opened = any(o for s, o in enumerate(view.get("opened", [])) if s != view.get("seat"))
         weight = DANGER_WEIGHT_OPENED if opponents_opened else DANGER_WEIGHT_CLOSED
 
