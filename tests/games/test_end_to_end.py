@@ -49,6 +49,8 @@ for name in spec["players"]:
 for table in spec["tables"]:
     created = services.table_create(user=users[table["players"][0]], game=table["game"], preset=table["preset"],
                                     options=table["options"])
+    if table.get("bots"):
+        services.table_fill_with_bots(table_id=created.pk, user=users[table["players"][0]], level=table["bots"])
     tables.append({{**table, "id": created.pk}})
 print("E2E " + json.dumps({{"sessions": sessions, "tables": tables}}))
 """
@@ -190,6 +192,9 @@ def test_complete_matches_of_both_games_through_daphne(tmp_path, transactional_d
               for i in range(GIN_TABLES)]
     tables += [{"game": "romme", "preset": "standard", "options": {"seats": ROMME_SEATS, "rounds": 2},
                 "players": [f"r{i}{s}" for s in "abc"[:ROMME_SEATS]]} for i in range(ROMME_TABLES)]
+    # Computer players move in the referee's process: their moves must reach the person at the table too.
+    tables += [{"game": "romme", "preset": "standard", "options": {"seats": 3, "rounds": 1}, "players": ["bot0a"],
+                "bots": "expert"}]
     spec = {"players": [p for t in tables for p in t["players"]], "tables": tables}
     setup = manage_shell(SETUP.format(spec=json.dumps(spec)), env)
     port = free_port()
