@@ -152,7 +152,7 @@ class TableConsumer(_JsonConsumer):
             return
         try:
             message = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting deeper than the parser goes
             await self.send_error("bad_message", "Die Nachricht ist kein gültiges JSON.", version=self.version)
             return
         kind = message.get("type") if isinstance(message, dict) else None
@@ -208,13 +208,13 @@ class TableConsumer(_JsonConsumer):
         await self._call(services.match_rematch)
 
     async def on_join(self, message):
-        await self._call(services.table_join, seat=message.get("seat"), invite_token=message.get("invite") or "")
+        await self._call(services.table_join, seat=message.get("seat"), invite_token=message.get("invite", ""))
 
     async def on_leave(self, message):
         await self._call(services.table_leave)
 
     async def on_bots(self, message):
-        await self._call(services.table_fill_with_bots, level=message.get("level") or "simple")
+        await self._call(services.table_fill_with_bots, level=message.get("level", "simple"))
 
     async def on_start(self, message):
         await self._call(services.table_start)
@@ -271,7 +271,7 @@ class LobbyConsumer(_JsonConsumer):
         # The lobby listens only; "sync" asks for the whole list again.
         try:
             message = json.loads(text_data or "")
-        except ValueError:
+        except (ValueError, RecursionError):
             message = None
         if isinstance(message, dict) and message.get("type") == "sync" and len(text_data) <= MESSAGE_MAX_BYTES:
             await self.send_list()

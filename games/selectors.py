@@ -3,7 +3,7 @@ history, the chat, and the tables whose turn time or computer move is due."""
 
 from __future__ import annotations
 
-import secrets
+import hmac
 from datetime import datetime
 
 from django.db.models import Q, QuerySet
@@ -49,11 +49,19 @@ def table_snapshot(*, table: Table) -> presenters.TableSnapshot:
     )
 
 
+def invite_matches(*, table: Table, invite_token) -> bool:
+    """Whether ``invite_token`` is this private table's invitation (compared in constant time, as bytes so
+    that any text a client sends can be compared)."""
+    if not table.invite_token or not isinstance(invite_token, str) or not invite_token:
+        return False
+    return hmac.compare_digest(invite_token.encode(), table.invite_token.encode())
+
+
 def table_may_watch(*, table: Table, user, invite_token: str = "") -> bool:
     """Anyone may watch a public table; a private one only its seated players or holders of the invitation."""
     if not table.private:
         return True
-    if invite_token and secrets.compare_digest(str(invite_token), table.invite_token):
+    if invite_matches(table=table, invite_token=invite_token):
         return True
     if user is not None and getattr(user, "is_authenticated", False):
         return table.seats.filter(user=user).exists()

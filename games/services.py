@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games import engines, events
+from games import engines, events, selectors
 from games.models import BotLevel, ChatMessage, Game, Match, Move, Round, Seat, Table
 from games.presenters import TableSnapshot, chat_frame, seat_name
 
@@ -424,7 +424,7 @@ def table_join(*, table_id, user, seat: int | None = None, invite_token: str = "
     with transaction.atomic():
         table = _locked_table(table_id)
         _require_status(table, Table.Status.OPEN)
-        if table.private and not secrets.compare_digest(str(invite_token or ""), table.invite_token):
+        if table.private and not selectors.invite_matches(table=table, invite_token=invite_token):
             raise ServiceError("not_invited", "Dieser Tisch ist privat; du brauchst eine Einladung.", version=table.version)
         seats = _seats(table)
         if _user_seat(seats, user) is not None:
@@ -469,7 +469,7 @@ def table_leave(*, table_id, user) -> None:
 
 def table_fill_with_bots(*, table_id, user, level: str = BotLevel.SIMPLE) -> list[Seat]:
     """Seat computer players of ``level`` in every free seat; the table then starts."""
-    if level not in BotLevel.values:
+    if not isinstance(level, str) or level not in BotLevel.values:
         raise ServiceError("bad_message", f"Unbekannte Spielstärke {level!r} (simple oder expert).")
     with transaction.atomic():
         table = _locked_table(table_id)
@@ -711,11 +711,9 @@ def bot_move(*, table_id, now: datetime | None = None) -> bool:
 
 def referee_pass(*, now: datetime | None = None, limit: int = 200) -> int:
     """One pass of the referee: every overdue turn and every due computer move. Returns how many it played."""
-    from games.selectors import tables_due  # selectors read; only here do they feed a write
-
     now = _now(now)
     played = 0
-    for table_id, kind in tables_due(now=now, limit=limit):
+    for table_id, kind in selectors.tables_due(now=now, limit=limit):
         try:
             if kind == "timeout":
                 played += turn_timeout(table_id=table_id, now=now)

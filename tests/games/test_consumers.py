@@ -270,3 +270,22 @@ async def test_a_server_fault_is_reported_and_the_socket_stays_usable(players, m
     assert (await anna.until(lambda f: f["type"] == "pong"))["version"] == anna.state["version"]
     await anna.close()
     await ben.close()
+
+
+async def test_an_invitation_of_any_text_is_compared_safely(players, spectator):
+    table = await create_table(user=players[0], game="gin", preset="klassisch", options={}, private=True)
+    for invite in ("%C3%BC", "x" * 100, "%00"):
+        stranger = await Socket.open(table.pk, spectator, invite=invite)
+        assert stranger.close_code == 4403
+    watcher = await Socket.open(table.pk, spectator, invite=table.invite_token)
+    await watcher.send({"type": "join", "invite": {"token": table.invite_token}})
+    assert (await watcher.until(lambda f: f["type"] == "error"))["code"] == "not_invited"
+    await watcher.send({"type": "join", "invite": "ü"})
+    assert (await watcher.until(lambda f: f["type"] == "error"))["code"] == "not_invited"
+    await watcher.send({"type": "bots", "level": 0})
+    assert (await watcher.until(lambda f: f["type"] == "error"))["code"] == "bad_message"
+    await watcher.communicator.send_to(text_data="[" * 2000 + "]" * 2000)  # under 4 KB, too deep to parse
+    assert (await watcher.until(lambda f: f["type"] == "error"))["code"] == "bad_message"
+    await watcher.send({"type": "ping"})
+    assert (await watcher.until(lambda f: f["type"] == "pong"))["type"] == "pong"
+    await watcher.close()
