@@ -74,13 +74,24 @@ class TableConsumer(_JsonConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
         # Joined the groups first, then read: nothing can fall between the full state and the next event.
-        await self.send_state()
-        for frame in await in_thread(selectors.chat_recent)(table_id=self.table_id):
+        # One trip to the database for both (a burst of sockets after a restart is what this is for).
+        state, chat = await in_thread(self._welcome)()
+        if state is None:
+            await self.send_error("no_table", "Diesen Tisch gibt es nicht mehr.")
+        else:
+            await self._deliver(state)
+        for frame in chat:
             await self.send_frame(frame)
         await self._presence(online=True)
         seconds = _poll_seconds()
         if seconds > 0:
             self.poll_task = asyncio.create_task(self._poll(seconds))
+
+    def _welcome(self) -> tuple[dict | None, list[dict]]:
+        return (
+            selectors.table_state_for(table_id=self.table_id, user=self.user),
+            selectors.chat_recent(table_id=self.table_id),
+        )
 
     def _may_watch(self, invite: str) -> bool | None:
         table = selectors.table_get(table_id=self.table_id)
