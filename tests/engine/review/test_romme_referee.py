@@ -604,7 +604,7 @@ def test_hand_romme_may_open_with_40_and_lay_the_rest_in_further_actions_of_the_
     assert (rnd["result"], rnd["hand_romme"], rnd["minus"]) == ("hand_romme", True, [0, 190])
 
 
-# The design question: a Hand-Rommé below the minimum whose freed joker comes from a swap.
+# A Hand-Rommé below the minimum whose freed joker comes from a swap (the swap's `then` is the opening lay).
 SWAP_HAND_ROMME = full_deal(
     ["8H AC 2C 3C 4C AD 2D 3D 2S 3S 4S AH 2H",
      "7H JK 9H 5C 5S 5D TD JD QD KD 2S 3C 8C"],
@@ -613,9 +613,6 @@ SWAP_HAND_ROMME = full_deal(
 SWAP_HAND_ROMME_SEAT_1 = [draw(1), lay(1, "7H JK 9H", "5C 5S 5D", "TD JD QD KD"), discard(1, "8C")]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ENGINE GAP: a Hand-Rommé below 40 that swaps a joker off another player's meld cannot be expressed: "
-    "the opening lay is refused (it keeps more than one card) and a swap before opening is refused"))
 def test_hand_romme_below_the_minimum_with_a_joker_swap_on_another_players_meld():
     # Seat 0 lays AC-4C, AD-3D, 2S-4S (25), swaps the 8H for seat 1's joker, lays AH 2H JK (6) and goes
     # out with the KS: everything laid in one turn, 31 points, so the 40 minimum does not apply.
