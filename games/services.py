@@ -383,9 +383,11 @@ def table_create(
     options: dict | None = None,
     ranked: bool = False,
     private: bool = False,
+    bots: str = "",
 ) -> Table:
     """Open a table with the creator in seat 0. ``options`` override the preset's and are validated by the
-    engine (every option of the spec, with its defaults filled in)."""
+    engine (every option of the spec, with its defaults filled in). ``bots`` (a level) seats computer players
+    in the other seats and starts the match, all in the same transaction: a refused level leaves no table."""
     if user is None or not getattr(user, "is_authenticated", False):
         raise ServiceError("not_signed_in", "Bitte melde dich an, um einen Tisch zu eröffnen.")
     if game not in Game.values:
@@ -414,6 +416,9 @@ def table_create(
             Seat.objects.create(table=table, index=index, user=user if index == 0 else None) for index in range(seat_count)
         ]
         events.table_changed(_snapshot(table, seats), lobby=True)
+        if bots:
+            table_fill_with_bots(table_id=table.pk, user=user, level=bots)
+            table.refresh_from_db()
     return table
 
 
@@ -557,9 +562,10 @@ def round_ready(*, table_id, user, version=None) -> int:
         play = _Play(table, seats, _now())
         if play.state.to_act is not None or play.state.over:
             raise ServiceError("not_between_rounds", "Die Runde läuft noch.", version=table.version)
-        if not seat.ready:
-            seat.ready = True
-            play.seat_changed(seat)
+        if seat.ready:
+            return table.version  # confirmed already: a repeat changes nothing and tells nobody
+        seat.ready = True
+        play.seat_changed(seat)
         if all(s.ready or s.left or s.is_bot for s in seats):
             play.deal_next_round()
         play.finish()
@@ -626,6 +632,8 @@ def match_rematch(*, table_id, user) -> Match | None:
             raise ServiceError(
                 "seat_left", "Jemand hat die Partie verlassen; für eine Revanche braucht es alle.", version=table.version
             )
+        if seat.ready:
+            return None  # asked already: a repeat changes nothing and tells nobody
         seat.ready = True
         seat.save(update_fields=["ready"])
         if all(s.ready or s.is_bot for s in seats):

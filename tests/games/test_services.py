@@ -501,3 +501,36 @@ def test_deals_use_the_os_csprng_unless_the_test_seed_is_set(players, settings):
     first, again = services._rng(table, 1, 1, "deal"), services._rng(table, 1, 1, "deal")
     assert [first.random() for _ in range(3)] == [again.random() for _ in range(3)]
     assert services._rng(table, 1, 2, "deal").random() != services._rng(table, 1, 1, "deal").random()
+
+
+def test_a_repeated_ready_or_rematch_changes_nothing(players):
+    table = gin_table(players, options={"target": 200})
+    while state_of(table).to_act is not None:
+        seat = state_of(table).to_act
+        services.move_apply(table_id=table.pk, user=players[seat], version=table.version,
+                            action=choose_action(view_of(table, seat)))
+        table = Table.objects.get(pk=table.pk)
+    services.round_ready(table_id=table.pk, user=players[0])
+    before = fingerprint(table.pk)
+    assert services.round_ready(table_id=table.pk, user=players[0]) == before[0]
+    assert fingerprint(table.pk) == before
+    done = gin_table(players[2:], preset="schnell")
+    play_out(done.pk, players[2:])
+    services.match_rematch(table_id=done.pk, user=players[2])
+    before = fingerprint(done.pk)
+    assert services.match_rematch(table_id=done.pk, user=players[2]) is None
+    assert fingerprint(done.pk) == before
+
+
+def test_a_table_with_computer_players_is_created_whole_or_not_at_all(players):
+    table = services.table_create(user=players[0], game="romme", preset="standard", options={"seats": 3},
+                                  bots="expert")
+    assert table.status == Table.Status.PLAYING and table.version > 1
+    assert [s.bot_level for s in Seat.objects.filter(table=table).order_by("index")] == ["", "expert", "expert"]
+    with pytest.raises(ServiceError) as caught:
+        services.table_create(user=players[0], game="gin", preset="schnell", options={}, bots="godlike")
+    assert caught.value.code == "bad_message"
+    with pytest.raises(ServiceError) as caught:
+        services.table_create(user=players[0], game="gin", preset="schnell", options={}, ranked=True, bots="simple")
+    assert caught.value.code == "not_allowed"
+    assert Table.objects.count() == 1
