@@ -46,7 +46,7 @@ def hidden_from(table: Table, seat: int | None) -> set[str]:
         shown = cards_in([round_["discard"], round_["upcard"], open_moves])
     else:
         stock = round_["stock"]
-        shown = cards_in([round_["discard_pile"], round_["melds"], open_moves])
+        shown = cards_in([round_["discard_pile"], round_["melds"], round_["deal"]["upcard"], open_moves])
     hands = true_hands(table)
     own = set(hands[seat]) if seat is not None else set()
     others = set().union(*(set(hand) for index, hand in enumerate(hands) if index != seat))
