@@ -325,3 +325,25 @@ def test_a_record_of_a_superscript_match_number_is_not_found(open_gin, ben):
     client = Client(raise_request_exception=False)
     response = client.get(reverse("games:record", kwargs={"table_id": open_gin.pk}), {"partie": "²"})
     assert response.status_code == 404
+
+
+@pytest.mark.parametrize("token", ["ü", "\x00", "x" * 5000, "%00"])
+def test_an_invitation_of_any_text_is_refused_without_a_server_error(anna, ben, token):
+    table = services.table_create(user=anna, game="gin", private=True)
+    client = Client(raise_request_exception=False)
+    client.force_login(ben)
+    before = picture()
+    assert client.get(reverse("games:table", kwargs={"table_id": table.pk}), {"einladung": token}).status_code == 404
+    assert client.get(reverse("games:record", kwargs={"table_id": table.pk}), {"einladung": token}).status_code == 404
+    response = client.post(reverse("games:join", kwargs={"table_id": table.pk}), {"invite": token})
+    assert response.status_code in (302, 404)
+    assert picture() == before
+
+
+def test_a_record_of_a_match_number_beyond_any_integer_is_not_found(open_gin, ben):
+    services.table_join(table_id=open_gin.pk, user=ben)
+    client = Client(raise_request_exception=False)
+    url = reverse("games:record", kwargs={"table_id": open_gin.pk})
+    for number in ("99999999999999999999999", "0", "2"):
+        assert client.get(url, {"partie": number}).status_code == 404, number
+    assert client.get(url, {"partie": "1"}).status_code == 200
