@@ -294,3 +294,27 @@ def test_the_record_download_holds_only_finished_rounds(players, spectator):
             assert json.dumps(hand) not in text and json.dumps(hand, separators=(",", ":")) not in text
         assert json.dumps(current.deal["stock"][:5])[1:-1] not in text
         assert SEED not in text and '"hands_now"' not in text
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_whoever_left_a_seat_never_receives_the_next_occupants_cards(players):
+    anna, ben, cleo, dora = players
+    table = await sync_to_async(services.table_create)(user=anna, game="romme", options={"seats": 3, "rounds": 1})
+    await sync_to_async(services.table_join)(table_id=table.pk, user=ben, seat=1)
+    ben_socket = await Socket.open(table.pk, ben)
+    assert (await ben_socket.until(lambda f: f["type"] == "state"))["table"]["you"] == 1
+    await ben_socket.send({"type": "leave"})
+    await ben_socket.until(lambda f: f["type"] == "state" and f["table"]["you"] is None)
+    await sync_to_async(services.table_join)(table_id=table.pk, user=cleo, seat=1)
+    await sync_to_async(services.table_join)(table_id=table.pk, user=dora)
+    started = await ben_socket.until(lambda f: f["type"] == "state" and f["table"]["status"] == "playing")
+    await ben_socket.send({"type": "sync"})
+    await ben_socket.until_version(started["version"])
+    await ben_socket.drain()
+    states = [f for f in ben_socket.frames if f["type"] == "state" and f["table"]["status"] == "playing"]
+    assert states
+    stored = await sync_to_async(Table.objects.get)(pk=table.pk)
+    for frame in states:
+        assert frame["table"]["you"] is None and "hand" not in frame["view"]
+        assert assert_nothing_secret(frame, stored, checked_against_truth=True)
+    await ben_socket.close()

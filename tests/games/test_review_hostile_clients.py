@@ -685,3 +685,23 @@ def test_every_error_code_the_services_raise_is_in_the_protocol_table():
     text = PROTOCOL.read_text(encoding="utf-8")
     undocumented = sorted(code for code in raised if f"`{code}`" not in text)
     assert undocumented == []
+
+
+async def test_the_lobby_socket_answers_garbage_with_an_error_and_stays_open(players):
+    from channels.testing import WebsocketCommunicator
+
+    from ginsite.asgi import application
+
+    lobby = WebsocketCommunicator(application, "/ws/lobby/", headers=[(b"origin", b"http://testserver")])
+    assert (await lobby.connect(timeout=5))[0]
+    assert (await lobby.receive_json_from(timeout=5))["type"] == "lobby"
+    for raw in ("not json", "[" * 2000 + "]" * 2000, '{"type": "move"}', '{"type": "sync", "x": "' + "y" * 5000 + '"}',
+                '{"type": ["sync"]}', "null"):
+        await lobby.send_input({"type": "websocket.receive", "text": raw})
+        error = await lobby.receive_json_from(timeout=5)
+        assert error["type"] == "error" and error["code"] == "bad_message", raw[:40]
+    await lobby.send_input({"type": "websocket.receive", "bytes": b'{"type": "sync"}'})
+    assert (await lobby.receive_json_from(timeout=5))["type"] == "error"
+    await lobby.send_json_to({"type": "sync"})
+    assert (await lobby.receive_json_from(timeout=5))["type"] == "lobby"
+    await lobby.disconnect()
