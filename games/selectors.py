@@ -9,7 +9,7 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 
 from games import engines, presenters
-from games.models import ChatMessage, Match, Table
+from games.models import ChatMessage, Match, Seat, Table
 
 #: How many chat lines a socket gets when it connects.
 CHAT_HISTORY = 30
@@ -29,7 +29,7 @@ def lobby_tables(*, game: str | None = None, limit: int = 100) -> list[dict]:
 
 def table_get(*, table_id) -> Table | None:
     try:
-        return Table.objects.get(pk=int(table_id))
+        return Table.objects.select_related("current_match").get(pk=int(table_id))
     except (Table.DoesNotExist, TypeError, ValueError):
         return None
 
@@ -83,11 +83,10 @@ def table_version(*, table_id) -> int | None:
 
 def chat_recent(*, table_id, limit: int = CHAT_HISTORY) -> list[dict]:
     """The latest chat lines of a table, oldest first, as ``chat`` frames."""
-    table = table_get(table_id=table_id)
-    if table is None:
+    messages = list(ChatMessage.objects.filter(table_id=table_id).select_related("user").order_by("-created_at")[:limit])
+    if not messages:
         return []
-    seat_by_user = dict(table.seats.filter(user__isnull=False).values_list("user_id", "index"))
-    messages = list(ChatMessage.objects.filter(table_id=table.pk).select_related("user").order_by("-created_at")[:limit])
+    seat_by_user = dict(Seat.objects.filter(table_id=table_id, user__isnull=False).values_list("user_id", "index"))
     return [presenters.chat_frame(m, seat_index=seat_by_user.get(m.user_id)) for m in reversed(messages)]
 
 
