@@ -705,3 +705,23 @@ async def test_the_lobby_socket_answers_garbage_with_an_error_and_stays_open(pla
     await lobby.send_json_to({"type": "sync"})
     assert (await lobby.receive_json_from(timeout=5))["type"] == "lobby"
     await lobby.disconnect()
+
+
+@pytest.mark.xfail(strict=True, reason="BUG? (policy): services.move_apply never looks at turn_deadline, so a move "
+                   "that arrives after the turn time ran out but before the referee's next pass is played (a late "
+                   "knock included), although gin.md says the server plays for the player once time runs out")
+@pytest.mark.django_db
+def test_a_move_after_the_turn_time_ran_out_is_not_the_players_any_more(players):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    table = services.table_create(user=players[0], game="gin", preset="schnell")
+    services.table_join(table_id=table.pk, user=players[1])
+    table = Table.objects.get(pk=table.pk)
+    state = state_of(table)
+    Table.objects.filter(pk=table.pk).update(turn_deadline=timezone.now() - timedelta(seconds=5))
+    with pytest.raises(services.ServiceError):
+        services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version,
+                            action={"action": "draw", "from": "stock"})
+    assert Table.objects.get(pk=table.pk).version == table.version
