@@ -178,7 +178,7 @@ class TableConsumer(_JsonConsumer):
             await handler(self, message)
         except ServiceError as error:
             await self.send_error(error.code, error.message, version=error.version if error.version is not None else self.version)
-            if error.code in ("stale_version", "not_your_turn", "not_between_rounds"):
+            if error.code in ("stale_version", "not_your_turn", "not_between_rounds", "turn_over"):
                 # The client's picture is out of date: give it the whole current one.
                 await self.send_state()
         except Exception:

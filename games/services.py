@@ -29,6 +29,8 @@ logger = logging.getLogger(__name__)
 
 #: Seconds the round-end view stays up before the referee deals the next round (unless all are ready).
 ROUND_BREAK_SECONDS = 15
+#: A move that arrives this many seconds after the turn time ran out still counts (the time it was on the wire).
+LATE_GRACE_SECONDS = 1.0
 #: Timed-out turns in a row that count as leaving the match.
 TIMEOUTS_TO_LEAVE = 3
 CHAT_MAX_LENGTH = 300
@@ -539,6 +541,10 @@ def move_apply(*, table_id, user, version, action) -> int:
         play = _Play(table, seats, _now())
         if play.state.to_act != seat.index:
             raise ServiceError("not_your_turn", "Du bist nicht am Zug.", version=table.version)
+        if table.turn_deadline is not None and play.now > table.turn_deadline + timedelta(seconds=LATE_GRACE_SECONDS):
+            # The turn is the server's now; the referee plays the timeout move on its next pass.
+            raise ServiceError("turn_over", "Deine Zugzeit ist abgelaufen; der Server zieht für dich.",
+                               version=table.version)
         try:
             play.apply(seat.index, action, by=Move.By.PLAYER)
         except ValueError as error:

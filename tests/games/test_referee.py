@@ -240,3 +240,24 @@ def test_three_romme_timeouts_are_an_abbruch_and_the_list_goes_on(players):
     assert table.status == Table.Status.PLAYING and table.seats.get(index=sleeper).left
     assert engines.engine("romme").view(state_of(table), None)["left"][sleeper] is True
     assert state_of(table).to_act != sleeper
+
+
+@pytest.mark.django_db
+def test_a_move_after_the_turn_time_ran_out_is_refused_and_the_referee_plays(players):
+    table = gin_table(players)
+    seat = state_of(table).to_act
+    Table.objects.filter(pk=table.pk).update(turn_deadline=timezone.now() - timedelta(seconds=2))
+    with pytest.raises(ServiceError) as caught:
+        services.move_apply(table_id=table.pk, user=players[seat], version=table.version, action={"action": "pass"})
+    assert caught.value.code == "turn_over" and Table.objects.get(pk=table.pk).version == table.version
+    assert services.referee_pass() == 1
+    assert Move.objects.get(table=table).by == "timeout"
+
+
+@pytest.mark.django_db
+def test_a_move_a_moment_after_the_deadline_still_counts(players):
+    table = gin_table(players)
+    seat = state_of(table).to_act
+    Table.objects.filter(pk=table.pk).update(turn_deadline=timezone.now() - timedelta(seconds=0.2))
+    services.move_apply(table_id=table.pk, user=players[seat], version=table.version, action={"action": "pass"})
+    assert Move.objects.get(table=table).by == "player"
