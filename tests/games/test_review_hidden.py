@@ -199,9 +199,12 @@ def _play(table: Table, players, moves: int) -> Table:
 
 @pytest.mark.django_db
 def test_the_timeout_move_is_not_in_any_frame_before_it_is_played(players, spectator):
-    table = _play(_gin_in_play(players), players, 2)  # first-turn offers passed: a draw is up
-    table = _play(table, players, 1)  # drawn: now a discard is up, the server's choice is one hidden card
-    state = engines.engine("gin").Match.from_json(table.state)
+    table = _gin_in_play(players)
+    for _ in range(4):  # the first-turn offer, then a draw: a discard is up, the server's choice is a hidden card
+        state = engines.engine("gin").Match.from_json(table.state)
+        if state.phase == "discard":
+            break
+        table = _play(table, players, 1)
     actor = state.to_act
     assert state.phase == "discard"
     planned = engines.engine("gin").timeout_actions(state)

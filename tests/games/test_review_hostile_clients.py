@@ -707,9 +707,6 @@ async def test_the_lobby_socket_answers_garbage_with_an_error_and_stays_open(pla
     await lobby.disconnect()
 
 
-@pytest.mark.xfail(strict=True, reason="BUG? (policy): services.move_apply never looks at turn_deadline, so a move "
-                   "that arrives after the turn time ran out but before the referee's next pass is played (a late "
-                   "knock included), although gin.md says the server plays for the player once time runs out")
 @pytest.mark.django_db
 def test_a_move_after_the_turn_time_ran_out_is_not_the_players_any_more(players):
     from datetime import timedelta
@@ -721,7 +718,9 @@ def test_a_move_after_the_turn_time_ran_out_is_not_the_players_any_more(players)
     table = Table.objects.get(pk=table.pk)
     state = state_of(table)
     Table.objects.filter(pk=table.pk).update(turn_deadline=timezone.now() - timedelta(seconds=5))
-    with pytest.raises(services.ServiceError):
+    with pytest.raises(services.ServiceError) as refused:
         services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version,
                             action={"action": "draw", "from": "stock"})
+    assert refused.value.code == "turn_over" and refused.value.message
     assert Table.objects.get(pk=table.pk).version == table.version
+    assert not Move.objects.filter(table_id=table.pk).exists()
