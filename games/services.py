@@ -14,6 +14,7 @@ import json
 import logging
 import random
 import secrets
+import unicodedata
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -743,9 +744,12 @@ def referee_pass(*, now: datetime | None = None, limit: int = 200) -> int:
 
 def chat_post(*, table_id, user, text) -> ChatMessage:
     """A chat line from a seated player (spectators read). Off at tournament tables; rate-limited."""
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str):
         raise ServiceError("bad_message", "Eine Chat-Nachricht braucht Text.")
-    text = text.strip()
+    # Control characters carry nothing a reader sees (and PostgreSQL refuses NUL): they are dropped.
+    text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc").strip()
+    if not text:
+        raise ServiceError("bad_message", "Eine Chat-Nachricht braucht Text.")
     if len(text) > CHAT_MAX_LENGTH:
         raise ServiceError("chat_too_long", f"Eine Chat-Nachricht hat höchstens {CHAT_MAX_LENGTH} Zeichen.")
     with transaction.atomic():

@@ -534,3 +534,10 @@ def test_a_table_with_computer_players_is_created_whole_or_not_at_all(players):
         services.table_create(user=players[0], game="gin", preset="schnell", options={}, ranked=True, bots="simple")
     assert caught.value.code == "not_allowed"
     assert Table.objects.count() == 1
+
+
+def test_chat_drops_control_characters(players):
+    table = gin_table(players)
+    services.chat_post(table_id=table.pk, user=players[0], text="a\x00b\x07 c\td")
+    assert ChatMessage.objects.get().text == "ab c\td"
+    refused("bad_message", services.chat_post, table.pk, user=players[0], text="\x00\x1b ")
