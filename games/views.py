@@ -82,7 +82,14 @@ def _parse_option(name: str, raw: str) -> Any:
 
 
 def _options_from_form(game: str, data) -> dict:
-    """The details the player changed (empty fields keep the preset's value)."""
+    """The details the player changed (empty fields keep the preset's value). A field the form does not
+    have (a forged ``gin-seats``, ``gin-foo``) is refused, not silently dropped."""
+    known = {f"{game}-{name}" for name, _label, _choices in OPTION_FIELDS[game]} | {f"{game}-preset"}
+    for field in data:
+        if field.startswith(f"{game}-") and field not in known:
+            raise ServiceError(
+                "bad_options", _("Unbekannte Option: %(name)s") % {"name": field.removeprefix(f"{game}-")}
+            )
     options = {}
     for name, _label, _choices in OPTION_FIELDS[game]:
         raw = (data.get(f"{game}-{name}") or "").strip()
@@ -225,22 +232,28 @@ def quick_game(request: HttpRequest, game: str) -> HttpResponse:
     if game not in Game.values:
         raise Http404
     try:
-        table = services.table_create(user=request.user, game=game)
-        services.table_fill_with_bots(table_id=table.pk, user=request.user, level=request.POST.get("level") or BotLevel.SIMPLE)
+        table = services.table_create(user=request.user, game=game, bots=request.POST.get("level") or BotLevel.SIMPLE)
     except ServiceError as error:
         return _refused(request, error, back=reverse("games:lobby"))
     return redirect("games:table", table_id=table.pk)
+
+
+def _seat_number(raw: str) -> int | None:
+    """The seat a join form names: absent means any free seat; anything but a plain number is refused."""
+    if raw == "":
+        return None
+    if not (raw.isascii() and raw.isdigit()):
+        raise ServiceError("bad_message", _("Diesen Platz gibt es nicht."))
+    return int(raw)
 
 
 @login_required
 @require_POST
 def table_join(request: HttpRequest, table_id: int) -> HttpResponse:
     token = request.POST.get("invite", "")
-    seat = request.POST.get("seat")
+    seat = request.POST.get("seat", "")
     try:
-        services.table_join(
-            table_id=table_id, user=request.user, seat=int(seat) if seat and seat.isdigit() else None, invite_token=token
-        )
+        services.table_join(table_id=table_id, user=request.user, seat=_seat_number(seat), invite_token=token)
     except ServiceError as error:
         if error.code == "already_seated":
             return redirect("games:table", table_id=table_id)
@@ -454,7 +467,9 @@ def match_record(request: HttpRequest, table_id: int) -> HttpResponse:
         raise Http404(_("Diesen Tisch gibt es nicht."))
     match = table.current_match
     number = request.GET.get("partie", "")
-    if number.isdigit():
+    if number and not (number.isascii() and number.isdigit()):
+        raise Http404(_("Diese Partie gibt es nicht."))
+    if number:
         # An earlier match at the same table (before a rematch), by its number.
         match = table.matches.filter(number=int(number)).first()
     if match is None:

@@ -116,9 +116,6 @@ def test_a_romme_option_at_a_gin_table_is_refused_by_the_service(anna):
     assert Table.objects.count() == 0
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the create form reads only the fields it offers, so a forged field "
-                   "(gin-opening_points, gin-seats, gin-foo) is dropped silently and a table with other options "
-                   "than asked for is created instead of a 400 naming the unknown option")
 @pytest.mark.parametrize("field", ["gin-opening_points", "gin-seats", "gin-foo"])
 def test_a_forged_option_field_on_the_create_form_is_refused(anna, field):
     client = signed_in(anna)
@@ -146,9 +143,6 @@ def test_a_quick_game_for_an_unknown_game_is_not_found(anna):
     assert Table.objects.count() == 0
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: games.views.quick_game calls services.table_create (committed) and only "
-                   "then table_fill_with_bots, which refuses the forged level: the player is told no, but an open "
-                   "table with them in seat 0 stays behind (and shows in the lobby)")
 @pytest.mark.parametrize("level", ["godlike", "SIMPLE", "<b>"])
 def test_a_quick_game_with_a_forged_level_creates_no_table(anna, level):
     response = signed_in(anna).post(reverse("games:quick", kwargs={"game": "gin"}), {"level": level})
@@ -192,9 +186,6 @@ def test_joining_a_seat_that_does_not_exist_is_refused(open_gin, ben, seat):
     assert picture() == before
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: games.views.table_join turns a seat that is not a plain digit string "
-                   "('-1', 'x', '1.0', ' 1') into None, so the forged form seats the player in the first free seat "
-                   "instead of refusing it")
 @pytest.mark.parametrize("seat", ["-1", "x", "1.0"])
 def test_joining_with_a_forged_seat_is_refused(open_gin, ben, seat):
     before = picture()
@@ -307,8 +298,6 @@ def test_a_private_tables_record_is_not_found_without_the_invitation(anna, ben):
 # --- digits that are not plain digits -------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: games.views.table_join checks seat.isdigit(), which is true for '²', then "
-                   "int('²') raises ValueError: a forged seat is a 500 server error instead of a refusal")
 def test_joining_with_a_superscript_seat_is_refused_not_a_server_error(open_gin, ben):
     client = Client(raise_request_exception=False)
     client.force_login(ben)
@@ -318,8 +307,6 @@ def test_joining_with_a_superscript_seat_is_refused_not_a_server_error(open_gin,
     assert picture() == before
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: games.views.match_record checks partie.isdigit(), which is true for '²', "
-                   "then int('²') raises ValueError: the record download answers 500 instead of 404")
 def test_a_record_of_a_superscript_match_number_is_not_found(open_gin, ben):
     services.table_join(table_id=open_gin.pk, user=ben)
     client = Client(raise_request_exception=False)
