@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.conf import settings
 
 from games import consumers, engines, services
 from games.models import ChatMessage, Match, Move, Round, Seat, Table
@@ -479,12 +478,6 @@ async def test_chat_with_unusual_characters_is_posted_or_refused_but_never_a_ser
     await _chat_is_posted_or_refused(players, spectator, ("\u200b", "\ud83c\udccf Joker", "a\u202eb", "\t\x07"))
 
 
-@pytest.mark.xfail(
-    "postgresql" in settings.DATABASES["default"]["ENGINE"], strict=True,
-    reason="BUG (PostgreSQL only): services.chat_post stores a NUL character as typed; PostgreSQL refuses NUL in "
-           "text, so the chat message 'a\\x00b' comes back as server_error instead of being posted without it or "
-           "refused as bad_message",
-)
 async def test_chat_with_a_nul_character_is_posted_or_refused_but_never_a_server_error(players, spectator):
     await _chat_is_posted_or_refused(players, spectator, ("a\x00b", "\x00"))
 
