@@ -436,10 +436,6 @@ _SUB_SETS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 #: Per 13-bit suit block: the points of its cards outside runs.
 _OFF_RUN_POINTS: tuple[int, ...] = tuple(_BLOCK_POINTS[b ^ _RUN_PART[b]] for b in range(1 << 13))
-_RUN_CODES: tuple[tuple[tuple[tuple[str, ...], ...], ...], ...] = tuple(
-    tuple(tuple(_MELD_CODES[x << (13 * suit)] for x in _STRETCHES[b] if x.bit_count() >= 3) for b in range(1 << 13))
-    for suit in range(4)
-)
 #: Per suit and 13-bit block: the masks of its runs (stretches of three or more).
 _RUN_MASKS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(x << (13 * suit) for x in _STRETCHES[b] if x.bit_count() >= 3) for b in range(1 << 13))
@@ -449,44 +445,41 @@ _MELD_POINTS: dict[int, int] = {meld: points_of(meld) for meld in _ALL_MELDS}
 _MASK_ORDER: dict[int, tuple[int, int]] = {
     meld: (((meld & -meld).bit_length() - 1) % 13, ((meld & -meld).bit_length() - 1) // 13) for meld in _ALL_MELDS
 }
-#: Display order of melds: the rank of the lowest card, then its suit.
-_MELD_ORDER: dict[tuple[str, ...], tuple[int, int]] = {
-    codes: (((meld & -meld).bit_length() - 1) % 13, ((meld & -meld).bit_length() - 1) // 13)
-    for meld, codes in _MELD_CODES.items()
-}
-#: The codes of a set by rank and by which suits are there (bit 0 clubs .. bit 3 spades), three or four.
-_SET_CODES: tuple[tuple[tuple[str, ...] | None, ...], ...] = tuple(
-    tuple(_MELD_CODES.get(sum(1 << (13 * s + rank) for s in range(4) if pattern >> s & 1)) for pattern in range(16))
-    for rank in range(13)
+
+
+def _display_key(meld: int) -> int:
+    """A meld's mask with its display position on top: sorting these plain ints puts melds in display order
+    (rank of the lowest card, then suit) without a key function, and each still names its meld."""
+    rank, suit = _MASK_ORDER[meld]
+    return (rank * 4 + suit) << 52 | meld
+
+
+#: The codes of every meld by its display key (see :func:`_display_key`).
+_KEY_CODES: dict[int, tuple[str, ...]] = {_display_key(meld): codes for meld, codes in _MELD_CODES.items()}
+#: Per suit and 13-bit block: the display keys of its runs (every stretch of three or more, spread whole).
+_RUN_KEYS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(_display_key(run) for run in runs) for runs in _RUN_MASKS[suit]) for suit in range(4)
 )
+#: Per 13-bit mask of ranks: the 52-bit line of each of those ranks (its four cards), lowest rank first.
+_RANK_LINES: tuple[tuple[int, ...], ...] = tuple(tuple(_RANK_LINE << r for r in _INDEXES[0][ranks])
+                                                 for ranks in range(1 << 13))
 
 
-@lru_cache(maxsize=65536)
-def _arranged_codes(mask: int) -> tuple[tuple[tuple[str, ...], ...], int]:
-    a = mask & _SUIT_BLOCK
-    b = (mask >> 13) & _SUIT_BLOCK
-    c = (mask >> 26) & _SUIT_BLOCK
-    d = mask >> 39
-    ra, rb, rc, rd = _RUN_PART[a], _RUN_PART[b], _RUN_PART[c], _RUN_PART[d]
-    ranks = (a & b & (c | d)) | (c & d & (a | b))
-    if not ranks & (ra | rb | rc | rd):
-        # No card wanted by both a run and a set (most hands): every run stretch and every set is spread
-        # whole and the rest is deadwood, no search needed.
-        points = _BLOCK_POINTS
-        keep = _SUIT_BLOCK ^ ranks
-        deadwood = points[a & keep ^ ra] + points[b & keep ^ rb] + points[c & keep ^ rc] + points[d & keep ^ rd]
-        melds = _RUN_CODES[0][ra] + _RUN_CODES[1][rb] + _RUN_CODES[2][rc] + _RUN_CODES[3][rd]
-        if ranks:
-            melds += tuple(
-                _SET_CODES[r][(a >> r & 1) | (b >> r & 1) << 1 | (c >> r & 1) << 2 | (d >> r & 1) << 3]
-                for r in _INDEXES[0][ranks]
-            )
-        if len(melds) > 1:
-            melds = tuple(sorted(melds, key=_MELD_ORDER.__getitem__))
-        return melds, deadwood
-    melds_masks, deadwood = _arrange(mask)
-    codes = _MELD_CODES
-    return tuple(codes[m] for m in melds_masks), deadwood
+def _set_choices(group: int) -> tuple[int, ...]:
+    """The ways to spread the three or four cards of one rank in ``group``: all, each three of four, none.
+
+    All comes first, so among equally good arrangements the one melding the most cards wins.
+    """
+    cards = [1 << i for i in range(52) if group >> i & 1]
+    if len(cards) == 3:
+        return (group, 0)
+    return (group, *(group ^ card for card in cards), 0)
+
+
+#: Per possible set (three or four cards of a rank, as a mask): its display key and its spreading choices.
+_SET_KEY: dict[int, int] = {meld: _display_key(meld) for meld in _ALL_MELDS
+                            if len({i % 13 for i in indexes_of(meld)}) == 1}
+_SET_CHOICES: dict[int, tuple[int, ...]] = {meld: _set_choices(meld) for meld in _SET_KEY}
 
 
 def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
@@ -495,18 +488,22 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     For 11 cards the deadwood counts all 11 (no discard is assumed). A bad code, a duplicate or a wrong
     count raises ValueError with a clear message.
 
+    Every arrangement is a choice, per rank holding three or four cards, of which of them form a set, the
+    rest of each suit then melding its stretches of three or more whole. A set whose cards no run wants is
+    always spread whole, so only the ranks a run also wants are tried each way (at most 6 × 6 × 2 choices
+    in eleven cards), each scored by four table look-ups.
+
     >>> best_melds(["AS", "2S", "3S", "4S", "5D", "5H", "5C", "KD", "KH", "QS"])
     ([['AS', '2S', '3S', '4S'], ['5C', '5D', '5H']], 30)
     """
-    # The fast path for a well-formed list; anything odd goes through check_hand for the exact error.
+    # The fast path for a well-formed list; anything odd goes through check_hand for the exact error. A sum
+    # of n distinct bits has n bits set, and a repeated bit carries into fewer, so the count check below
+    # also catches duplicates.
     if type(hand) is not list and type(hand) is not tuple:
         mask = check_hand(hand)  # a set, a generator, a string...: validated (and consumed) once
     else:
-        mask = 0
-        bit_of = _BIT_OF
         try:
-            for code in hand:
-                mask |= bit_of[code]
+            mask = sum(map(_BIT_OF.__getitem__, hand))
         except (KeyError, TypeError):
             mask = check_hand(hand)
         count = len(hand)
@@ -516,22 +513,63 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     b = (mask >> 13) & _SUIT_BLOCK
     c = (mask >> 26) & _SUIT_BLOCK
     d = mask >> 39
-    if not (a & b & (c | d)) | (c & d & (a | b)):
-        # No set at all (most hands): the runs are read off the tables, no cache needed.
-        loose = _OFF_RUN_POINTS
-        deadwood = loose[a] + loose[b] + loose[c] + loose[d]
-        runs = _RUN_CODES[0][a] + _RUN_CODES[1][b] + _RUN_CODES[2][c] + _RUN_CODES[3][d]
-        if len(runs) > 1:
-            runs = sorted(runs, key=_MELD_ORDER.__getitem__)
-        return [list(m) for m in runs], deadwood
-    melds, deadwood = _arranged_codes(mask)
-    return [list(m) for m in melds], deadwood
+    off = _OFF_RUN_POINTS
+    ranks = (a & b & (c | d)) | (c & d & (a | b))
+    if not ranks:
+        # No set at all (most hands): the runs are read off the tables.
+        deadwood = off[a] + off[b] + off[c] + off[d]
+        keys = _RUN_KEYS[0][a] + _RUN_KEYS[1][b] + _RUN_KEYS[2][c] + _RUN_KEYS[3][d]
+        if not keys:
+            return [], deadwood
+        if len(keys) > 1:
+            keys = sorted(keys)
+        return [list(_KEY_CODES[k]) for k in keys], deadwood
+    run_part = _RUN_PART
+    tangled = ranks & (run_part[a] | run_part[b] | run_part[c] | run_part[d])
+    set_keys = []
+    rest = mask
+    for line in _RANK_LINES[ranks ^ tangled]:  # no run wants these cards: the set is spread whole
+        group = mask & line
+        rest ^= group
+        set_keys.append(_SET_KEY[group])
+    if tangled:
+        lines = _RANK_LINES[tangled]
+        choices = _SET_CHOICES[mask & lines[0]]
+        for line in lines[1:]:
+            more = _SET_CHOICES[mask & line]
+            choices = [x | y for x in choices for y in more]
+        best = 1000
+        chosen = 0
+        block = _SUIT_BLOCK
+        for used in choices:
+            left = rest ^ used
+            points = off[left & block] + off[(left >> 13) & block] + off[(left >> 26) & block] + off[left >> 39]
+            if points < best:
+                best = points
+                chosen = used
+                if not points:
+                    break
+        rest ^= chosen
+        for line in lines:
+            group = chosen & line
+            if group:
+                set_keys.append(_SET_KEY[group])
+    a = rest & _SUIT_BLOCK
+    b = (rest >> 13) & _SUIT_BLOCK
+    c = (rest >> 26) & _SUIT_BLOCK
+    d = rest >> 39
+    deadwood = off[a] + off[b] + off[c] + off[d]
+    keys = _RUN_KEYS[0][a] + _RUN_KEYS[1][b] + _RUN_KEYS[2][c] + _RUN_KEYS[3][d]
+    if keys:
+        set_keys += keys
+    if len(set_keys) > 1:
+        set_keys.sort()
+    return [list(_KEY_CODES[k]) for k in set_keys], deadwood
 
 
 def clear_caches() -> None:
-    """Forget every memoised result (for cold-cache measurements)."""
+    """Forget every memoised result (for cold-cache measurements); best_melds itself keeps none."""
     _MEMO.clear()
     _MEMO[0] = 0
     _DEADWOOD.clear()
     _arrange.cache_clear()
-    _arranged_codes.cache_clear()
