@@ -482,6 +482,20 @@ _SET_KEY: dict[int, int] = {meld: _display_key(meld) for meld in _ALL_MELDS
 _SET_CHOICES: dict[int, tuple[int, ...]] = {meld: _set_choices(meld) for meld in _SET_KEY}
 
 
+_RUN_KEYS_C, _RUN_KEYS_D, _RUN_KEYS_H, _RUN_KEYS_S = _RUN_KEYS
+
+
+def _spread(keys: tuple[int, ...] | list[int]) -> list[list[str]]:
+    """Fresh code lists of the melds with these display keys, in display order (no caller shares a table)."""
+    codes = _KEY_CODES
+    if len(keys) == 2:
+        first, second = keys
+        if first > second:
+            first, second = second, first
+        return [[*codes[first]], [*codes[second]]]
+    return [[*codes[k]] for k in sorted(keys)]
+
+
 def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     """The least-deadwood arrangement of a 10- or 11-card hand: (melds as lists of codes, deadwood).
 
@@ -517,21 +531,21 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     ranks = (a & b & (c | d)) | (c & d & (a | b))
     if not ranks:
         # No set at all (most hands): the runs are read off the tables.
-        deadwood = off[a] + off[b] + off[c] + off[d]
-        keys = _RUN_KEYS[0][a] + _RUN_KEYS[1][b] + _RUN_KEYS[2][c] + _RUN_KEYS[3][d]
+        keys = _RUN_KEYS_C[a] + _RUN_KEYS_D[b] + _RUN_KEYS_H[c] + _RUN_KEYS_S[d]
         if not keys:
-            return [], deadwood
-        if len(keys) > 1:
-            keys = sorted(keys)
-        return [list(_KEY_CODES[k]) for k in keys], deadwood
+            return [], off[a] + off[b] + off[c] + off[d]
+        if len(keys) == 1:
+            return [[*_KEY_CODES[keys[0]]]], off[a] + off[b] + off[c] + off[d]
+        return _spread(keys), off[a] + off[b] + off[c] + off[d]
     run_part = _RUN_PART
     tangled = ranks & (run_part[a] | run_part[b] | run_part[c] | run_part[d])
-    set_keys = []
+    set_key = _SET_KEY
+    keys = []
     rest = mask
     for line in _RANK_LINES[ranks ^ tangled]:  # no run wants these cards: the set is spread whole
         group = mask & line
         rest ^= group
-        set_keys.append(_SET_KEY[group])
+        keys.append(set_key[group])
     if tangled:
         lines = _RANK_LINES[tangled]
         choices = _SET_CHOICES[mask & lines[0]]
@@ -549,22 +563,22 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
                 chosen = used
                 if not points:
                     break
-        rest ^= chosen
-        for line in lines:
-            group = chosen & line
-            if group:
-                set_keys.append(_SET_KEY[group])
+        if chosen:
+            rest ^= chosen
+            for line in lines:
+                group = chosen & line
+                if group:
+                    keys.append(set_key[group])
     a = rest & _SUIT_BLOCK
     b = (rest >> 13) & _SUIT_BLOCK
     c = (rest >> 26) & _SUIT_BLOCK
     d = rest >> 39
-    deadwood = off[a] + off[b] + off[c] + off[d]
-    keys = _RUN_KEYS[0][a] + _RUN_KEYS[1][b] + _RUN_KEYS[2][c] + _RUN_KEYS[3][d]
-    if keys:
-        set_keys += keys
-    if len(set_keys) > 1:
-        set_keys.sort()
-    return [list(_KEY_CODES[k]) for k in set_keys], deadwood
+    runs = _RUN_KEYS_C[a] + _RUN_KEYS_D[b] + _RUN_KEYS_H[c] + _RUN_KEYS_S[d]
+    if runs:
+        keys += runs
+    elif len(keys) == 1:
+        return [[*_KEY_CODES[keys[0]]]], off[a] + off[b] + off[c] + off[d]
+    return _spread(keys), off[a] + off[b] + off[c] + off[d]
 
 
 def clear_caches() -> None:
