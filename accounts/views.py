@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.forms import AccountDeleteForm, ProfileForm
 from accounts.services import account_delete, profile_for, profile_update
+from games.history import matches_for_user
 
 
 @login_required
@@ -24,6 +25,7 @@ def profile_own(request: HttpRequest) -> HttpResponse:
             "profile": profile_for(user=request.user),
             "is_own": True,
             "emails": EmailAddress.objects.filter(user=request.user).order_by("-primary", "email"),
+            "history": matches_for_user(user=request.user, viewer=request.user),
         },
     )
 
@@ -34,7 +36,12 @@ def profile_public(request: HttpRequest, username: str) -> HttpResponse:
     return render(
         request,
         "accounts/profile.html",
-        {"player": player, "profile": profile_for(user=player), "is_own": request.user == player},
+        {
+            "player": player,
+            "profile": profile_for(user=player),
+            "is_own": request.user == player,
+            "history": matches_for_user(user=player, viewer=request.user),
+        },
     )
 
 

@@ -1,0 +1,131 @@
+"""A player's match history for the profile pages: finished matches, newest first, as the player fared in them.
+
+Read-only (a selector). Names come from the players' profiles as they are now, never from the names stored
+when the match began, so a deleted account shows as "Gelöschter Spieler" and not under its old user name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import urlencode
+
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from accounts.models import Profile
+from games.models import BotLevel, Game, Match
+
+#: How the player fared: won, lost, drawn (a shared first place), or left (resigned or timed out).
+WON, LOST, DRAWN, LEFT = "won", "lost", "drawn", "left"
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """Another seat of the match: a person (``name`` is their public name) or a computer player."""
+
+    name: str
+    bot_level: str = ""
+    # Link to the public profile; empty for computer players and accounts without a public page.
+    profile_url: str = ""
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One finished match from the player's side."""
+
+    match_id: int
+    number: int
+    game: str
+    game_label: str
+    finished_at: datetime
+    opponents: list[Opponent]
+    seat: int
+    # The player's final score: gin points, Rommé minus points (casual) or the list result (tournament).
+    score: int | None
+    score_kind: str  # "points" | "minus" | "result"
+    outcome: str
+    place: int | None
+    seats: int
+    ranked: bool
+    table_url: str
+    record_url: str
+
+
+def matches_for_user(*, user, viewer=None, limit: int = 20) -> list[HistoryEntry]:
+    """The finished matches ``user`` played, newest first, at most ``limit``.
+
+    Matches at private tables are the players' own business: they are listed only when ``viewer`` is
+    ``user``, and then their links carry the invitation so they keep working after the seat is given up.
+    """
+    own = viewer is not None and getattr(viewer, "is_authenticated", False) and viewer.pk == user.pk
+    matches = (
+        Match.objects.filter(users=user, status=Match.Status.FINISHED)
+        .select_related("table")
+        .order_by("-finished_at", "-pk")
+    )
+    if not own:
+        matches = matches.filter(table__private=False)
+    matches = list(matches[: max(0, int(limit))])
+    people = {
+        player["user_id"]
+        for match in matches
+        for player in match.players
+        if player.get("user_id") is not None and player["user_id"] != user.pk
+    }
+    others = {other.pk: other for other in get_user_model().objects.filter(pk__in=people).select_related("profile")}
+    return [_entry(match, user=user, others=others, own=own) for match in matches]
+
+
+def _entry(match: Match, *, user, others: dict, own: bool) -> HistoryEntry:
+    seat = next(p["seat"] for p in match.players if p.get("user_id") == user.pk)
+    result = match.result or {}
+    places = result.get("places") or []
+    place = places[seat] if seat < len(places) else None
+    if seat in (match.left_seats or []):
+        outcome = LEFT
+    elif match.winner_seat == seat:
+        outcome = WON
+    elif match.winner_seat is None and place == 1:
+        outcome = DRAWN
+    else:
+        outcome = LOST
+    finals = match.final_scores or []
+    tournament = bool(result.get("tournament"))
+    score_kind = "points" if match.game == Game.GIN else ("result" if tournament else "minus")
+    invite = {"einladung": match.table.invite_token} if own and match.table.private else {}
+    table_url = reverse("games:table", kwargs={"table_id": match.table_id})
+    record_url = reverse("games:record", kwargs={"table_id": match.table_id})
+    return HistoryEntry(
+        match_id=match.pk,
+        number=match.number,
+        game=match.game,
+        game_label=Game(match.game).label,
+        finished_at=match.finished_at,
+        opponents=[_opponent(p, others) for p in match.players if p.get("seat") != seat],
+        seat=seat,
+        score=finals[seat] if seat < len(finals) else None,
+        score_kind=score_kind,
+        outcome=outcome,
+        place=place,
+        seats=len(match.players),
+        ranked=match.ranked,
+        table_url=f"{table_url}?{urlencode(invite)}" if invite else table_url,
+        record_url=f"{record_url}?{urlencode({'partie': match.number, **invite})}",
+    )
+
+
+def _opponent(player: dict, others: dict) -> Opponent:
+    if player.get("bot"):
+        level = player["bot"] if player["bot"] in BotLevel.values else BotLevel.SIMPLE
+        return Opponent(name="", bot_level=level)
+    other = others.get(player.get("user_id"))
+    if other is None:  # every seat of a started match is taken, so this is a user row gone from the database
+        return Opponent(name="?")
+    try:
+        name = other.profile.public_name
+    except Profile.DoesNotExist:  # a user from before profiles existed
+        name = other.get_username()
+    # Deleted and deactivated accounts have no public page (and a deleted one no name).
+    url = reverse("accounts:public", kwargs={"username": other.get_username()}) if other.is_active else ""
+    return Opponent(name=name, profile_url=url)
