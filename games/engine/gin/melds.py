@@ -483,6 +483,18 @@ _SET_CHOICES: dict[int, tuple[int, ...]] = {meld: _set_choices(meld) for meld in
 
 
 _RUN_KEYS_C, _RUN_KEYS_D, _RUN_KEYS_H, _RUN_KEYS_S = _RUN_KEYS
+_BIT_OF_CODE = _BIT_OF.__getitem__
+
+
+def _suit_split(used: int) -> tuple[int, int, int, int]:
+    return used & _SUIT_BLOCK, (used >> 13) & _SUIT_BLOCK, (used >> 26) & _SUIT_BLOCK, used >> 39
+
+
+#: Per possible set: its spreading choices as (display key or 0 for none, cards used per suit block).
+_SET_SPLIT_CHOICES: dict[int, tuple[tuple[int, int, int, int, int], ...]] = {
+    meld: tuple((_SET_KEY[used] if used else 0, *_suit_split(used)) for used in choices)
+    for meld, choices in _SET_CHOICES.items()
+}
 
 
 def _spread(keys: tuple[int, ...] | list[int]) -> list[list[str]]:
@@ -517,7 +529,7 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
         mask = check_hand(hand)  # a set, a generator, a string...: validated (and consumed) once
     else:
         try:
-            mask = sum(map(_BIT_OF.__getitem__, hand))
+            mask = sum(map(_BIT_OF_CODE, hand))
         except (KeyError, TypeError):
             mask = check_hand(hand)
         count = len(hand)
@@ -540,13 +552,46 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     run_part = _RUN_PART
     tangled = ranks & (run_part[a] | run_part[b] | run_part[c] | run_part[d])
     set_key = _SET_KEY
-    keys = []
-    rest = mask
-    for line in _RANK_LINES[ranks ^ tangled]:  # no run wants these cards: the set is spread whole
-        group = mask & line
-        rest ^= group
-        keys.append(set_key[group])
-    if tangled:
+    if not tangled:
+        # No run wants a card of any set: every set is spread whole, then every run.
+        keys = [set_key[mask & line] for line in _RANK_LINES[ranks]]
+        keep = _SUIT_BLOCK ^ ranks
+        a &= keep
+        b &= keep
+        c &= keep
+        d &= keep
+    elif not tangled & (tangled - 1):
+        # One rank both a set and a run want: try each way to spread it, scored on the four suit blocks.
+        loose = ranks ^ tangled
+        keys = [set_key[mask & line] for line in _RANK_LINES[loose]] if loose else []
+        keep = _SUIT_BLOCK ^ loose
+        a &= keep
+        b &= keep
+        c &= keep
+        d &= keep
+        best = 1000
+        for choice in _SET_SPLIT_CHOICES[mask & (_RANK_LINE << tangled.bit_length() - 1)]:
+            key, used_a, used_b, used_c, used_d = choice
+            points = off[a ^ used_a] + off[b ^ used_b] + off[c ^ used_c] + off[d ^ used_d]
+            if points < best:
+                best = points
+                chosen = choice
+                if not points:
+                    break
+        key, used_a, used_b, used_c, used_d = chosen
+        if key:
+            keys.append(key)
+            a ^= used_a
+            b ^= used_b
+            c ^= used_c
+            d ^= used_d
+    else:
+        keys = []
+        rest = mask
+        for line in _RANK_LINES[ranks ^ tangled]:  # no run wants these cards: the set is spread whole
+            group = mask & line
+            rest ^= group
+            keys.append(set_key[group])
         lines = _RANK_LINES[tangled]
         choices = _SET_CHOICES[mask & lines[0]]
         for line in lines[1:]:
@@ -569,10 +614,10 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
                 group = chosen & line
                 if group:
                     keys.append(set_key[group])
-    a = rest & _SUIT_BLOCK
-    b = (rest >> 13) & _SUIT_BLOCK
-    c = (rest >> 26) & _SUIT_BLOCK
-    d = rest >> 39
+        a = rest & _SUIT_BLOCK
+        b = (rest >> 13) & _SUIT_BLOCK
+        c = (rest >> 26) & _SUIT_BLOCK
+        d = rest >> 39
     runs = _RUN_KEYS_C[a] + _RUN_KEYS_D[b] + _RUN_KEYS_H[c] + _RUN_KEYS_S[d]
     if runs:
         keys += runs
