@@ -170,3 +170,15 @@ def test_a_refused_deletion_leaves_every_seat_as_it_was(players):
     after = Table.objects.get(pk=table.pk)
     assert after.status == Table.Status.PLAYING and after.version == table.version
     assert not after.seats.get(user=anna).left
+
+
+def test_a_table_that_started_since_the_seats_were_read_is_resigned_instead(players):
+    # The seats are read without a lock; a table read as open may be playing by the time it is left.
+    from games.signals import _leave
+
+    anna, ben = players[:2]
+    table = gin_table(anna, ben)
+
+    _leave(table_id=table.pk, user=anna, playing=False)
+
+    assert Table.objects.get(pk=table.pk).current_match.winner == ben
