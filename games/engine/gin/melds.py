@@ -554,7 +554,9 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     set_key = _SET_KEY
     if not tangled:
         # No run wants a card of any set: every set is spread whole, then every run.
-        keys = [set_key[mask & line] for line in _RANK_LINES[ranks]]
+        keys = []
+        for line in _RANK_LINES[ranks]:  # a loop: a comprehension costs a function call (Python 3.11)
+            keys.append(set_key[mask & line])
         keep = _SUIT_BLOCK ^ ranks
         a &= keep
         b &= keep
@@ -563,7 +565,9 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     elif not tangled & (tangled - 1):
         # One rank both a set and a run want: try each way to spread it, scored on the four suit blocks.
         loose = ranks ^ tangled
-        keys = [set_key[mask & line] for line in _RANK_LINES[loose]] if loose else []
+        keys = []
+        for line in _RANK_LINES[loose]:
+            keys.append(set_key[mask & line])
         keep = _SUIT_BLOCK ^ loose
         a &= keep
         b &= keep
@@ -621,7 +625,7 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     runs = _RUN_KEYS_C[a] + _RUN_KEYS_D[b] + _RUN_KEYS_H[c] + _RUN_KEYS_S[d]
     if runs:
         keys += runs
-    elif len(keys) == 1:
+    if len(keys) == 1:
         return [[*_KEY_CODES[keys[0]]]], off[a] + off[b] + off[c] + off[d]
     return _spread(keys), off[a] + off[b] + off[c] + off[d]
 
