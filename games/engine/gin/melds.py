@@ -2,8 +2,10 @@
 
 Cards are handled as bits of a 52-bit mask (bit = :func:`games.engine.cards.card_index`, suit-major, so a
 run is a stretch of bits inside one suit's 13). Most hands have no card that both a run and a set want:
-then every run stretch and every set is spread whole, read off lookup tables. Only the tangled rest is
-searched (every combination of up to three melds; a memoised recursion beyond eleven cards).
+then every run stretch and every set is spread whole, read off lookup tables. For a 10- or 11-card hand
+(:func:`best_melds`) the tangled ranks are tried each way to spread their set, each way scored by four
+table look-ups; the mask solvers (:func:`deadwood_of`, :func:`arrange`) search the tangled rest (every
+combination of up to three melds; a memoised recursion beyond eleven cards).
 
 >>> best_melds(["7H", "7S", "7D", "8C", "9C", "TC", "2D", "3S", "KH", "QS"])
 ([['7D', '7H', '7S'], ['8C', '9C', 'TC']], 25)
