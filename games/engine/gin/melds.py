@@ -492,9 +492,10 @@ def _suit_split(used: int) -> tuple[int, int, int, int]:
     return used & _SUIT_BLOCK, (used >> 13) & _SUIT_BLOCK, (used >> 26) & _SUIT_BLOCK, used >> 39
 
 
-#: Per possible set: its spreading choices as (display key or 0 for none, cards used per suit block).
-_SET_SPLIT_CHOICES: dict[int, tuple[tuple[int, int, int, int, int], ...]] = {
-    meld: tuple((_SET_KEY[used] if used else 0, *_suit_split(used)) for used in choices)
+#: Per possible set: its spreading choices as (display keys of the set spread, none or one; cards used per
+#: suit block).
+_SET_SPLIT_CHOICES: dict[int, tuple[tuple[tuple[int, ...], int, int, int, int], ...]] = {
+    meld: tuple(((_SET_KEY[used],) if used else (), *_suit_split(used)) for used in choices)
     for meld, choices in _SET_CHOICES.items()
 }
 
@@ -577,53 +578,54 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
         d &= keep
         best = 1000
         for choice in _SET_SPLIT_CHOICES[mask & (_RANK_LINE << tangled.bit_length() - 1)]:
-            key, used_a, used_b, used_c, used_d = choice
+            _, used_a, used_b, used_c, used_d = choice
             points = off[a ^ used_a] + off[b ^ used_b] + off[c ^ used_c] + off[d ^ used_d]
             if points < best:
                 best = points
                 chosen = choice
                 if not points:
                     break
-        key, used_a, used_b, used_c, used_d = chosen
-        if key:
-            keys.append(key)
+        spread, used_a, used_b, used_c, used_d = chosen
+        keys += spread
+        a ^= used_a
+        b ^= used_b
+        c ^= used_c
+        d ^= used_d
+    else:
+        # Two or three tangled ranks: every way to spread the first against every way to spread the others.
+        loose = ranks ^ tangled
+        keys = []
+        for line in _RANK_LINES[loose]:
+            keys.append(set_key[mask & line])
+        keep = _SUIT_BLOCK ^ loose
+        a &= keep
+        b &= keep
+        c &= keep
+        d &= keep
+        split = _SET_SPLIT_CHOICES
+        first, second, *third = (split[mask & line] for line in _RANK_LINES[tangled])
+        if third:
+            second = [(k2 + k3, a2 | a3, b2 | b3, c2 | c3, d2 | d3)
+                      for k2, a2, b2, c2, d2 in second for k3, a3, b3, c3, d3 in third[0]]
+        best = 1000
+        for one in first:
+            _, a1, b1, c1, d1 = one
+            a1 ^= a
+            b1 ^= b
+            c1 ^= c
+            d1 ^= d
+            for other in second:
+                _, a2, b2, c2, d2 = other
+                points = off[a1 ^ a2] + off[b1 ^ b2] + off[c1 ^ c2] + off[d1 ^ d2]
+                if points < best:
+                    best = points
+                    chosen = (one, other)
+        for spread, used_a, used_b, used_c, used_d in chosen:
+            keys += spread
             a ^= used_a
             b ^= used_b
             c ^= used_c
             d ^= used_d
-    else:
-        keys = []
-        rest = mask
-        for line in _RANK_LINES[ranks ^ tangled]:  # no run wants these cards: the set is spread whole
-            group = mask & line
-            rest ^= group
-            keys.append(set_key[group])
-        lines = _RANK_LINES[tangled]
-        choices = _SET_CHOICES[mask & lines[0]]
-        for line in lines[1:]:
-            more = _SET_CHOICES[mask & line]
-            choices = [x | y for x in choices for y in more]
-        best = 1000
-        chosen = 0
-        block = _SUIT_BLOCK
-        for used in choices:
-            left = rest ^ used
-            points = off[left & block] + off[(left >> 13) & block] + off[(left >> 26) & block] + off[left >> 39]
-            if points < best:
-                best = points
-                chosen = used
-                if not points:
-                    break
-        if chosen:
-            rest ^= chosen
-            for line in lines:
-                group = chosen & line
-                if group:
-                    keys.append(set_key[group])
-        a = rest & _SUIT_BLOCK
-        b = (rest >> 13) & _SUIT_BLOCK
-        c = (rest >> 26) & _SUIT_BLOCK
-        d = rest >> 39
     runs = _RUN_KEYS_C[a] + _RUN_KEYS_D[b] + _RUN_KEYS_H[c] + _RUN_KEYS_S[d]
     if runs:
         keys += runs
