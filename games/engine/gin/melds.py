@@ -485,6 +485,10 @@ _SET_CHOICES: dict[int, tuple[int, ...]] = {meld: _set_choices(meld) for meld in
 
 
 _RUN_KEYS_C, _RUN_KEYS_D, _RUN_KEYS_H, _RUN_KEYS_S = _RUN_KEYS
+#: Per suit and 13-bit block: the codes of its runs (a hand with one run needs no key to sort by).
+_RUN_CODES_C, _RUN_CODES_D, _RUN_CODES_H, _RUN_CODES_S = (
+    tuple(tuple(_KEY_CODES[key] for key in keys) for keys in _RUN_KEYS[suit]) for suit in range(4)
+)
 _BIT_OF_CODE = _BIT_OF.__getitem__
 
 
@@ -528,16 +532,14 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     # The fast path for a well-formed list; anything odd goes through check_hand for the exact error. A sum
     # of n distinct bits has n bits set, and a repeated bit carries into fewer, so the count check below
     # also catches duplicates.
-    if type(hand) is not list and type(hand) is not tuple:
-        mask = check_hand(hand)  # a set, a generator, a string...: validated (and consumed) once
-    else:
-        try:
-            mask = sum(map(_BIT_OF_CODE, hand))
-        except (KeyError, TypeError):
-            mask = check_hand(hand)
-        count = len(hand)
-        if (count != 10 and count != 11) or mask.bit_count() != count:
-            mask = check_hand(hand)
+    try:
+        count = len(hand)  # before iterating: a generator fails here and goes to check_hand unconsumed
+        mask = sum(map(_BIT_OF_CODE, hand))
+    except (KeyError, TypeError):
+        mask = check_hand(hand)  # a string, a generator, a bad code...: validated (and consumed) once
+        count = mask.bit_count()
+    if (count != 10 and count != 11) or mask.bit_count() != count:
+        mask = check_hand(hand)
     a = mask & _SUIT_BLOCK
     b = (mask >> 13) & _SUIT_BLOCK
     c = (mask >> 26) & _SUIT_BLOCK
@@ -546,11 +548,12 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     ranks = (a & b & (c | d)) | (c & d & (a | b))
     if not ranks:
         # No set at all (most hands): the runs are read off the tables.
-        keys = _RUN_KEYS_C[a] + _RUN_KEYS_D[b] + _RUN_KEYS_H[c] + _RUN_KEYS_S[d]
-        if not keys:
+        runs = _RUN_CODES_C[a] + _RUN_CODES_D[b] + _RUN_CODES_H[c] + _RUN_CODES_S[d]
+        if not runs:
             return [], off[a] + off[b] + off[c] + off[d]
-        if len(keys) == 1:
-            return [[*_KEY_CODES[keys[0]]]], off[a] + off[b] + off[c] + off[d]
+        if len(runs) == 1:
+            return [[*runs[0]]], off[a] + off[b] + off[c] + off[d]
+        keys = _RUN_KEYS_C[a] + _RUN_KEYS_D[b] + _RUN_KEYS_H[c] + _RUN_KEYS_S[d]
         return _spread(keys), off[a] + off[b] + off[c] + off[d]
     run_part = _RUN_PART
     tangled = ranks & (run_part[a] | run_part[b] | run_part[c] | run_part[d])
