@@ -167,3 +167,23 @@ def test_more_than_eleven_cards_still_get_the_least_deadwood():
 def test_any_iterable_of_codes_is_a_hand():
     codes = cards("7H 7S 7D 8C 9C TC 2D 3S KH QS")
     assert best_melds(iter(codes)) == best_melds(tuple(codes)) == best_melds(set(codes)) == best_melds(codes)
+
+
+def test_best_melds_matches_brute_force_on_tangled_eleven_card_hands():
+    # Eleven cards from three ranks only: every rank is a set that runs also want, the solver's hardest case.
+    rng = random.Random(456)
+    narrow = [c for c in gin_deck() if c[0] in "456"]
+    for _ in range(300):
+        hand = rng.sample(narrow, 11)
+        melds, deadwood = best_melds(hand)
+        assert deadwood == _brute_force_deadwood(mask_of(hand)), hand
+        used = [c for meld in melds for c in meld]
+        assert len(used) == len(set(used)) and all(best_melds_is_meld(meld) for meld in melds)
+
+
+def test_changing_a_returned_arrangement_does_not_change_the_next_answer():
+    hand = cards("AS 2S 3S 4S 5D 5H 5C KD KH QS")
+    melds, _ = best_melds(hand)
+    melds[0].append("9C")
+    melds.append(["XX"])
+    assert best_melds(hand) == ([["AS", "2S", "3S", "4S"], ["5C", "5D", "5H"]], 30)
