@@ -255,8 +255,31 @@ def _augen_of_kind(kind: int) -> int:
     return 11 if r == 1 else min(r, 10)
 
 
+def _place_scores(mode: int) -> tuple[list[int], list[int]]:
+    """What a natural card and a joker add to a run's score at each place 0–14, in ``mode``."""
+    places = range(15)
+    if mode == MODE_POINTS:
+        return [position_value(p) if p else 0 for p in places], [position_value(p) if p else 0 for p in places]
+    if mode == MODE_CARDS:
+        return [1] * 15, [1] * 15
+    return [11 if p in (1, 14) else min(p, 10) for p in places], [JOKER_AUGEN] * 15
+
+
+_PLACE_SCORES = {mode: _place_scores(mode) for mode in (MODE_POINTS, MODE_AUGEN, MODE_CARDS)}
+
+
+def _run_cards(shape: tuple) -> tuple[str, ...]:
+    """The cards of a run from its shape: (suit, first place, length, joker bit mask, direction)."""
+    suit, low, length, jmask, step = shape
+    cards = tuple(JOKER if jmask >> i & 1 else _code(low + i * step, suit) for i in range(length))
+    return cards if step == 1 else cards[::-1]
+
+
 def _meld_options(counts: bytearray, first: int, jokers: int, mode: int) -> list[tuple]:
     """Every meld in which kind ``first`` is the lowest undecided card, as (kinds, jokers, cards, score).
+
+    A run's ``cards`` are its shape (suit, first place, length, joker bit mask, direction) until
+    ``_run_cards`` lays them out.
 
     Melds that take the same cards and the same number of jokers leave the same hand behind, so only the
     best-scoring arrangement of each is kept (jokers at different places of a run, for instance).
@@ -295,69 +318,49 @@ def _meld_options(counts: bytearray, first: int, jokers: int, mode: int) -> list
             score = (value * (size + j), own_augen * size + JOKER_AUGEN * j, size + j)[mode]
             keep(kinds, j, codes + (JOKER,) * j, score)
     # Runs upwards from this card; an ace here is the low ace (a high ace above a king is handled below).
-    # The run grows one place at a time with a natural card or a joker; its score is carried along.
-    base = suit_index
-    joker_score = JOKER_AUGEN if mode == MODE_AUGEN else 1
+    # The run grows one place at a time with a natural card or a joker; its score is carried along, and
+    # which places hold jokers is a bit mask, so a run becomes cards only if it is part of the answer.
+    natural_score, joker_score = _PLACE_SCORES[mode]
     low_start = False  # the run in progress starts at place 1 (a low ace or a joker for it)
 
-    def card_score(place: int, kind: int, joker: bool) -> int:
-        if mode == MODE_POINTS:
-            return position_value(place)
-        if mode == MODE_CARDS:
-            return 1
-        return joker_score if joker else _augen_of_kind(kind)
-
-    def extend(places: list[int], jokered: list[bool], kinds: list[int], j_used: int, naturals: int, step: int,
-               score: int) -> None:
-        nxt = places[-1] + step
+    def extend(place: int, joker_last: bool, kinds: tuple[int, ...], j_used: int, naturals: int, length: int,
+               jmask: int, step: int, low: int, score: int) -> None:
+        nxt = place + step
         if nxt < 1 or nxt > 14:
             return
         if step == 1 and nxt == 14 and low_start:
             return  # an ace cannot be low and high at once
         if step == -1 and nxt == 1:
             return  # going down from the high ace, the low ace would close the circle
-        kind = ((nxt - 1) % 13) * 4 + base
-        if nxt != 14 and counts[kind]:
-            places.append(nxt)
-            jokered.append(False)
-            kinds.append(kind)
-            gained = score + card_score(nxt, kind, False)
-            if len(places) >= 3 and j_used < naturals + 1:
-                emit(places, jokered, kinds, j_used, gained, step)
-            extend(places, jokered, kinds, j_used, naturals + 1, step, gained)
-            kinds.pop()
-            jokered.pop()
-            places.pop()
-        if not jokered[-1] and j_used < jokers:
-            places.append(nxt)
-            jokered.append(True)
-            gained = score + card_score(nxt, kind, True)
-            if len(places) >= 3 and j_used + 1 < naturals:
-                emit(places, jokered, kinds, j_used + 1, gained, step)
-            extend(places, jokered, kinds, j_used + 1, naturals, step, gained)
-            jokered.pop()
-            places.pop()
+        if nxt != 14:
+            kind = (nxt - 1) * 4 + suit_index
+            if counts[kind]:
+                more = kinds + (kind,)
+                gained = score + natural_score[nxt]
+                if length >= 2 and j_used <= naturals:
+                    emit(more, j_used, gained, (suit, low, length + 1, jmask, step))
+                extend(nxt, False, more, j_used, naturals + 1, length + 1, jmask, step, low, gained)
+        if not joker_last and j_used < jokers:
+            gained = score + joker_score[nxt]
+            if length >= 2 and j_used + 1 < naturals:
+                emit(kinds, j_used + 1, gained, (suit, low, length + 1, jmask | 1 << length, step))
+            extend(nxt, True, kinds, j_used + 1, naturals, length + 1, jmask | 1 << length, step, low, gained)
 
-    def emit(places: list[int], jokered: list[bool], kinds: list[int], j_used: int, score: int, step: int) -> None:
-        key = (tuple(kinds) if step == 1 else tuple(reversed(kinds)), j_used)
+    def emit(kinds: tuple[int, ...], j_used: int, score: int, shape: tuple) -> None:
+        key = (kinds if shape[4] == 1 else kinds[::-1], j_used)
         old = found.get(key)
-        if old is not None and old[3] >= score:
-            return
-        cards = tuple(JOKER if joker else _code(p, suit) for p, joker in zip(places, jokered, strict=True))
-        if step == -1:
-            cards = cards[::-1]
-        found[key] = (key[0], j_used, cards, score)
+        if old is None or old[3] < score:
+            found[key] = (key[0], j_used, shape, score)
 
-    own_score = card_score(r, first, False)
     low_start = r == 1
-    extend([r], [False], [], 0, 1, 1, own_score)
+    extend(r, False, (), 0, 1, 1, 0, 1, r, natural_score[r])
     if r >= 2 and jokers:
         # A joker just below: nothing lower than this card is left in the hand.
         low_start = r == 2
-        extend([r - 1, r], [True, False], [], 1, 1, 1, own_score + card_score(r - 1, first, True))
+        extend(r, False, (), 1, 1, 2, 1, 1, r - 1, joker_score[r - 1] + natural_score[r])
     if r == 1:
         low_start = False
-        extend([14], [False], [], 0, 1, -1, card_score(14, first, False))
+        extend(14, False, (), 0, 1, 1, 0, -1, 14, natural_score[14])
     return list(found.values())
 
 
@@ -407,17 +410,42 @@ _MAX_POINTS = [11 if k // 4 == 0 else min(k // 4 + 1, 10) for k in range(52)]
 _MAX = {MODE_POINTS: (_MAX_POINTS, 11), MODE_AUGEN: (_MAX_POINTS, JOKER_AUGEN), MODE_CARDS: ([1] * 52, 1)}
 
 
+# Maps a card count to "is there": the melds open to a card depend on which cards are there, not how many.
+_PRESENT = bytes([0, 1, 1] + [1] * 253)
+
+
 def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False,
-            budgets: Sequence[int] | None = None) -> list[tuple[int, tuple]]:
+            budgets: Sequence[int] | None = None, options_memo: dict | None = None) -> list[tuple[int, tuple]]:
     """Memoised search over the lowest undecided card, with branch and bound.
 
     Returns the best (score, melds) for each joker budget in ``budgets`` (default: all jokers). A branch is
     skipped when even laying every card it leaves could not beat the best found for the same state, so
     every memoised value stays exact. ``keep_one``: at least one card (natural or joker) stays in the hand.
+    ``options_memo`` may be shared by searches of one hand in one mode (see ``_options``).
     """
     card_max, joker_max = _MAX[mode]
     memo: dict[tuple, tuple[int, tuple]] = {}
     impossible = (-(10**9), ())
+    if options_memo is None:
+        options_memo = {}
+
+    def options_for(first: int, jk: int) -> list[tuple]:
+        # Many states differ only in cards that cannot join a meld with ``first``: they share its options.
+        # Those that can are its own suit above it and its own rank in higher suits (lower ones are decided).
+        key = (first, jk, bytes(counts[first + 4::4].translate(_PRESENT)),
+               bytes(counts[first + 1:first - first % 4 + 4].translate(_PRESENT)))
+        found = options_memo.get(key)
+        if found is None:
+            found = []
+            for kinds, used, cards, value in _meld_options(counts, first, jk, mode):
+                # ``drop``: how much this meld takes out of the most the rest of the hand could still add.
+                drop = used * joker_max
+                for k in kinds:
+                    drop += card_max[k]
+                found.append((kinds, used, cards, value, drop))
+            found.sort(key=lambda o: -o[3])
+            options_memo[key] = found
+        return found
 
     def rec(start: int, jk: int, kept: bool, potential: int) -> tuple[int, tuple]:
         while start < 52 and not counts[start]:
@@ -430,13 +458,9 @@ def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False
             return hit
         counts[start] -= 1
         rest = potential - card_max[start]
-        options = _meld_options(counts, start, jk, mode)
-        options.sort(key=lambda o: -o[3])
         best = impossible
-        for kinds, used, cards, value in options:
-            after = rest - used * joker_max
-            for k in kinds:
-                after -= card_max[k]
+        for kinds, used, cards, value, drop in options_for(start, jk):
+            after = rest - drop
             if value + after <= best[0]:
                 continue
             for k in kinds:
@@ -457,7 +481,9 @@ def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False
         return best
 
     potential = sum(card_max[k] * counts[k] for k in range(52))
-    return [rec(0, j, False, potential + j * joker_max) for j in (budgets if budgets is not None else [jokers])]
+    found = [rec(0, j, False, potential + j * joker_max) for j in (budgets if budgets is not None else [jokers])]
+    # A set's cards are laid out already; a run's shape (its second item a number) is laid out now.
+    return [(score, tuple(_run_cards(m) if isinstance(m[1], int) else m for m in melds)) for score, melds in found]
 
 
 def _solve_group(counts: bytearray, jokers: int, mode: int, only_all: bool = False) -> list[tuple[int, tuple]]:
