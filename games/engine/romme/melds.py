@@ -456,6 +456,20 @@ def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False
         hit = memo.get(key)
         if hit is not None:
             return hit
+        ceiling = potential
+        if keep_one and not kept:
+            # A card must stay in the hand, so the best can be no more than all but the least card left;
+            # a hand that nearly fits stops at that as soon as it is found. Above the aces a card's most
+            # grows with its kind, so the least is the lowest kind left beyond the aces, an ace or a joker.
+            least = card_max[start] if start < 4 else 10**9
+            if jk:
+                least = min(least, joker_max)
+            k = max(start, 4)
+            while k < 52 and not counts[k]:
+                k += 1
+            if k < 52:
+                least = min(least, card_max[k])
+            ceiling -= least
         counts[start] -= 1
         rest = potential - card_max[start]
         best = impossible
@@ -470,7 +484,7 @@ def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False
                 counts[k] += 1
             if sub[0] + value > best[0]:
                 best = (sub[0] + value, (cards,) + sub[1])
-                if best[0] >= potential:
+                if best[0] >= ceiling:
                     break
         if rest > best[0]:
             sub = rec(start, jk, keep_one, rest)  # this card stays in the hand
