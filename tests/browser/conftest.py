@@ -35,6 +35,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,9 +114,23 @@ def live_server_env() -> dict[str, str]:
     return {}
 
 
-@pytest.fixture(scope="session")
-def daphne_server(django_db_setup, django_db_blocker, tmp_path_factory, live_server_env):
-    folder = tmp_path_factory.mktemp("daphne_server")
+# The referee, in its own process against the test database, as `make run` starts it beside daphne.
+REFEREE_BOOT = """
+import os
+import django
+from django.conf import settings
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ginsite.settings")
+settings.DATABASES["default"]["NAME"] = os.environ["LIVE_SERVER_DB_NAME"]
+django.setup()
+from django.core.management import call_command
+call_command("referee", interval=0.1)
+"""
+
+
+@contextmanager
+def serving(folder: Path, *, extra_env: dict[str, str] | None = None, referee: bool = False) -> Iterator[LiveServer]:
+    """daphne serving the real ASGI app against the test database (and, if asked, the referee beside it),
+    as `make run` does; mails land in ``folder/mails``. Everything started is stopped on exit."""
     mail_dir = folder / "mails"
     mail_dir.mkdir()
     log_path = folder / "daphne.log"
@@ -132,36 +148,45 @@ def daphne_server(django_db_setup, django_db_blocker, tmp_path_factory, live_ser
         "LIVE_SERVER_DB_NAME": str(connections["default"].settings_dict["NAME"]),
         "LIVE_SERVER_MAIL_DIR": str(mail_dir),
         "PYTHONUNBUFFERED": "1",
-        **live_server_env,
+        **(extra_env or {}),
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    commands = [[sys.executable, "-c", SERVER_BOOT, "--fd", str(listener.fileno()), "ginsite.asgi:application"]]
+    if referee:
+        commands.append([sys.executable, "-c", REFEREE_BOOT])
+    processes = []
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-c", SERVER_BOOT, "--fd", str(listener.fileno()), "ginsite.asgi:application"],
-            cwd=PROJECT_ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            pass_fds=[listener.fileno()],
-        )
+        for command in commands:
+            processes.append(subprocess.Popen(
+                command, cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                pass_fds=[listener.fileno()],
+            ))
     listener.close()
     server = LiveServer(
         url=f"http://127.0.0.1:{port}",
         ws_url=f"ws://127.0.0.1:{port}",
         mail_dir=mail_dir,
         log_path=log_path,
-        process=process,
+        process=processes[0],
     )
     try:
         _wait_until_serving(server)
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture(scope="session")
+def daphne_server(django_db_setup, django_db_blocker, tmp_path_factory, live_server_env):
+    with serving(tmp_path_factory.mktemp("daphne_server"), extra_env=live_server_env) as server:
+        yield server
 
 
 def _wait_until_serving(server: LiveServer) -> None:

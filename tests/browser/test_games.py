@@ -9,10 +9,7 @@ test-only ``GAMES_TEST_DEAL_SEED`` and short computer pauses, reusing the harnes
 """
 
 import json
-import os
 import re
-import subprocess
-import sys
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -20,7 +17,6 @@ from pathlib import Path
 import pytest
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
-from django.db import connections
 from django.test import Client
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
@@ -30,106 +26,19 @@ from games import services
 from games.engine.gin.melds import best_melds
 from games.engine.romme.melds import validate_meld
 from games.models import Move, Table
-from tests.browser.conftest import (
-    PROJECT_ROOT,
-    SCREENSHOT_DIR,
-    SERVER_BOOT,
-    LiveServer,
-    _mails_in,
-    _wait_until_serving,
-)
+from tests.browser.conftest import SCREENSHOT_DIR, _mails_in, serving
 
 pytestmark = pytest.mark.browser
 
 PASSWORD = "Kreuz-Bube-17!"
 SEED = "browser-tests-1"
 
-# The referee, in its own process against the test database, as `make run` starts it beside daphne.
-REFEREE_BOOT = """
-import os
-import django
-from django.conf import settings
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ginsite.settings")
-settings.DATABASES["default"]["NAME"] = os.environ["LIVE_SERVER_DB_NAME"]
-django.setup()
-from django.core.management import call_command
-call_command("referee", interval=0.1)
-"""
-
-
 @pytest.fixture(scope="module")
 def game_server(django_db_setup, django_db_blocker, tmp_path_factory, browser):
     """daphne + referee with a fixed deal seed and quick computer players, for this module only."""
-    import socket
-
-    folder = tmp_path_factory.mktemp("game_server")
-    mail_dir = folder / "mails"
-    mail_dir.mkdir()
-    log_path = folder / "daphne.log"
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(128)
-    port = listener.getsockname()[1]
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "ginsite.settings",
-        "DEBUG": "1",
-        "LIVE_SERVER_DB_NAME": str(connections["default"].settings_dict["NAME"]),
-        "LIVE_SERVER_MAIL_DIR": str(mail_dir),
-        "PYTHONUNBUFFERED": "1",
-        "GAMES_TEST_DEAL_SEED": SEED,
-        "GAMES_BOT_DELAY_SECONDS": "0.15",
-    }
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    processes = []
-    with open(log_path, "wb") as log:
-        processes.append(
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-c",
-                    SERVER_BOOT,
-                    "--fd",
-                    str(listener.fileno()),
-                    "ginsite.asgi:application",
-                ],
-                cwd=PROJECT_ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                pass_fds=[listener.fileno()],
-            )
-        )
-        processes.append(
-            subprocess.Popen(
-                [sys.executable, "-c", REFEREE_BOOT],
-                cwd=PROJECT_ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        )
-    listener.close()
-    server = LiveServer(
-        url=f"http://127.0.0.1:{port}",
-        ws_url=f"ws://127.0.0.1:{port}",
-        mail_dir=mail_dir,
-        log_path=log_path,
-        process=processes[0],
-    )
-    try:
-        _wait_until_serving(server)
+    extra_env = {"GAMES_TEST_DEAL_SEED": SEED, "GAMES_BOT_DELAY_SECONDS": "0.15"}
+    with serving(tmp_path_factory.mktemp("game_server"), extra_env=extra_env, referee=True) as server:
         yield server
-    finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 @pytest.fixture

@@ -57,8 +57,9 @@ async def test_a_romme_round_with_computer_players(players):
     assert len(anna.state["view"]["hand"]) in (13, 14)
     final = await play_over_sockets({0: anna})
     assert final["table"]["status"] == "finished" and len(final["view"]["result"]["final"]) == 4
-    moves = await sync_to_async(lambda: set(Move.objects.filter(table_id=table.pk).values_list("by", flat=True)))()
-    assert {"bot", "player"} <= moves
+    log = await sync_to_async(lambda: list(Move.objects.filter(table_id=table.pk).order_by("seq").values_list(
+        "seat", "by", "action")))()
+    assert {"bot", "player"} <= {by for _seat, by, _action in log}, (log, final["view"].get("last_round"))
     await anna.close()
 
 
