@@ -408,6 +408,10 @@ def _components(counts: bytearray) -> tuple[list[list[int]], list[int]]:
 # The most a card can add to a score in each mode (a joker at most an ace's 11 towards the opening).
 _MAX_POINTS = [11 if k // 4 == 0 else min(k // 4 + 1, 10) for k in range(52)]
 _MAX = {MODE_POINTS: (_MAX_POINTS, 11), MODE_AUGEN: (_MAX_POINTS, JOKER_AUGEN), MODE_CARDS: ([1] * 52, 1)}
+# Towards the opening a joker is worth its place, and it lies next to a natural card of its run or shares the
+# rank of its set: so no joker is worth more than the place above the highest natural card left, by length
+# of ``bytes(counts)`` without its trailing zeros (an ace, the lowest kind, is handled apart).
+_JOKER_POINTS_BELOW = [0] + [position_value(min(k // 4 + 2, 14)) for k in range(52)]
 
 
 # Maps a card count to "is there": the melds open to a card depend on which cards are there, not how many.
@@ -424,6 +428,7 @@ def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False
     ``options_memo`` may be shared by searches of one hand in one mode (see ``_options``).
     """
     card_max, joker_max = _MAX[mode]
+    points = mode == MODE_POINTS
     memo: dict[tuple, tuple[int, tuple]] = {}
     impossible = (-(10**9), ())
     if options_memo is None:
@@ -438,8 +443,8 @@ def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False
         if found is None:
             found = []
             for kinds, used, cards, value in _meld_options(counts, first, jk, mode):
-                # ``drop``: how much this meld takes out of the most the rest of the hand could still add.
-                drop = used * joker_max
+                # ``drop``: how much this meld's natural cards take out of the most the rest could still add.
+                drop = 0
                 for k in kinds:
                     drop += card_max[k]
                 found.append((kinds, used, cards, value, drop))
@@ -447,15 +452,27 @@ def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False
             options_memo[key] = found
         return found
 
-    def rec(start: int, jk: int, kept: bool, potential: int) -> tuple[int, tuple]:
+    def rec(start: int, jk: int, kept: bool, naturals: int) -> tuple[int, tuple]:
+        """The best for the cards from ``start`` on and ``jk`` jokers; ``naturals``: the most the natural
+        cards left could add."""
         while start < 52 and not counts[start]:
             start += 1
         if start == 52:
             return (0, ()) if kept or jk or not keep_one else impossible
-        key = (bytes(counts), jk, kept)
+        left = bytes(counts)
+        key = (left, jk, kept)
         hit = memo.get(key)
         if hit is not None:
             return hit
+        count = sum(left)
+        if count < 2:
+            return (0, ())  # no meld is left to make (two natural cards and a joker are the least), a card stays
+        joker = joker_max
+        if points and start >= 4:
+            joker = _JOKER_POINTS_BELOW[len(left.rstrip(b"\0"))]
+        # Every meld holds more natural cards than jokers, so of ``count`` naturals at most ``count - 1``
+        # jokers can be laid.
+        potential = naturals + min(jk, count - 1) * joker
         ceiling = potential
         if keep_one and not kept:
             # A card must stay in the hand, so the best can be no more than all but the least card left;
@@ -463,7 +480,7 @@ def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False
             # grows with its kind, so the least is the lowest kind left beyond the aces, an ace or a joker.
             least = card_max[start] if start < 4 else 10**9
             if jk:
-                least = min(least, joker_max)
+                least = min(least, joker)
             k = max(start, 4)
             while k < 52 and not counts[k]:
                 k += 1
@@ -471,11 +488,15 @@ def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False
                 least = min(least, card_max[k])
             ceiling -= least
         counts[start] -= 1
-        rest = potential - card_max[start]
+        rest = naturals - card_max[start]
         best = impossible
         for kinds, used, cards, value, drop in options_for(start, jk):
             after = rest - drop
-            if value + after <= best[0]:
+            count_after = count - 1 - len(kinds)
+            if count_after < 2:
+                if value <= best[0]:
+                    continue
+            elif value + after + min(jk - used, count_after - 1) * joker <= best[0]:
                 continue
             for k in kinds:
                 counts[k] -= 1
@@ -486,7 +507,7 @@ def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False
                 best = (sub[0] + value, (cards,) + sub[1])
                 if best[0] >= ceiling:
                     break
-        if rest > best[0]:
+        if (rest + min(jk, count - 2) * joker if count > 2 else 0) > best[0]:
             sub = rec(start, jk, keep_one, rest)  # this card stays in the hand
             if sub[0] > best[0]:
                 best = sub
@@ -494,8 +515,8 @@ def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False
         memo[key] = best
         return best
 
-    potential = sum(card_max[k] * counts[k] for k in range(52))
-    found = [rec(0, j, False, potential + j * joker_max) for j in (budgets if budgets is not None else [jokers])]
+    naturals = sum(card_max[k] * counts[k] for k in range(52))
+    found = [rec(0, j, False, naturals) for j in (budgets if budgets is not None else [jokers])]
     # A set's cards are laid out already; a run's shape (its second item a number) is laid out now.
     return [(score, tuple(_run_cards(m) if isinstance(m[1], int) else m for m in melds)) for score, melds in found]
 
