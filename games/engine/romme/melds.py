@@ -233,7 +233,9 @@ def hand_augen(card: str) -> int:
 # lowest card kind still undecided and either leaves one copy in the hand or puts it into a meld in which it
 # is the lowest undecided card: a set with higher suits of its rank, a run upwards in its suit (with at most
 # one joker below it, since anything lower is decided), or, for an ace, a run downwards from the ace above
-# the king. Results are memoised on the multiset that is left.
+# the king. Results are memoised on the multiset that is left. A branch is cut when the most its cards could
+# still add (each natural card at its best, no more jokers than natural cards less one, a joker towards the
+# opening at most one place above the highest card, one card kept back) cannot beat what the state has.
 
 MODE_POINTS = 0  # meld value towards the opening
 MODE_AUGEN = 1  # Augen taken out of the hand
