@@ -436,11 +436,11 @@ def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False
     if options_memo is None:
         options_memo = {}
 
-    def options_for(first: int, jk: int) -> list[tuple]:
+    def options_for(first: int, jk: int, left: bytes) -> list[tuple]:
         # Many states differ only in cards that cannot join a meld with ``first``: they share its options.
         # Those that can are its own suit above it and its own rank in higher suits (lower ones are decided).
-        key = (first, jk, bytes(counts[first + 4::4].translate(_PRESENT)),
-               bytes(counts[first + 1:first - first % 4 + 4].translate(_PRESENT)))
+        key = (first, jk, left[first + 4::4].translate(_PRESENT),
+               left[first + 1:first - first % 4 + 4].translate(_PRESENT))
         found = options_memo.get(key)
         if found is None:
             found = []
@@ -492,7 +492,7 @@ def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False
         counts[start] -= 1
         rest = naturals - card_max[start]
         best = impossible
-        for kinds, used, cards, value, drop in options_for(start, jk):
+        for kinds, used, cards, value, drop in options_for(start, jk, left):
             after = rest - drop
             count_after = count - 1 - len(kinds)
             if count_after < 2:
