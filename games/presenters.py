@@ -64,8 +64,8 @@ def seat_summary(seat: Seat) -> dict:
     }
 
 
-def table_summary(table: Table, seats: list[Seat]) -> dict:
-    """A table as the lobby lists it."""
+def _table_facts(table: Table) -> dict:
+    """What the lobby and the table page both say about a table (public: no state, no invitation)."""
     return {
         "id": table.pk,
         "game": table.game,
@@ -75,6 +75,13 @@ def table_summary(table: Table, seats: list[Seat]) -> dict:
         "private": table.private,
         "status": table.status,
         "seat_count": table.seat_count,
+    }
+
+
+def table_summary(table: Table, seats: list[Seat]) -> dict:
+    """A table as the lobby lists it."""
+    return {
+        **_table_facts(table),
         "free_seats": sum(1 for seat in seats if not seat.taken),
         "seats": [{"index": s.index, "name": seat_name(s), "bot": s.bot_level} for s in seats],
         "created_at": _iso(table.created_at),
@@ -114,14 +121,7 @@ def table_state(snapshot: TableSnapshot, seat_index: int | None) -> dict:
         "type": "state",
         "version": table.version,
         "table": {
-            "id": table.pk,
-            "game": table.game,
-            "preset": table.preset,
-            "options": table.options,
-            "ranked": table.ranked,
-            "private": table.private,
-            "status": table.status,
-            "seat_count": table.seat_count,
+            **_table_facts(table),
             "turn_deadline": _iso(table.turn_deadline),
             "seats": [seat_summary(seat) for seat in snapshot.seats],
             "you": seat_index,
