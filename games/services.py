@@ -653,6 +653,18 @@ def match_rematch(*, table_id, user) -> Match | None:
 # --- the referee's work ---------------------------------------------------------------------------------
 
 
+def _locked_if_due(table_id, due_field: str, now: datetime) -> Table | None:
+    """The playing table, locked, if its ``due_field`` time has come; None if another worker holds it, it is
+    not playing, or nothing is due (checked again under the lock, so each due move is applied once)."""
+    table = _locked_table(table_id, skip_locked=True)
+    if table is None or table.status != Table.Status.PLAYING:
+        return None
+    due = getattr(table, due_field)
+    if due is None or due > now:
+        return None
+    return table
+
+
 def turn_timeout(*, table_id, now: datetime | None = None) -> bool:
     """Play the spec's timeout move for an overdue turn (or deal the next round after the break).
 
@@ -661,10 +673,8 @@ def turn_timeout(*, table_id, now: datetime | None = None) -> bool:
     """
     now = _now(now)
     with transaction.atomic():
-        table = _locked_table(table_id, skip_locked=True)
-        if table is None or table.status != Table.Status.PLAYING:
-            return False
-        if table.turn_deadline is None or table.turn_deadline > now:
+        table = _locked_if_due(table_id, "turn_deadline", now)
+        if table is None:
             return False
         seats = _seats(table)
         play = _Play(table, seats, now)
@@ -697,10 +707,8 @@ def bot_move(*, table_id, now: datetime | None = None) -> bool:
     """Play one action of the computer player to act, once its short pause is over. Returns True if played."""
     now = _now(now)
     with transaction.atomic():
-        table = _locked_table(table_id, skip_locked=True)
-        if table is None or table.status != Table.Status.PLAYING:
-            return False
-        if table.bot_due_at is None or table.bot_due_at > now:
+        table = _locked_if_due(table_id, "bot_due_at", now)
+        if table is None:
             return False
         seats = _seats(table)
         play = _Play(table, seats, now)
