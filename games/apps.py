@@ -6,5 +6,5 @@ class GamesConfig(AppConfig):
     verbose_name = "Spiele"
 
     def ready(self) -> None:
-        # Connects the account_deleted receiver: a deleted account leaves its tables.
-        from games import signals  # noqa: F401
+        # Connects the receivers of other apps' signals (a deleted account leaves its tables).
+        from games import receivers  # noqa: F401

@@ -38,3 +38,8 @@ def bot_action(game: str, state, seat: int, level: str, rng) -> dict:
         # Until a game ships its bots, a computer player plays what the server plays on a timeout.
         return engine(game).timeout_actions(state)[0]
     return module.choose_action(engine(game).view(state, seat), level, rng)
+
+
+def outcome(game: str, state) -> dict | None:
+    """The result of a finished match (winner, final scores, places, ...), None while it is running."""
+    return state.result()

@@ -37,6 +37,9 @@ class Table(models.Model):
     seat_count = models.PositiveSmallIntegerField()
     ranked = models.BooleanField(default=False)
     private = models.BooleanField(default=False)
+    # Made by a tournament (through ``table_create_seated``): the players are given, no chat, no computer
+    # players, no rematch (see ``games.services`` table policy).
+    tournament = models.BooleanField(default=False)
     invite_token = models.CharField(max_length=43, blank=True, default="", db_index=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     version = models.PositiveIntegerField(default=0)
@@ -109,6 +112,14 @@ class Match(models.Model):
         FINISHED = "finished", "beendet"
         ABORTED = "aborted", "abgebrochen"
 
+    class Ending(models.TextChoices):
+        """How a match ended, as the end-of-match announcement carries it."""
+
+        FINISHED = "finished", "zu Ende gespielt"
+        RESIGNED = "resigned", "aufgegeben"
+        TIMEOUTS = "timeouts", "Zeit dreimal abgelaufen"
+        ABORTED = "aborted", "abgebrochen"
+
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
     number = models.PositiveIntegerField(default=1)
     game = models.CharField(max_length=10, choices=Game.choices)
@@ -128,6 +139,10 @@ class Match(models.Model):
     )
     # Seats that left (resign or three timeouts), for ratings and the Rommé Abbruch.
     left_seats = models.JSONField(default=list)
+    ending = models.CharField(max_length=10, choices=Ending.choices, blank=True, default="")
+    # Set once every listener of ``games.signals.match_ended`` has run without error; an ended match
+    # without it is what the catch-up command (``manage.py matches_ended``) announces again.
+    announced_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at"]
@@ -135,6 +150,8 @@ class Match(models.Model):
         indexes = [
             models.Index(fields=["status", "-finished_at"], name="match_history_idx"),
             models.Index(fields=["-started_at"], name="match_started_idx"),
+            models.Index(fields=["finished_at"], condition=models.Q(announced_at__isnull=True),
+                         name="match_unannounced_idx"),
         ]
 
     def __str__(self) -> str:

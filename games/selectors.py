@@ -9,7 +9,7 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 
 from games import engines, presenters
-from games.models import ChatMessage, Match, Seat, Table
+from games.models import ChatMessage, Seat, Table
 
 #: How many chat lines a socket gets when it connects.
 CHAT_HISTORY = 30
@@ -88,11 +88,6 @@ def chat_recent(*, table_id, limit: int = CHAT_HISTORY) -> list[dict]:
         return []
     seat_by_user = dict(Seat.objects.filter(table_id=table_id, user__isnull=False).values_list("user_id", "index"))
     return [presenters.chat_frame(m, seat_index=seat_by_user.get(m.user_id)) for m in reversed(messages)]
-
-
-def user_matches(*, user, limit: int = 50) -> QuerySet[Match]:
-    """A player's matches, newest first (the history page)."""
-    return user.matches.select_related("table").order_by("-started_at")[:limit]
 
 
 def user_tables(*, user) -> QuerySet[Table]:

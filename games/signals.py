@@ -1,68 +1,13 @@
-"""When a player deletes their account, they leave every table they sit at, so nobody waits for a ghost.
+"""The signals the games app sends for other apps to hang their work on.
 
-At an open table (or one whose match is over) the seat is given up; during a running match the player
-resigns, which ends the match (gin: the opponent wins) or leaves the Rommé list to the others, as the
-rulebooks say. Everything goes through ``games.services``; a table that refuses (or fails) is logged and
-skipped, so it stops neither the other tables nor the deletion itself.
+``match_ended`` is sent once a match's end is committed (from ``transaction.on_commit``), never inside the
+transaction, so a listener's failure can never undo the last move. Listeners (ratings, tournaments) must be
+idempotent: the catch-up command ``manage.py matches_ended --announce`` sends it again for ended matches
+whose announcement was not confirmed.
 """
 
-from __future__ import annotations
+from django.dispatch import Signal
 
-import logging
-
-from django.db import transaction
-from django.dispatch import receiver
-
-from accounts.signals import account_deleted
-from games import services
-from games.models import Seat, Table
-
-logger = logging.getLogger(__name__)
-
-
-@receiver(account_deleted, dispatch_uid="games.leave_tables_of_deleted_account")
-def leave_tables_of_deleted_account(sender, user, **kwargs) -> None:
-    tables_leave_all(user=user)
-
-
-def tables_leave_all(*, user) -> list[int]:
-    """Give up or resign every seat ``user`` holds where play is not over for them. Returns the table ids
-    that were left (tables that refused are logged, not raised)."""
-    seats = (
-        Seat.objects.filter(user=user)
-        .exclude(table__status=Table.Status.ABORTED)
-        .values_list("table_id", "table__status", "left")
-        .order_by("table_id")
-    )
-    left_tables = []
-    for table_id, status, already_left in seats:
-        if status == Table.Status.PLAYING and already_left:
-            continue  # resigned (or timed out) already: the seat keeps its place in the record
-        try:
-            # A savepoint per table: whatever one table does wrong is undone there and only there.
-            with transaction.atomic():
-                _leave(table_id=table_id, user=user, playing=status == Table.Status.PLAYING)
-        except services.ServiceError as error:
-            logger.warning("deleted account %s could not leave table %s: %s", user.pk, table_id, error)
-        except Exception:
-            logger.exception("deleted account %s could not leave table %s", user.pk, table_id)
-        else:
-            left_tables.append(table_id)
-    return left_tables
-
-
-def _leave(*, table_id: int, user, playing: bool) -> None:
-    # The status was read without a lock: a table may have started or finished since. The service's
-    # refusal says which, and the other way out is taken.
-    try:
-        if playing:
-            services.match_resign(table_id=table_id, user=user)
-        else:
-            services.table_leave(table_id=table_id, user=user)
-    except services.ServiceError as error:
-        if error.code == "match_running":
-            services.match_resign(table_id=table_id, user=user)
-        elif error.code == "not_playing":
-            services.table_leave(table_id=table_id, user=user)
-        else:
-            raise
+#: Sent with ``match_id`` (int) and ``how`` (one of ``games.models.Match.Ending``: "finished", "resigned",
+#: "timeouts", "aborted"). ``sender`` is ``games.models.Match``.
+match_ended = Signal()

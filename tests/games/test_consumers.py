@@ -4,7 +4,7 @@ reconnect, resync after a stale version, and typed errors that leave the socket 
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import services
+from games import events, services
 from games.models import Match, Move, Table
 from tests.games.helpers import Socket, choose_action, play_over_sockets
 
@@ -251,7 +251,7 @@ async def test_a_change_made_elsewhere_reaches_the_socket_by_polling(players, se
     settings.GAMES_STATE_POLL_SECONDS = 0.1
     table, anna, ben = await gin_sockets(players)
     version = anna.state["version"]
-    monkeypatch.setattr(services.events, "_send", lambda messages: None)  # as if sent in another process
+    monkeypatch.setattr(events, "_send", lambda messages: None)  # as if sent in another process
 
     @sync_to_async
     def time_out():

@@ -1,0 +1,199 @@
+"""What every service module shares: the refusal type, the row lock, the checks, the deal's randomness,
+the table policy, and the snapshot handed to the fan-out. Private to ``games.services``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from games import engines
+from games.models import Match, Round, Seat, Table
+from games.presenters import TableSnapshot
+
+#: The largest action a client may send, as compact JSON (a Rommé lay-out of 13 cards fits easily).
+ACTION_MAX_BYTES = 2048
+
+
+class ServiceError(Exception):
+    """A refused request: ``code`` is stable for programs, ``message`` is for people (German)."""
+
+    def __init__(self, code: str, message: str, *, version: int | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.version = version
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+@dataclass(frozen=True)
+class TablePolicy:
+    """What a table allows besides play, decided here and nowhere else."""
+
+    chat: bool
+    bots: bool
+    rematch: bool
+
+
+def table_policy(table: Table) -> TablePolicy:
+    """Tournament tables: no chat, no computer players, no rematch. Ranked tables: people only. Masters
+    scoring is tournament play, so its tables have no chat either (as at a club's tournament evening)."""
+    masters = table.options.get("scoring") == "masters" or bool(table.options.get("tournament"))
+    return TablePolicy(
+        chat=not (table.tournament or masters),
+        bots=not (table.tournament or table.ranked),
+        rematch=not table.tournament,
+    )
+
+
+def now_or(now: datetime | None = None) -> datetime:
+    return now or timezone.now()
+
+
+def table_id_of(table_id: Any) -> int:
+    if isinstance(table_id, bool):
+        raise ServiceError("no_table", "Diesen Tisch gibt es nicht.")
+    try:
+        return int(table_id)
+    except (TypeError, ValueError):
+        raise ServiceError("no_table", "Diesen Tisch gibt es nicht.") from None
+
+
+def locked_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
+    """Lock and return the table row. ``skip_locked`` (the referee): None if another worker holds it."""
+    table_id = table_id_of(table_id)
+    try:
+        return (
+            Table.objects.select_for_update(skip_locked=skip_locked, of=("self",))
+            .select_related("current_match")
+            .get(pk=table_id)
+        )
+    except Table.DoesNotExist:
+        if skip_locked:
+            return None
+        raise ServiceError("no_table", "Diesen Tisch gibt es nicht.") from None
+
+
+def seats_of(table: Table) -> list[Seat]:
+    return list(table.seats.select_related("user").order_by("index"))
+
+
+def user_seat(seats: list[Seat], user) -> Seat | None:
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    return next((seat for seat in seats if seat.user_id == user.pk), None)
+
+
+def require_signed_in(user, message: str) -> None:
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise ServiceError("not_signed_in", message)
+
+
+def require_seat(table: Table, seats: list[Seat], user) -> Seat:
+    seat = user_seat(seats, user)
+    if seat is None:
+        raise ServiceError("not_seated", "Du sitzt nicht an diesem Tisch.", version=table.version)
+    return seat
+
+
+def require_status(table: Table, *statuses: str) -> None:
+    if table.status not in statuses:
+        messages = {
+            Table.Status.OPEN: "Die Partie hat schon begonnen.",
+            Table.Status.PLAYING: "An diesem Tisch läuft gerade keine Partie.",
+            Table.Status.FINISHED: "Die Partie ist noch nicht beendet.",
+        }
+        code = {"open": "not_open", "playing": "not_playing", "finished": "not_finished"}[statuses[0]]
+        raise ServiceError(code, messages[statuses[0]], version=table.version)
+
+
+def check_version(table: Table, version: Any) -> None:
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ServiceError("bad_message", "Die Nachricht braucht die Tischversion (eine ganze Zahl).", version=table.version)
+    if version != table.version:
+        raise ServiceError(
+            "stale_version",
+            f"Der Tisch hat sich inzwischen geändert (Version {table.version}, deine {version}).",
+            version=table.version,
+        )
+
+
+def check_action(action: Any) -> dict:
+    if not isinstance(action, dict) or not isinstance(action.get("action"), str):
+        raise ServiceError("bad_message", 'Ein Zug ist ein Objekt mit "action", z. B. {"action": "draw", "from": "stock"}.')
+    try:
+        size = len(json.dumps(action, separators=(",", ":")))
+    except (TypeError, ValueError):
+        raise ServiceError("bad_message", "Der Zug ist kein gültiges JSON-Objekt.") from None
+    if size > ACTION_MAX_BYTES:
+        raise ServiceError("too_large", f"Der Zug ist zu groß (höchstens {ACTION_MAX_BYTES} Zeichen).")
+    return action
+
+
+def table_rng(*parts: Any) -> random.Random:
+    """The randomness of deals and computer players: the OS CSPRNG.
+
+    The test-only setting ``GAMES_TEST_DEAL_SEED`` is the seam where a test chooses its deals: the generator
+    is then seeded by that seed and ``parts`` alone (match number, round, what it is for), never by the
+    table's id, so a test gets the same deals whichever tests ran before it.
+    """
+    seed = getattr(settings, "GAMES_TEST_DEAL_SEED", "")
+    if seed:
+        return random.Random(":".join(str(p) for p in (seed, *parts)))
+    return secrets.SystemRandom()
+
+
+def deal_hash(deal: dict) -> str:
+    """sha256 of the canonical JSON of a deal (sorted keys, no spaces), published when the round starts."""
+    canonical = json.dumps(deal, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def load_state(table: Table):
+    return engines.engine(table.game).Match.from_json(table.state)
+
+
+def snapshot(table: Table, seats: list[Seat], *, match=None, state=None, current_round=None, last_round=None):
+    return TableSnapshot(
+        table=table, seats=seats, match=match, state=state, current_round=current_round, last_finished_round=last_round
+    )
+
+
+def latest_rounds(match: Match | None) -> tuple[Round | None, Round | None]:
+    """The round in play (or just ended) and the last finished one, in one query."""
+    if match is None:
+        return None, None
+    rounds = list(match.rounds.order_by("-number")[:2])
+    current = rounds[0] if rounds else None
+    return current, next((r for r in rounds if r.finished_at is not None), None)
+
+
+def bump(table: Table) -> None:
+    table.version += 1
+
+
+def save_table(table: Table) -> None:
+    table.save(
+        update_fields=[
+            "status", "version", "turn_deadline", "bot_due_at", "state", "current_match", "updated_at",
+            "options", "preset",
+        ]
+    )
+
+
+def open_snapshot(table: Table, seats: list[Seat]) -> TableSnapshot:
+    """Save an open table's change (a seat taken or freed), bump it, and return what the fan-out needs."""
+    bump(table)
+    save_table(table)
+    current, last = latest_rounds(table.current_match)
+    state = load_state(table) if table.state else None
+    return snapshot(table, seats, match=table.current_match, state=state, current_round=current, last_round=last)

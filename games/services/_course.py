@@ -1,0 +1,182 @@
+"""The course of play at a locked, playing table: apply engine actions, log them, close rounds and matches,
+schedule the next deadline, save and fan out. Private to ``games.services``; each public service opens the
+transaction and locks the table, then drives one ``Play``."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+
+from games import engines, events
+from games.models import Match, Move, Round, Seat, Table
+from games.presenters import TableSnapshot, seat_name
+from games.services import _common
+from games.services.ending import match_end
+
+#: Seconds the round-end view stays up before the referee deals the next round (unless all are ready).
+ROUND_BREAK_SECONDS = 15
+
+
+class Play:
+    """One change in progress at a locked, playing table: the engine state, the log, the schedule."""
+
+    def __init__(self, table: Table, seats: list[Seat], now: datetime, *, fresh_state=None, fresh_round=None):
+        self.table = table
+        self.seats = seats
+        self.now = now
+        self.engine = engines.engine(table.game)
+        self.match: Match = table.current_match
+        # A match just dealt brings its state and first round; otherwise both are read back from the row.
+        self.state = fresh_state if fresh_state is not None else _common.load_state(table)
+        if fresh_round is not None:
+            self.round, self.last_round = fresh_round, None
+        else:
+            self.round, self.last_round = _common.latest_rounds(self.match)
+        self._next_seq: int | None = 0 if fresh_state is not None else None
+        self.changed_seats: set[int] = set()
+        self.lobby = False
+        # How the match ends if this change ends it: a seat leaving names it, else it was played out.
+        self.ending = Match.Ending.FINISHED
+
+    def log(self, seat: int | None, action: dict, by: str) -> None:
+        if self._next_seq is None:
+            last = self.match.moves.order_by("-seq").values_list("seq", flat=True).first()
+            self._next_seq = 0 if last is None else last + 1
+        Move.objects.create(
+            table=self.table,
+            match=self.match,
+            round_number=self.state.round_number,
+            seq=self._next_seq,
+            seat=seat,
+            action=action,
+            by=by,
+            version=self.table.version + 1,
+        )
+        self._next_seq += 1
+
+    def apply(self, seat: int, action: dict, *, by: str) -> None:
+        rng = _common.table_rng(self.match.number, self.state.round_number, "move", self.table.version, self._next_seq)
+        self.state = self.engine.apply_action(self.state, seat, action, rng=rng)
+        self.log(seat, action, by)
+
+    def seat_changed(self, seat: Seat) -> None:
+        self.changed_seats.add(seat.index)
+
+    def leave(self, seat: Seat, *, by: str) -> None:
+        """The seat leaves the match (resigned, three timeouts, removed by staff): the engine plays on."""
+        self.state = self.engine.resign(self.state, seat.index)
+        self.log(seat.index, {"action": "resign"}, by)
+        seat.left = True
+        self.seat_changed(seat)
+        self.ending = Match.Ending.TIMEOUTS if by == Move.By.TIMEOUT else Match.Ending.RESIGNED
+
+    def play_timeout_move(self, seat: int, *, by: str = Move.By.TIMEOUT) -> None:
+        """The spec's timeout move: the engine's actions in order, until the turn has passed on."""
+        for action in self.engine.timeout_actions(self.state):
+            self.apply(seat, action, by=by)
+            if self.state.to_act != seat:
+                break
+
+    def finish(self) -> TableSnapshot:
+        """Close a finished round or match, schedule the next deadline, save, bump, and send after commit."""
+        table, state = self.table, self.state
+        round_over = state.to_act is None
+        round_just_ended = round_over and self.round is not None and self.round.finished_at is None
+        if round_just_ended:
+            self._close_round()
+        if state.over:
+            self._end_match()
+        elif round_just_ended:
+            # The round-end view (every hand revealed) stays up until all people are ready or the break ends.
+            for seat in self.seats:
+                self._set_ready(seat, seat.is_bot or seat.left or seat.user_id is None)
+            table.turn_deadline = self.now + timedelta(seconds=ROUND_BREAK_SECONDS)
+            table.bot_due_at = None
+        elif not round_over:
+            self._schedule_turn()
+        table.state = state.to_json()
+        _common.bump(table)
+        _common.save_table(table)
+        for seat in self.seats:
+            if seat.index in self.changed_seats:
+                seat.save(update_fields=["consecutive_timeouts", "left", "ready"])
+        last_round = self.round if self.round is not None and self.round.finished_at else self.last_round
+        snapshot = _common.snapshot(
+            table, self.seats, match=self.match, state=state, current_round=self.round, last_round=last_round
+        )
+        events.table_changed(snapshot, lobby=self.lobby)
+        return snapshot
+
+    def deal_next_round(self) -> None:
+        rng = _common.table_rng(self.match.number, self.state.round_number + 1, "deal")
+        self.state = self.engine.deal_next_round(self.state, rng)
+        self.last_round, self.round = self.round, start_round(self.match, self.state)
+        for seat in self.seats:
+            self._set_ready(seat, False)
+
+    def _close_round(self) -> None:
+        record = self.state.record()
+        rounds = record.get("rounds", [])
+        if len(rounds) >= self.round.number:
+            self.round.record = rounds[self.round.number - 1]
+            self.round.result = self.engine.view(self.state, None).get("last_round")
+        else:  # a resignation ended the match in the middle of the round: nothing was scored
+            self.round.record = None
+            self.round.result = {"result": "abandoned"}
+        self.round.finished_at = self.now
+        self.round.save(update_fields=["record", "result", "finished_at"])
+
+    def _schedule_turn(self) -> None:
+        table, seat = self.table, self.seats[self.state.to_act]
+        if seat.is_bot or seat.left or seat.user_id is None:
+            # A computer player (or a seat whose player left) moves through the referee after a short pause.
+            table.bot_due_at = self.now + timedelta(seconds=float(settings.GAMES_BOT_DELAY_SECONDS))
+            table.turn_deadline = None
+        else:
+            table.turn_deadline = self.now + timedelta(seconds=int(table.options.get("turn_seconds", 45)))
+            table.bot_due_at = None
+
+    def _end_match(self) -> None:
+        match_end(table=self.table, seats=self.seats, match=self.match, state=self.state, how=self.ending,
+                  now=self.now)
+        for seat in self.seats:
+            self._set_ready(seat, False)
+        self.lobby = True
+
+    def _set_ready(self, seat: Seat, ready: bool) -> None:
+        if seat.ready != ready:
+            seat.ready = ready
+            self.seat_changed(seat)
+
+
+def start_round(match: Match, state) -> Round:
+    deal = state.current_deal()
+    return Round.objects.create(match=match, number=state.round_number, deal_hash=_common.deal_hash(deal), deal=deal)
+
+
+def start_match(table: Table, seats: list[Seat], now: datetime) -> TableSnapshot:
+    """Deal the first round of a new match at a table whose seats are all taken."""
+    number = (table.matches.order_by("-number").values_list("number", flat=True).first() or 0) + 1
+    players = [
+        {"seat": seat.index, "user_id": seat.user_id, "name": seat_name(seat), "bot": seat.bot_level} for seat in seats
+    ]
+    match = Match.objects.create(
+        table=table, number=number, game=table.game, options=table.options, ranked=table.ranked, players=players
+    )
+    match.users.set([seat.user_id for seat in seats if seat.user_id is not None])
+    eng = engines.engine(table.game)
+    state = eng.new_match(
+        table.options, seats=table.seat_count, rng=_common.table_rng(number, 1, "deal"),
+        players=[p["name"] for p in players],
+    )
+    for seat in seats:
+        seat.consecutive_timeouts = 0
+        seat.left = False
+        seat.ready = False
+        seat.save(update_fields=["consecutive_timeouts", "left", "ready"])
+    table.status = Table.Status.PLAYING
+    table.current_match = match
+    play = Play(table, seats, now, fresh_state=state, fresh_round=start_round(match, state))
+    play.lobby = True
+    return play.finish()

@@ -1,0 +1,47 @@
+"""Table chat: a line from a seated player, cleaned, rate-limited, and sent to everyone at the table."""
+
+from __future__ import annotations
+
+import unicodedata
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from games import events
+from games.models import ChatMessage
+from games.presenters import chat_frame
+from games.services import _common
+from games.services._common import ServiceError
+
+CHAT_MAX_LENGTH = 300
+CHAT_RATE_COUNT = 5
+CHAT_RATE_SECONDS = 10
+
+
+def chat_post(*, table_id, user, text) -> ChatMessage:
+    """A chat line from a seated player (spectators read). Off where the table policy says; rate-limited."""
+    if not isinstance(text, str):
+        raise ServiceError("bad_message", "Eine Chat-Nachricht braucht Text.")
+    # Control characters carry nothing a reader sees (and PostgreSQL refuses NUL): they are dropped.
+    text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc").strip()
+    if not text:
+        raise ServiceError("bad_message", "Eine Chat-Nachricht braucht Text.")
+    if len(text) > CHAT_MAX_LENGTH:
+        raise ServiceError("chat_too_long", f"Eine Chat-Nachricht hat höchstens {CHAT_MAX_LENGTH} Zeichen.")
+    with transaction.atomic():
+        table = _common.locked_table(table_id)
+        seats = _common.seats_of(table)
+        seat = _common.require_seat(table, seats, user)
+        if not _common.table_policy(table).chat:
+            raise ServiceError("chat_off", "An Turniertischen ist der Chat aus.", version=table.version)
+        since = timezone.now() - timedelta(seconds=CHAT_RATE_SECONDS)
+        if ChatMessage.objects.filter(user=user, created_at__gte=since).count() >= CHAT_RATE_COUNT:
+            raise ServiceError(
+                "chat_rate_limited",
+                f"Bitte langsamer: höchstens {CHAT_RATE_COUNT} Nachrichten in {CHAT_RATE_SECONDS} Sekunden.",
+                version=table.version,
+            )
+        message = ChatMessage.objects.create(table=table, user=user, text=text)
+        events.chat_posted(table.pk, chat_frame(message, seat_index=seat.index))
+        return message

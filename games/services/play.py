@@ -1,0 +1,183 @@
+"""The course of a match as its players drive it: moves, "ready" between rounds, resigning, calling a
+match off before its first move, rematches; and what staff may do to a table (end it, remove a player)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+
+from games import events
+from games.models import Match, Move, Table
+from games.services import _common
+from games.services._common import ServiceError
+from games.services._course import Play, start_match
+from games.services.ending import match_end
+
+#: A move that arrives this many seconds after the turn time ran out still counts (the time it was on the wire).
+LATE_GRACE_SECONDS = 1.0
+
+
+def move_apply(*, table_id, user, version, action) -> int:
+    """Apply one engine action of the user's seat. Returns the new table version."""
+    action = _common.check_action(action)
+    with transaction.atomic():
+        table = _common.locked_table(table_id)
+        seats = _common.seats_of(table)
+        seat = _common.require_seat(table, seats, user)
+        _common.require_status(table, Table.Status.PLAYING)
+        _common.check_version(table, version)
+        if seat.left:
+            raise ServiceError("not_seated", "Du hast diese Partie verlassen.", version=table.version)
+        play = Play(table, seats, _common.now_or())
+        if play.state.to_act != seat.index:
+            raise ServiceError("not_your_turn", "Du bist nicht am Zug.", version=table.version)
+        if table.turn_deadline is not None and play.now > table.turn_deadline + timedelta(seconds=LATE_GRACE_SECONDS):
+            # The turn is the server's now; the referee plays the timeout move on its next pass.
+            raise ServiceError("turn_over", "Deine Zugzeit ist abgelaufen; der Server zieht für dich.",
+                               version=table.version)
+        try:
+            play.apply(seat.index, action, by=Move.By.PLAYER)
+        except ValueError as error:
+            raise ServiceError("illegal_action", f"Dieser Zug geht nicht: {error}", version=table.version) from None
+        if seat.consecutive_timeouts:
+            seat.consecutive_timeouts = 0
+            play.seat_changed(seat)
+        play.finish()
+        return table.version
+
+
+def round_ready(*, table_id, user, version=None) -> int:
+    """Between rounds: the user has seen the round's end. When every person is ready the next round is dealt."""
+    with transaction.atomic():
+        table = _common.locked_table(table_id)
+        seats = _common.seats_of(table)
+        seat = _common.require_seat(table, seats, user)
+        _common.require_status(table, Table.Status.PLAYING)
+        if version is not None:
+            _common.check_version(table, version)
+        play = Play(table, seats, _common.now_or())
+        if play.state.to_act is not None or play.state.over:
+            raise ServiceError("not_between_rounds", "Die Runde läuft noch.", version=table.version)
+        if seat.ready:
+            return table.version  # confirmed already: a repeat changes nothing and tells nobody
+        seat.ready = True
+        play.seat_changed(seat)
+        if all(s.ready or s.left or s.is_bot for s in seats):
+            play.deal_next_round()
+        play.finish()
+        return table.version
+
+
+def match_resign(*, table_id, user) -> None:
+    """Resign: the seat leaves the match, which ends (or goes on without it) as the spec says."""
+    with transaction.atomic():
+        table = _common.locked_table(table_id)
+        seats = _common.seats_of(table)
+        seat = _common.require_seat(table, seats, user)
+        _common.require_status(table, Table.Status.PLAYING)
+        if seat.left:
+            raise ServiceError("not_seated", "Du hast diese Partie schon verlassen.", version=table.version)
+        play = Play(table, seats, _common.now_or())
+        play.leave(seat, by=Move.By.RESIGN)
+        play.finish()
+
+
+def match_abort(*, table_id, user) -> None:
+    """Call the match off before its first move: no result is recorded."""
+    with transaction.atomic():
+        table = _common.locked_table(table_id)
+        seats = _common.seats_of(table)
+        _common.require_seat(table, seats, user)
+        _common.require_status(table, Table.Status.PLAYING)
+        if table.current_match.moves.exists():
+            raise ServiceError(
+                "match_started", "Nach dem ersten Zug kann die Partie nicht mehr abgebrochen werden.", version=table.version
+            )
+        _abort(table, seats)
+
+
+def _abort(table: Table, seats) -> None:
+    match = table.current_match
+    state = _common.load_state(table)
+    match_end(table=table, seats=seats, match=match, state=state, how=Match.Ending.ABORTED, now=_common.now_or())
+    _common.bump(table)
+    _common.save_table(table)
+    current, last = _common.latest_rounds(match)
+    events.table_changed(
+        _common.snapshot(table, seats, match=match, state=state, current_round=current, last_round=last), lobby=True
+    )
+
+
+def match_rematch(*, table_id, user) -> Match | None:
+    """After a match: the user wants another at the same table. When every person agrees it starts."""
+    with transaction.atomic():
+        table = _common.locked_table(table_id)
+        seats = _common.seats_of(table)
+        seat = _common.require_seat(table, seats, user)
+        _common.require_status(table, Table.Status.FINISHED)
+        if not _common.table_policy(table).rematch:
+            raise ServiceError("not_allowed", "An Turniertischen gibt es keine Revanche.", version=table.version)
+        if any(s.left or not s.taken for s in seats):
+            raise ServiceError(
+                "seat_left", "Jemand hat die Partie verlassen; für eine Revanche braucht es alle.", version=table.version
+            )
+        if seat.ready:
+            return None  # asked already: a repeat changes nothing and tells nobody
+        seat.ready = True
+        seat.save(update_fields=["ready"])
+        if all(s.ready or s.is_bot for s in seats):
+            start_match(table, seats, _common.now_or())
+            return table.current_match
+        events.table_changed(_common.open_snapshot(table, seats))
+        return None
+
+
+# --- staff ----------------------------------------------------------------------------------------------
+
+
+def _require_staff(by) -> None:
+    if by is None or not getattr(by, "is_staff", False):
+        raise ServiceError("not_allowed", "Das dürfen nur Mitarbeiter.")
+
+
+def table_close(*, table_id: int, by) -> None:
+    """Staff end a table that is stuck or must not go on: an open table is closed, a running match is
+    called off (aborted: no result, not rated). A finished or closed table is left as it is."""
+    _require_staff(by)
+    with transaction.atomic():
+        table = _common.locked_table(table_id)
+        seats = _common.seats_of(table)
+        if table.status == Table.Status.OPEN:
+            table.status = Table.Status.ABORTED
+            events.table_changed(_common.open_snapshot(table, seats), lobby=True)
+        elif table.status == Table.Status.PLAYING:
+            _abort(table, seats)
+
+
+def seat_remove(*, table_id: int, seat: int, by) -> None:
+    """Staff take a player off a table: before the match the seat is freed; during it the player resigns
+    (the seat leaves the match as if they had pressed "Aufgeben")."""
+    _require_staff(by)
+    with transaction.atomic():
+        table = _common.locked_table(table_id)
+        seats = _common.seats_of(table)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(seats):
+            raise ServiceError("bad_message", f"Platz {seat!r} gibt es an diesem Tisch nicht.", version=table.version)
+        chosen = seats[seat]
+        if table.status == Table.Status.PLAYING:
+            if chosen.left:
+                raise ServiceError("not_seated", "Dieser Platz hat die Partie schon verlassen.", version=table.version)
+            play = Play(table, seats, _common.now_or())
+            play.leave(chosen, by=Move.By.RESIGN)
+            play.finish()
+        elif table.status == Table.Status.OPEN:
+            gone = chosen.user_id
+            chosen.user = None
+            chosen.bot_level = ""
+            chosen.ready = False
+            chosen.save(update_fields=["user", "bot_level", "ready"])
+            events.table_changed(_common.open_snapshot(table, seats), lobby=True,
+                                 also_users=[gone] if gone else [])
+        else:
+            raise ServiceError("not_playing", "An diesem Tisch läuft keine Partie.", version=table.version)

@@ -1,0 +1,227 @@
+"""Tables and seats: open a table (from a preset, or with its seats already given to named people), take
+and give up seats, seat computer players, start the match."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+
+from django.db import transaction
+
+from games import engines, events, selectors
+from games.models import BotLevel, Game, Match, Seat, Table
+from games.services import _common
+from games.services._common import ServiceError
+from games.services._course import start_match
+
+PRESETS: dict[str, dict[str, dict]] = {
+    "gin": {
+        "klassisch": {},
+        "schnell": {"target": 0, "first_turn": "free"},
+        "oklahoma": {"variant": "oklahoma"},
+        "straight": {"variant": "straight"},
+        "hollywood": {"hollywood": True},
+    },
+    "romme": {
+        "standard": {},
+        "turnier": {"tournament": True},
+    },
+}
+DEFAULT_PRESET = {"gin": "klassisch", "romme": "standard"}
+
+
+def _normalize_options(game: str, options: dict) -> tuple[dict, int]:
+    if not isinstance(options, dict):
+        raise ServiceError("bad_options", "Die Tischoptionen müssen ein Objekt sein.")
+    low, high = engines.SEAT_RANGE[game]
+    seats = options.get("seats", engines.DEFAULT_SEATS[game])
+    if isinstance(seats, bool) or not isinstance(seats, int) or not low <= seats <= high:
+        where = "genau 2" if low == high else f"{low} bis {high}"
+        raise ServiceError("bad_options", f"Die Zahl der Plätze muss {where} sein.")
+    try:
+        normalized = engines.engine(game).normalize_options(dict(options), seats=seats)
+    except ValueError as error:
+        raise ServiceError("bad_options", f"Ungültige Tischoption: {error}") from None
+    return normalized, seats
+
+
+def _preset_options(game: str, preset: str, options: dict | None) -> tuple[str, dict, int]:
+    if game not in Game.values:
+        raise ServiceError("bad_options", f"Unbekanntes Spiel: {game!r} (gin oder romme).")
+    preset = preset or DEFAULT_PRESET[game]
+    if preset not in PRESETS[game]:
+        names = ", ".join(PRESETS[game])
+        raise ServiceError("bad_options", f"Unbekannte Voreinstellung {preset!r} (möglich: {names}).")
+    if options is not None and not isinstance(options, dict):
+        raise ServiceError("bad_options", "Die Tischoptionen müssen ein Objekt sein.")
+    normalized, seat_count = _normalize_options(game, {**PRESETS[game][preset], **(options or {})})
+    return preset, normalized, seat_count
+
+
+def table_create(
+    *,
+    user,
+    game: str,
+    preset: str = "",
+    options: dict | None = None,
+    ranked: bool = False,
+    private: bool = False,
+    bots: str = "",
+) -> Table:
+    """Open a table with the creator in seat 0. ``options`` override the preset's and are validated by the
+    engine (every option of the spec, with its defaults filled in). ``bots`` (a level) seats computer players
+    in the other seats and starts the match, all in the same transaction: a refused level leaves no table."""
+    _common.require_signed_in(user, "Bitte melde dich an, um einen Tisch zu eröffnen.")
+    preset, normalized, seat_count = _preset_options(game, preset, options)
+    with transaction.atomic():
+        table = Table.objects.create(
+            game=game,
+            preset=preset,
+            options=normalized,
+            seat_count=seat_count,
+            ranked=bool(ranked),
+            private=bool(private),
+            invite_token=secrets.token_urlsafe(24) if private else "",
+            created_by=user,
+            version=1,
+        )
+        seats = [
+            Seat.objects.create(table=table, index=index, user=user if index == 0 else None) for index in range(seat_count)
+        ]
+        events.table_changed(_common.snapshot(table, seats), lobby=True)
+        if bots:
+            table_fill_with_bots(table_id=table.pk, user=user, level=bots)
+            table.refresh_from_db()
+    return table
+
+
+def table_create_seated(
+    *,
+    game: str,
+    users: Sequence,
+    options: dict | None = None,
+    preset: str = "",
+    ranked: bool = True,
+    tournament: bool = False,
+    created_by=None,
+) -> Table:
+    """Open a table with its seats given to ``users`` (seat order as given) and start the match at once.
+
+    For the matchmaking pool and tournaments: nobody has to find the table and sit down. The table is
+    public; ``tournament`` marks it as a tournament table (no chat, no computer players, no rematch).
+    Runs in the caller's transaction if there is one, so a caller that seats many tables can do it at once.
+    """
+    users = list(users)
+    if len({getattr(u, "pk", None) for u in users}) != len(users) or any(
+        u is None or not getattr(u, "is_authenticated", False) for u in users
+    ):
+        raise ServiceError("bad_options", "Jeder Platz braucht einen anderen angemeldeten Menschen.")
+    if options is not None and not isinstance(options, dict):
+        raise ServiceError("bad_options", "Die Tischoptionen müssen ein Objekt sein.")
+    low, high = engines.SEAT_RANGE.get(game, (0, 0))
+    given = {**(options or {}), "seats": len(users)} if low != high else dict(options or {})
+    preset, normalized, seat_count = _preset_options(game, preset, given)
+    if seat_count != len(users):
+        raise ServiceError("bad_options", f"Ein Tisch für {game} hat {seat_count} Plätze, nicht {len(users)}.")
+    with transaction.atomic():
+        table = Table.objects.create(
+            game=game,
+            preset=preset,
+            options=normalized,
+            seat_count=seat_count,
+            ranked=bool(ranked),
+            tournament=bool(tournament),
+            created_by=created_by,
+            version=1,
+        )
+        seats = [Seat.objects.create(table=table, index=index, user=user) for index, user in enumerate(users)]
+        start_match(table, seats, _common.now_or())
+    return table
+
+
+def table_join(*, table_id, user, seat: int | None = None, invite_token: str = "") -> Seat:
+    """Take a free seat (the first free one unless ``seat`` names one). A full table starts at once."""
+    _common.require_signed_in(user, "Bitte melde dich an, um dich an einen Tisch zu setzen.")
+    with transaction.atomic():
+        table = _common.locked_table(table_id)
+        _common.require_status(table, Table.Status.OPEN)
+        if table.private and not selectors.invite_matches(table=table, invite_token=invite_token):
+            raise ServiceError("not_invited", "Dieser Tisch ist privat; du brauchst eine Einladung.", version=table.version)
+        seats = _common.seats_of(table)
+        if _common.user_seat(seats, user) is not None:
+            raise ServiceError("already_seated", "Du sitzt schon an diesem Tisch.", version=table.version)
+        if seat is None:
+            chosen = next((s for s in seats if not s.taken), None)
+            if chosen is None:
+                raise ServiceError("table_full", "An diesem Tisch ist kein Platz mehr frei.", version=table.version)
+        else:
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(seats):
+                raise ServiceError("bad_message", f"Platz {seat!r} gibt es an diesem Tisch nicht.", version=table.version)
+            chosen = seats[seat]
+            if chosen.taken:
+                raise ServiceError("seat_taken", "Dieser Platz ist schon besetzt.", version=table.version)
+        chosen.user = user
+        chosen.save(update_fields=["user"])
+        if all(s.taken for s in seats):
+            start_match(table, seats, _common.now_or())
+        else:
+            events.table_changed(_common.open_snapshot(table, seats), lobby=True)
+    return chosen
+
+
+def table_leave(*, table_id, user) -> None:
+    """Give up a seat before the match starts. During a match leaving is resigning (see match_resign)."""
+    with transaction.atomic():
+        table = _common.locked_table(table_id)
+        seats = _common.seats_of(table)
+        seat = _common.require_seat(table, seats, user)
+        if table.status == Table.Status.PLAYING:
+            raise ServiceError(
+                "match_running", "Die Partie läuft – wer gehen will, gibt auf (Aufgeben).", version=table.version
+            )
+        seat.user = None
+        seat.ready = False
+        seat.save(update_fields=["user", "ready"])
+        if table.status == Table.Status.OPEN and not any(s.user_id for s in seats):
+            # The last person left an open table: nobody is there to play it.
+            table.status = Table.Status.ABORTED
+        events.table_changed(_common.open_snapshot(table, seats), lobby=True, also_users=[user.pk])
+
+
+def table_fill_with_bots(*, table_id, user, level: str = BotLevel.SIMPLE) -> list[Seat]:
+    """Seat computer players of ``level`` in every free seat; the table then starts."""
+    if not isinstance(level, str) or level not in BotLevel.values:
+        raise ServiceError("bad_message", f"Unbekannte Spielstärke {level!r} (simple oder expert).")
+    with transaction.atomic():
+        table = _common.locked_table(table_id)
+        _common.require_status(table, Table.Status.OPEN)
+        seats = _common.seats_of(table)
+        _common.require_seat(table, seats, user)
+        if not _common.table_policy(table).bots:
+            raise ServiceError(
+                "not_allowed", "An gewerteten Tischen spielen nur Menschen; Computergegner gibt es an ungewerteten.",
+                version=table.version,
+            )
+        filled = []
+        for seat in seats:
+            if not seat.taken:
+                seat.bot_level = level
+                seat.save(update_fields=["bot_level"])
+                filled.append(seat)
+        if not filled:
+            raise ServiceError("table_full", "An diesem Tisch ist kein Platz mehr frei.", version=table.version)
+        start_match(table, seats, _common.now_or())
+    return filled
+
+
+def table_start(*, table_id, user) -> Match:
+    """Start the match when every seat is taken (a full table also starts by itself)."""
+    with transaction.atomic():
+        table = _common.locked_table(table_id)
+        _common.require_status(table, Table.Status.OPEN)
+        seats = _common.seats_of(table)
+        _common.require_seat(table, seats, user)
+        if not all(seat.taken for seat in seats):
+            raise ServiceError("seats_free", "Es sind noch Plätze frei.", version=table.version)
+        start_match(table, seats, _common.now_or())
+        return table.current_match
