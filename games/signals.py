@@ -11,3 +11,9 @@ from django.dispatch import Signal
 #: Sent with ``match_id`` (int) and ``how`` (one of ``games.models.Match.Ending``: "finished", "resigned",
 #: "timeouts", "aborted"). ``sender`` is ``games.models.Match``.
 match_ended = Signal()
+
+#: Sent by the referee after each of its passes (no arguments but ``sender``, the referee's function), so
+#: other apps can do their timed work in the referee's loop (the ranked pool's pairing, a tournament's next
+#: stage) without the games app knowing them. Listeners must be quick, idempotent and safe to run in several
+#: referees at once.
+referee_tick = Signal()

@@ -16,7 +16,14 @@ Callers write ``from games import services`` and call ``services.move_apply(...)
 code's layout, not a second way in.
 """
 
-from games.services._common import ACTION_MAX_BYTES, ServiceError, TablePolicy, deal_hash, table_policy
+from games.services._common import (
+    ACTION_MAX_BYTES,
+    ServiceError,
+    TablePolicy,
+    deal_hash,
+    ranked_seat_guard_add,
+    table_policy,
+)
 from games.services._course import ROUND_BREAK_SECONDS
 from games.services.chat import CHAT_MAX_LENGTH, CHAT_RATE_COUNT, CHAT_RATE_SECONDS, chat_post
 from games.services.ending import match_announce, match_end, matches_unannounced
@@ -46,7 +53,7 @@ __all__ = [
     "ACTION_MAX_BYTES", "CHAT_MAX_LENGTH", "CHAT_RATE_COUNT", "CHAT_RATE_SECONDS", "DEFAULT_PRESET",
     "LATE_GRACE_SECONDS", "PRESETS", "ROUND_BREAK_SECONDS", "TIMEOUTS_TO_LEAVE", "ServiceError", "TablePolicy",
     "bot_move", "chat_post", "deal_hash", "match_abort", "match_announce", "match_end", "match_rematch",
-    "match_resign", "matches_unannounced", "move_apply", "referee_pass", "round_ready", "seat_remove",
+    "match_resign", "matches_unannounced", "move_apply", "ranked_seat_guard_add", "referee_pass", "round_ready", "seat_remove",
     "seat_timeout_move", "table_close", "table_create", "table_create_seated", "table_fill_with_bots",
     "table_join", "table_leave", "table_policy", "table_start", "turn_timeout",
 ]

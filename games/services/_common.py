@@ -55,6 +55,28 @@ def table_policy(table: Table) -> TablePolicy:
     )
 
 
+#: Checks other apps register (``ranked_seat_guard_add``) for a person about to take a seat at a ranked
+#: table: each gets the user and returns None, or a message (German) that refuses the seat (ratings: someone
+#: who abandoned too many rated matches waits). The games app does not know who registers them.
+RANKED_SEAT_GUARDS: list = []
+
+
+def ranked_seat_guard_add(guard) -> None:
+    """Register ``guard(user) -> str | None``; called inside the seating transaction, so keep it to reads."""
+    if guard not in RANKED_SEAT_GUARDS:
+        RANKED_SEAT_GUARDS.append(guard)
+
+
+def require_may_sit_ranked(table_or_none, users) -> None:
+    """Refuse (``not_allowed``) if any registered guard refuses one of ``users`` a ranked seat."""
+    for user in users:
+        for guard in RANKED_SEAT_GUARDS:
+            reason = guard(user)
+            if reason:
+                version = table_or_none.version if table_or_none is not None else None
+                raise ServiceError("not_allowed", reason, version=version)
+
+
 def now_or(now: datetime | None = None) -> datetime:
     return now or timezone.now()
 

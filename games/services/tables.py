@@ -73,6 +73,12 @@ def table_create(
     in the other seats and starts the match, all in the same transaction: a refused level leaves no table."""
     _common.require_signed_in(user, "Bitte melde dich an, um einen Tisch zu eröffnen.")
     preset, normalized, seat_count = _preset_options(game, preset, options)
+    if ranked and private:
+        raise ServiceError("bad_options", "Gewertete Tische sind öffentlich; privat geht nur ungewertet.")
+    if ranked and bots:
+        raise ServiceError("not_allowed", "An gewerteten Tischen spielen nur Menschen.")
+    if ranked:
+        _common.require_may_sit_ranked(None, [user])
     with transaction.atomic():
         table = Table.objects.create(
             game=game,
@@ -123,6 +129,9 @@ def table_create_seated(
     preset, normalized, seat_count = _preset_options(game, preset, given)
     if seat_count != len(users):
         raise ServiceError("bad_options", f"Ein Tisch für {game} hat {seat_count} Plätze, nicht {len(users)}.")
+    if ranked and not tournament:
+        # A tournament seats whoever it drew; the pool checks its seekers when they join it.
+        _common.require_may_sit_ranked(None, users)
     with transaction.atomic():
         table = Table.objects.create(
             game=game,
@@ -150,6 +159,8 @@ def table_join(*, table_id, user, seat: int | None = None, invite_token: str = "
         seats = _common.seats_of(table)
         if _common.user_seat(seats, user) is not None:
             raise ServiceError("already_seated", "Du sitzt schon an diesem Tisch.", version=table.version)
+        if table.ranked:
+            _common.require_may_sit_ranked(table, [user])
         if seat is None:
             chosen = next((s for s in seats if not s.taken), None)
             if chosen is None:

@@ -261,3 +261,25 @@ def test_a_move_a_moment_after_the_deadline_still_counts(players):
     Table.objects.filter(pk=table.pk).update(turn_deadline=timezone.now() - timedelta(seconds=0.2))
     services.move_apply(table_id=table.pk, user=players[seat], version=table.version, action={"action": "pass"})
     assert Move.objects.get(table=table).by == "player"
+
+
+@pytest.mark.django_db
+def test_each_referee_pass_ticks_for_other_apps_and_a_failing_listener_stops_nothing(capsys):
+    from django.core.management import call_command
+
+    from games.signals import referee_tick
+
+    ticks = []
+
+    def broken(sender, **kwargs):
+        raise RuntimeError("a listener that fails")
+
+    referee_tick.connect(broken, dispatch_uid="test-broken-tick")
+    referee_tick.connect(lambda sender, **kw: ticks.append(sender), dispatch_uid="test-tick", weak=False)
+    try:
+        call_command("referee", "--once")
+    finally:
+        referee_tick.disconnect(dispatch_uid="test-broken-tick")
+        referee_tick.disconnect(dispatch_uid="test-tick")
+    assert ticks == [services.referee_pass]
+    assert "0 played" in capsys.readouterr().out

@@ -591,3 +591,22 @@ def test_staff_closing_an_open_table_frees_it_for_nobody(players, admin_user):
     refused("not_allowed", services.table_close, table.pk, by=players[0])
     services.table_close(table_id=table.pk, by=admin_user)
     assert Table.objects.get(pk=table.pk).status == Table.Status.ABORTED
+
+
+def test_a_ranked_table_is_public(players):
+    with pytest.raises(ServiceError) as caught:
+        services.table_create(user=players[0], game="gin", ranked=True, private=True)
+    assert caught.value.code == "bad_options" and not Table.objects.exists()
+
+
+def test_a_registered_ranked_seat_guard_refuses_a_seat_and_changes_nothing(players, monkeypatch):
+    from games.services import _common
+
+    monkeypatch.setattr(_common, "RANKED_SEAT_GUARDS", [])
+    table = services.table_create(user=players[0], game="gin", ranked=True)
+    services.ranked_seat_guard_add(lambda user: "Bitte warte noch." if user == players[1] else None)
+    error = refused("not_allowed", services.table_join, table.pk, user=players[1])
+    assert error.message == "Bitte warte noch."
+    services.table_join(table_id=table.pk, user=players[2])
+    unranked = services.table_create(user=players[1], game="gin")  # unranked tables ask no guard
+    assert unranked.pk

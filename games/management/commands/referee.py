@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections
 
 from games.services import referee_pass
+from games.signals import referee_tick
 
 logger = logging.getLogger(__name__)
 
@@ -30,6 +31,9 @@ class Command(BaseCommand):
                 # The database is away (a restart, a failover): wait and try again rather than stop keeping time.
                 logger.exception("referee pass failed")
                 played = 0
+            for receiver, error in referee_tick.send_robust(sender=referee_pass):
+                if isinstance(error, Exception):
+                    logger.error("referee_tick listener %r failed", receiver, exc_info=error)
             if once:
                 self.stdout.write(f"{played} played")
                 return
