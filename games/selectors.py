@@ -6,6 +6,7 @@ from __future__ import annotations
 import hmac
 from datetime import datetime
 
+from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from games import engines, presenters
@@ -34,8 +35,31 @@ def table_get(*, table_id) -> Table | None:
         return None
 
 
+#: Reads of one table's rows before the snapshot is taken under the row lock instead.
+SNAPSHOT_TRIES = 3
+
+
 def table_snapshot(*, table: Table) -> presenters.TableSnapshot:
-    """Everything the presenter needs about ``table`` as it stands in the database now."""
+    """Everything the presenter needs about ``table``, all of one version.
+
+    The table, its seats and its rounds are separate rows read by separate queries, and a move may commit
+    between them (on PostgreSQL each statement sees the latest commit). Every write bumps the table's
+    version in the same transaction, so the rows belong together when the version read after them is the
+    one ``table`` has; otherwise the table is read again. A table changing faster than that is read under
+    its row lock, which no write can pass.
+    """
+    for _ in range(SNAPSHOT_TRIES):
+        snapshot = _snapshot_rows(table)
+        version = Table.objects.filter(pk=table.pk).values_list("version", flat=True).first()
+        if version == table.version:
+            return snapshot
+        table = Table.objects.select_related("current_match").get(pk=table.pk)
+    with transaction.atomic():
+        table = Table.objects.select_for_update(of=("self",)).select_related("current_match").get(pk=table.pk)
+        return _snapshot_rows(table)
+
+
+def _snapshot_rows(table: Table) -> presenters.TableSnapshot:
     seats = list(table.seats.select_related("user").order_by("index"))
     match = table.current_match
     state = engines.engine(table.game).Match.from_json(table.state) if table.state else None
@@ -54,7 +78,11 @@ def invite_matches(*, table: Table, invite_token) -> bool:
     that any text a client sends can be compared)."""
     if not table.invite_token or not isinstance(invite_token, str) or not invite_token:
         return False
-    return hmac.compare_digest(invite_token.encode(), table.invite_token.encode())
+    try:
+        given = invite_token.encode()
+    except UnicodeEncodeError:  # a lone surrogate is no token
+        return False
+    return hmac.compare_digest(given, table.invite_token.encode())
 
 
 def table_may_watch(*, table: Table, user, invite_token: str = "") -> bool:

@@ -27,12 +27,19 @@ def chat_post(*, table_id, user, text) -> ChatMessage:
     text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc").strip()
     if not text:
         raise ServiceError("bad_message", "Eine Chat-Nachricht braucht Text.")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate ("\ud800") is no text anyone can store or read
+        raise ServiceError("bad_message", "Die Chat-Nachricht enthält ungültige Zeichen.") from None
     if len(text) > CHAT_MAX_LENGTH:
         raise ServiceError("chat_too_long", f"Eine Chat-Nachricht hat höchstens {CHAT_MAX_LENGTH} Zeichen.")
     with transaction.atomic():
         table = _common.locked_table(table_id)
         seats = _common.seats_of(table)
         seat = _common.require_seat(table, seats, user)
+        if seat.left:
+            raise ServiceError("not_seated", "Du hast diese Partie verlassen; der Chat gehört den Spielern.",
+                               version=table.version)
         if not _common.table_policy(table).chat:
             raise ServiceError("chat_off", "An Turniertischen ist der Chat aus.", version=table.version)
         since = timezone.now() - timedelta(seconds=CHAT_RATE_SECONDS)

@@ -610,3 +610,54 @@ def test_a_registered_ranked_seat_guard_refuses_a_seat_and_changes_nothing(playe
     services.table_join(table_id=table.pk, user=players[2])
     unranked = services.table_create(user=players[1], game="gin")  # unranked tables ask no guard
     assert unranked.pk
+
+
+def test_a_lone_surrogate_in_chat_is_a_bad_message_not_a_server_error(players):
+    table = gin_table(players)
+    error = refused("bad_message", services.chat_post, table.pk, user=players[0], text="hallo \ud800")
+    assert "ungültige Zeichen" in error.message
+
+
+def test_who_left_the_match_may_not_chat_at_that_table(players):
+    table = services.table_create(user=players[0], game="romme", options={"seats": 3})
+    for user in players[1:3]:
+        services.table_join(table_id=table.pk, user=user)
+    services.match_resign(table_id=table.pk, user=players[2])
+    refused("not_seated", services.chat_post, table.pk, user=players[2], text="tschüss")
+    assert services.chat_post(table_id=table.pk, user=players[0], text="weiter geht's").text == "weiter geht's"
+
+
+def test_a_lone_surrogate_is_no_invitation(players):
+    from games import selectors
+
+    table = services.table_create(user=players[0], game="gin", private=True)
+    assert selectors.invite_matches(table=table, invite_token="\ud800") is False
+    refused("not_invited", services.table_join, table.pk, user=players[1], invite_token="\ud800")
+
+
+def test_a_snapshot_read_after_a_move_committed_is_of_one_version(players):
+    from games import selectors
+
+    table = gin_table(players)
+    stale = Table.objects.select_related("current_match").get(pk=table.pk)
+    # A move commits between reading the table row and reading its seats and rounds.
+    state = state_of(stale)
+    services.move_apply(table_id=table.pk, user=players[state.to_act], version=stale.version,
+                        action=choose_action(view_of(stale, state.to_act)))
+    snapshot = selectors.table_snapshot(table=stale)
+    fresh = Table.objects.get(pk=table.pk)
+    assert snapshot.table.version == fresh.version
+    assert snapshot.state.to_json() == state_of(fresh).to_json()
+
+
+def test_a_table_changing_on_every_read_is_read_under_its_row_lock(players, monkeypatch):
+    from games import selectors
+
+    table = gin_table(players)
+    stale = Table.objects.select_related("current_match").get(pk=table.pk)
+    state = state_of(stale)
+    services.move_apply(table_id=table.pk, user=players[state.to_act], version=stale.version,
+                        action=choose_action(view_of(stale, state.to_act)))
+    monkeypatch.setattr(selectors, "SNAPSHOT_TRIES", 0)
+    snapshot = selectors.table_snapshot(table=stale)
+    assert snapshot.table.version == Table.objects.get(pk=table.pk).version
