@@ -152,9 +152,11 @@ def _run_error(codes: list[str]) -> str:
             return f"two jokers may never lie next to each other in a run ({shown})"
     placed = [(i, c) for i, c in enumerate(codes) if c != JOKER]
     ranks = [_rank(c) for _, c in placed]
-    if len(set(ranks)) < len(ranks):
-        twice = next(c for _, c in placed if ranks.count(_rank(c)) > 1)
-        return f"a run cannot hold {twice[0]} twice ({shown})"
+    # Only the ace may be there twice: low as the first card and high as the last (A 2 … K A).
+    inner = ranks[1:-1] if ranks[0] == ranks[-1] == 1 else ranks
+    twice = next((r for r in inner if inner.count(r) > 1), None)
+    if twice is not None:
+        return f"a run cannot hold {RANKS[twice - 1]} twice ({shown})"
     for k, (_i, c) in enumerate(placed):
         if c[0] == "A" and 0 < k < len(placed) - 1:
             return f"no wrap-around: an ace is low before a 2 or high after a king, never between ({shown})"
@@ -184,7 +186,7 @@ def _run_error(codes: list[str]) -> str:
         return f"no wrap-around: nothing can stand below a low ace ({shown})"
     if end > 14:
         return f"no wrap-around: nothing can stand above a high ace ({shown})"
-    return f"an ace cannot be low and high in the same run ({shown})"
+    return f"not a run ({shown})"  # not reached: every reading the checks above pass is a valid run
 
 
 def _validate_run(codes: list[str]) -> Meld:
@@ -195,7 +197,7 @@ def _validate_run(codes: list[str]) -> Meld:
     n = len(codes)
     for start in starts:
         end = start + n - 1
-        if start < 1 or end > 14 or (start == 1 and end == 14):
+        if start < 1 or end > 14:
             continue
         ok = True
         previous_joker = False
