@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from games.engine.cards import romme_deck
 from games.engine.romme.melds import (
     InvalidMeld,
+    Opening,
     best_layout,
     best_opening,
     hand_augen,
@@ -230,6 +231,16 @@ def test_best_layout_leaves_fewest_augen():
 def test_most_cards_layout_can_go_out():
     melds = most_cards_layout(cards("AH 2H 3H 7C 7D 7S JK TD JD 4C"))
     assert sum(len(m) for m in melds) == 9
+
+
+def test_solver_lays_A_to_K_A_as_one_run():
+    # Fifteen cards, more than a turn ever holds: only a caller of the solver meets them. Two runs
+    # A … 6 and 7 … K A would be worth as much; the one run of 14 is found first and kept.
+    hand = cards("AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH 5C")
+    run = tuple(cards("AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"))
+    assert best_opening(hand) == Opening(96, (run,), True)
+    assert best_layout(hand) == ((run,), 5)
+    assert most_cards_layout(hand) == (run,)
 
 
 SMALL_DECK = sorted(set(romme_deck()))
