@@ -2,7 +2,7 @@
 
 >>> from games.engine.romme.melds import validate_meld
 >>> going_out(["2H", "3H", "4H", "5C", "5S", "5D", "9C"], [])
-[{'action': 'lay', 'melds': [['5C', '5D', '5S'], ['2H', '3H', '4H']]}, {'action': 'discard', 'card': '9C'}]
+[{'action': 'lay', 'melds': [['2H', '3H', '4H'], ['5C', '5D', '5S']]}, {'action': 'discard', 'card': '9C'}]
 """
 
 from __future__ import annotations

@@ -152,9 +152,11 @@ def _run_error(codes: list[str]) -> str:
             return f"two jokers may never lie next to each other in a run ({shown})"
     placed = [(i, c) for i, c in enumerate(codes) if c != JOKER]
     ranks = [_rank(c) for _, c in placed]
-    if len(set(ranks)) < len(ranks):
-        twice = next(c for _, c in placed if ranks.count(_rank(c)) > 1)
-        return f"a run cannot hold {twice[0]} twice ({shown})"
+    # Only the ace may be there twice: low as the first card and high as the last (A 2 … K A).
+    inner = ranks[1:-1] if ranks[0] == ranks[-1] == 1 else ranks
+    twice = next((r for r in inner if inner.count(r) > 1), None)
+    if twice is not None:
+        return f"a run cannot hold {RANKS[twice - 1]} twice ({shown})"
     for k, (_i, c) in enumerate(placed):
         if c[0] == "A" and 0 < k < len(placed) - 1:
             return f"no wrap-around: an ace is low before a 2 or high after a king, never between ({shown})"
@@ -184,7 +186,7 @@ def _run_error(codes: list[str]) -> str:
         return f"no wrap-around: nothing can stand below a low ace ({shown})"
     if end > 14:
         return f"no wrap-around: nothing can stand above a high ace ({shown})"
-    return f"an ace cannot be low and high in the same run ({shown})"
+    return f"not a run ({shown})"  # not reached: every reading the checks above pass is a valid run
 
 
 def _validate_run(codes: list[str]) -> Meld:
@@ -195,7 +197,7 @@ def _validate_run(codes: list[str]) -> Meld:
     n = len(codes)
     for start in starts:
         end = start + n - 1
-        if start < 1 or end > 14 or (start == 1 and end == 14):
+        if start < 1 or end > 14:
             continue
         ok = True
         previous_joker = False
@@ -232,10 +234,11 @@ def hand_augen(card: str) -> int:
 # A hand is a multiset over 52 card kinds (two decks: up to two copies) plus jokers. The search takes the
 # lowest card kind still undecided and either leaves one copy in the hand or puts it into a meld in which it
 # is the lowest undecided card: a set with higher suits of its rank, a run upwards in its suit (with at most
-# one joker below it, since anything lower is decided), or, for an ace, a run downwards from the ace above
-# the king. Results are memoised on the multiset that is left. A branch is cut when the most its cards could
-# still add (each natural card at its best, no more jokers than natural cards less one, a joker towards the
-# opening at most one place above the highest card, one card kept back) cannot beat what the state has.
+# one joker below it, since anything lower is decided; from a low ace it may reach the other ace above the
+# king), or, for an ace, a run downwards from the ace above the king. Results are memoised on the multiset
+# that is left. A branch is cut when the most its cards could still add (each natural card at its best, no
+# more jokers than natural cards less one, a joker towards the opening at most one place above the highest
+# card, one card kept back) cannot beat what the state has.
 
 MODE_POINTS = 0  # meld value towards the opening
 MODE_AUGEN = 1  # Augen taken out of the hand
@@ -323,19 +326,17 @@ def _meld_options(counts: bytearray, first: int, jokers: int, mode: int) -> list
     # The run grows one place at a time with a natural card or a joker; its score is carried along, and
     # which places hold jokers is a bit mask, so a run becomes cards only if it is part of the answer.
     natural_score, joker_score = _PLACE_SCORES[mode]
-    low_start = False  # the run in progress starts at place 1 (a low ace or a joker for it)
 
     def extend(place: int, joker_last: bool, kinds: tuple[int, ...], j_used: int, naturals: int, length: int,
                jmask: int, step: int, low: int, score: int) -> None:
         nxt = place + step
         if nxt < 1 or nxt > 14:
             return
-        if step == 1 and nxt == 14 and low_start:
-            return  # an ace cannot be low and high at once
-        if step == -1 and nxt == 1:
-            return  # going down from the high ace, the low ace would close the circle
-        if nxt != 14:
-            kind = (nxt - 1) * 4 + suit_index
+        # A natural ace above the king is found only upwards from the low ace, the other copy of its kind
+        # (for any higher first card the aces are decided). Downwards from the high ace only a joker may
+        # stand for the low ace: a natural one gives the same run as the search upwards from it.
+        if step == 1 or nxt > 1:
+            kind = ((nxt - 1) % 13) * 4 + suit_index
             if counts[kind]:
                 more = kinds + (kind,)
                 gained = score + natural_score[nxt]
@@ -354,14 +355,11 @@ def _meld_options(counts: bytearray, first: int, jokers: int, mode: int) -> list
         if old is None or old[3] < score:
             found[key] = (key[0], j_used, shape, score)
 
-    low_start = r == 1
     extend(r, False, (), 0, 1, 1, 0, 1, r, natural_score[r])
     if r >= 2 and jokers:
         # A joker just below: nothing lower than this card is left in the hand.
-        low_start = r == 2
         extend(r, False, (), 1, 1, 2, 1, 1, r - 1, joker_score[r - 1] + natural_score[r])
     if r == 1:
-        low_start = False
         extend(14, False, (), 0, 1, 1, 0, -1, 14, natural_score[14])
     return list(found.values())
 
@@ -438,9 +436,10 @@ def _search(counts: bytearray, jokers: int, mode: int, *, keep_one: bool = False
 
     def options_for(first: int, jk: int, left: bytes) -> list[tuple]:
         # Many states differ only in cards that cannot join a meld with ``first``: they share its options.
-        # Those that can are its own suit above it and its own rank in higher suits (lower ones are decided).
+        # Those that can are its own suit above it and its own rank in higher suits (lower ones are decided),
+        # and for an ace its other copy (the high ace of a run A 2 … K A).
         key = (first, jk, left[first + 4::4].translate(_PRESENT),
-               left[first + 1:first - first % 4 + 4].translate(_PRESENT))
+               left[first + 1:first - first % 4 + 4].translate(_PRESENT), first < 4 and left[first] > 1)
         found = options_memo.get(key)
         if found is None:
             found = []

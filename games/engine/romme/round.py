@@ -106,9 +106,9 @@ def layoff_ends(meld: Meld, card: str) -> list[str | None]:
             return [None] if n < 4 else []
         low, high = meld.low, meld.low + n - 1
         ends: list[str | None] = []
-        if low > 1 and cards[0] != JOKER and not (low - 1 == 1 and high == 14):
+        if low > 1 and cards[0] != JOKER:
             ends.append("low")
-        if high < 14 and cards[-1] != JOKER and not (low == 1 and high + 1 == 14):
+        if high < 14 and cards[-1] != JOKER:
             ends.append("high")
         return ends
     if meld.kind == SET:
@@ -121,10 +121,11 @@ def layoff_ends(meld: Meld, card: str) -> list[str | None]:
         return []
     low, high = meld.low, meld.low + n - 1
     rank = RANKS.index(card[0]) + 1
+    # An ace fits below a 2 and above a king, also when the other end holds an ace already (A 2 … K A).
     ends = []
-    if low > 1 and rank == low - 1 and not (low - 1 == 1 and high == 14):
+    if low > 1 and rank == low - 1:
         ends.append("low")
-    if high < 14 and (rank == high + 1 or (rank == 1 and high == 13)) and not (low == 1 and high + 1 == 14):
+    if high < 14 and (rank == high + 1 or (rank == 1 and high == 13)):
         ends.append("high")
     return ends
 

@@ -105,7 +105,7 @@ def test_no_view_shows_another_hand_or_the_stock_order(seed, seats):
 
 @st.composite
 def melds_and_cards(draw):
-    size = draw(st.integers(3, 7))
+    size = draw(st.integers(3, 7) | st.integers(12, 14))  # long runs too: A 2 … K, 2 … K A, A 2 … K A
     suit = draw(st.sampled_from("CDHS"))
     if draw(st.booleans()):
         start = draw(st.integers(1, 15 - size))
@@ -117,7 +117,8 @@ def melds_and_cards(draw):
         rank = draw(st.sampled_from("A23456789TJQK"))
         suits = draw(st.permutations("CDHS"))
         cards = [rank + s for s in suits[: draw(st.integers(2, 4))]] + ["JK"] * draw(st.integers(0, 1))
-    card = draw(st.sampled_from(sorted(set(romme_deck()))))
+    near_the_ends = st.sampled_from(["A" + suit, "2" + suit, "K" + suit])
+    card = draw(st.sampled_from(sorted(set(romme_deck()))) | near_the_ends)
     return cards, card
 
 

@@ -10,6 +10,7 @@ import pytest
 from games.engine.cards import romme_deck
 from games.engine.errors import IllegalAction
 from games.engine.romme import match as romme
+from games.engine.romme.hints import going_out, table_melds
 from games.engine.romme.round import DISCARD, DRAW, OVER
 from tests.engine.romme.helpers import hand_of, position
 
@@ -169,21 +170,52 @@ def test_lay_off_run_at_either_end():
     assert r.melds[0].meld.cards == ("4H", "5H", "6H", "7H", "8H", "9H")
 
 
-def test_lay_off_ace_high_after_king_or_low_before_two_never_both():
+def test_lay_off_ace_high_after_king_or_low_before_two():
     r = position(["AH AH 2D", "2S"], drawn="4D", melds=((0, "JH QH KH"), (0, "2H 3H 4H")), opened=(0,))
     r.apply(0, {"action": "lay_off", "card": "AH", "meld": 1})
     r.apply(0, {"action": "lay_off", "card": "AH", "meld": 2})
     assert r.melds[0].meld.points == 41 and r.melds[1].meld.points == 10
-    full = position(["AH 2D", "2S"], drawn="4D", melds=((0, "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH"),),
-                    opened=(0,))
-    with pytest.raises(IllegalAction, match="does not fit"):
-        full.apply(0, {"action": "lay_off", "card": "AH", "meld": 1})
+
+
+A_TO_K = "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH"
+TWO_TO_A = "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"
+A_TO_A = "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"
+
+
+def test_ace_may_be_laid_off_above_king_of_A_to_K_run():
+    r = position(["AH 2D", "2S"], drawn="4D", melds=((1, A_TO_K),), opened=(0,))
+    assert {"action": "lay_off", "card": "AH", "meld": 1} in r.legal_actions()
+    r.apply(0, {"action": "lay_off", "card": "AH", "meld": 1})
+    assert r.melds[0].meld.cards == tuple(A_TO_A.split()) and r.melds[0].meld.points == 96
+
+
+def test_ace_may_be_laid_off_below_two_of_2_to_K_A_run():
+    r = position(["AH 2D", "2S"], drawn="4D", melds=((1, TWO_TO_A),), opened=(0,))
+    r.apply(0, {"action": "lay_off", "card": "AH", "meld": 1})
+    assert r.melds[0].meld.cards == tuple(A_TO_A.split()) and r.melds[0].meld.points == 96
+
+
+def test_joker_may_be_laid_off_as_the_high_ace_of_A_to_K_run():
+    r = position(["JK 2D", "2S"], drawn="4D", melds=((1, A_TO_K),), opened=(0,))
+    r.apply(0, {"action": "lay_off", "card": "JK", "meld": 1})
+    assert r.melds[0].meld.stands_for[-1] == "AH" and r.melds[0].meld.points == 96
+
+
+def test_nothing_may_be_laid_off_on_A_to_K_A():
+    for card in ("AH", "JK", "2H", "KH"):
+        r = position([f"{card} 2D", "2S"], drawn="4D", melds=((1, A_TO_A),), opened=(0,))
+        assert not any(a["action"] == "lay_off" for a in r.legal_actions())
+        with pytest.raises(IllegalAction, match="does not fit"):
+            r.apply(0, {"action": "lay_off", "card": card, "meld": 1})
 
 
 def test_lay_off_no_wrap_around():
     r = position(["2H 2D", "2S"], drawn="4D", melds=((0, "QH KH AH"),), opened=(0,))
     with pytest.raises(IllegalAction, match="does not fit"):
         r.apply(0, {"action": "lay_off", "card": "2H", "meld": 1})
+    r = position(["KH 2D", "2S"], drawn="4D", melds=((0, "AH 2H 3H"),), opened=(0,))
+    with pytest.raises(IllegalAction, match="does not fit"):
+        r.apply(0, {"action": "lay_off", "card": "KH", "meld": 1})
 
 
 def test_lay_off_set_up_to_four_distinct_suits():
@@ -218,6 +250,13 @@ def test_joker_swap_in_a_run():
     assert r.melds[0].meld.cards == ("7H", "8H", "9H")
     assert r.melds[1].meld.cards == ("2C", "3C", "JK") and r.melds[1].owner == 0
     assert hand_of(r, 0) == ["4D", "9D"] and r.laid_off_others
+
+
+def test_joker_swap_for_the_high_ace_of_A_to_K_A():
+    r = position(["AH 2C 3C 9D", "2S"], drawn="4D", melds=((1, f"{A_TO_K} JK"),), opened=(0,))
+    r.apply(0, {"action": "swap", "meld": 1, "card": "AH",
+                "then": {"action": "lay", "melds": [["2C", "3C", "JK"]]}})
+    assert r.melds[0].meld.cards == tuple(A_TO_A.split())
 
 
 def test_joker_swap_in_a_full_set():
@@ -357,6 +396,13 @@ def test_going_out_by_discarding_the_last_card():
     res = r.result
     assert (res["result"], res["winner"], res["hand_romme"]) == ("romme", 0, False)
     assert res["minus"] == [0, 22]
+
+
+def test_going_out_hint_lays_the_ace_off_above_king_of_A_to_K_run():
+    r = position(["AH", "KS QS 2S"], drawn="9C", melds=((1, A_TO_K),), opened=(0,))
+    table = table_melds([t.to_json() for t in r.melds])
+    assert going_out(r.hands[0], table, opened=True) == [
+        {"action": "lay_off", "card": "AH", "meld": 1}, {"action": "discard", "card": "9C"}]
 
 
 def test_hand_romme_lays_everything_in_one_turn_below_the_minimum():

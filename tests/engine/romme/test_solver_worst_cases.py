@@ -36,6 +36,16 @@ WORST_HANDS = [
     "5S 5S 7S 8S AS JK JK JK JK JK JS KS QS TS",
 ]
 
+# More cards than a turn ever holds (15 and 16), with a whole suit and both its aces or jokers for them:
+# the 14-card run A 2 … K A is among the melds to weigh.
+ACE_TO_ACE_HANDS = [
+    "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH 5C",
+    "JK 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH AS",
+    "JK 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH JK 2C 2D",
+    "JK 2S JK 4S JK 6S JK 8S JK TS JK QS KS AS AS 3S",
+    "AD 2D 3D JK 5D JK 7D JK 9D JK JD JK KD JK 5C",
+]
+
 POINTS, AUGEN, CARDS = "points", "augen", "cards"
 
 
@@ -74,9 +84,9 @@ def _candidates(card: str, left: Counter) -> list[tuple[str, ...]]:
                     if p == place:
                         choices.append([card])
                         continue
+                    # At places 1 and 14 ``code`` is ``card``'s own kind: the other ace of A 2 … K A.
                     code = RANKS[(p - 1) % 13] + suit
-                    choices.append(([code] if left[code] and code != card else [])
-                                   + ([JOKER] if jokers else []))
+                    choices.append(([code] if left[code] else []) + ([JOKER] if jokers else []))
                 for pick in itertools.product(*choices):
                     need = Counter(pick)
                     need[card] -= 1
@@ -141,6 +151,22 @@ def assert_exact(hand: list[str]) -> None:
 @pytest.mark.parametrize("hand", WORST_HANDS)
 def test_solver_is_exact_on_the_slowest_benchmark_hands(hand):
     assert_exact(hand.split())
+
+
+@pytest.mark.parametrize("hand", ACE_TO_ACE_HANDS)
+def test_solver_is_exact_on_hands_that_hold_A_to_K_A(hand):
+    assert_exact(hand.split())
+
+
+def test_solver_is_exact_on_seeded_deals_around_A_to_K_A():
+    rng = random.Random(14)
+    for _ in range(4):
+        suit = rng.choice(SUITS)
+        run = [r + suit for r in RANKS] + ["A" + suit]
+        for i in rng.sample(range(14), rng.randint(0, 4)):
+            run[i] = JOKER
+        rest = [r + s for r in RANKS for s in SUITS if s != suit] + [JOKER]
+        assert_exact(run + rng.sample(rest, rng.randint(1, 2)))
 
 
 @pytest.mark.parametrize("make", [jokers_and_long_suit, near_runs, random_hand])
