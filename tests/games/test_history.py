@@ -9,7 +9,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.template import Context, Template
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from games import services
 from games.history import DRAWN, LEFT, LOST, WON, matches_for_user
@@ -223,8 +223,9 @@ def test_the_match_history_tag_renders_the_card_for_any_page(players):
     match = played_gin(anna, ben, private=True)
     tag = Template("{% load games_history %}{% match_history player viewer=viewer %}")
 
-    own = tag.render(Context({"player": anna, "viewer": anna}))
-    others = tag.render(Context({"player": anna, "viewer": AnonymousUser()}))
+    with translation.override("de"):  # no request here, so no middleware chooses the language
+        own = tag.render(Context({"player": anna, "viewer": anna}))
+        others = tag.render(Context({"player": anna, "viewer": AnonymousUser()}))
 
     assert f'data-match="{match.pk}"' in own and match.table.invite_token in own
     assert 'id="match-history"' in others and "data-match" not in others
