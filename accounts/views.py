@@ -1,4 +1,7 @@
-"""The profile pages (own, public, edit, delete) and the leaderboard's placeholder."""
+"""The profile pages (own, public, edit, delete) and the leaderboard's placeholder.
+
+The match history on the profile pages is the games app's: the template loads its ``match_history`` tag.
+"""
 
 from allauth.account.models import EmailAddress
 from django.contrib import messages
@@ -12,7 +15,6 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.forms import AccountDeleteForm, ProfileForm
 from accounts.services import account_delete, profile_for, profile_update
-from games.history import matches_for_user
 
 
 @login_required
@@ -25,7 +27,6 @@ def profile_own(request: HttpRequest) -> HttpResponse:
             "profile": profile_for(user=request.user),
             "is_own": True,
             "emails": EmailAddress.objects.filter(user=request.user).order_by("-primary", "email"),
-            "history": matches_for_user(user=request.user, viewer=request.user),
         },
     )
 
@@ -40,7 +41,6 @@ def profile_public(request: HttpRequest, username: str) -> HttpResponse:
             "player": player,
             "profile": profile_for(user=player),
             "is_own": request.user == player,
-            "history": matches_for_user(user=player, viewer=request.user),
         },
     )
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.utils.html import escape
-
 from games import engines
 from games.models import ChatMessage, Match, Round, Seat, Table
 
@@ -139,12 +137,12 @@ def table_state(snapshot: TableSnapshot, seat_index: int | None) -> dict:
 
 
 def chat_frame(message: ChatMessage, *, seat_index: int | None) -> dict:
-    """A chat line, HTML-escaped here so that no client can be tricked into rendering markup."""
+    """A chat line as typed: plain text, escaped by whatever renders it (``textContent``, a Django template)."""
     return {
         "type": "chat",
         "id": message.pk,
-        "user": escape(message.user.get_username()),
+        "user": message.user.get_username(),
         "seat": seat_index,
-        "text": escape(message.text),
+        "text": message.text,
         "at": _iso(message.created_at),
     }

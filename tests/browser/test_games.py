@@ -278,9 +278,10 @@ def test_two_people_sign_up_and_play_a_gin_match_to_the_end(game_server, server_
 # --- Rommé: one person against three computer players ----------------------------------------------------
 
 
-# Failed once on PostgreSQL with "element is not enabled" on a click and never in six later runs; one rerun
-# keeps a rare timing flake in the browser from failing the whole run.
-@pytest.mark.flaky(reruns=1)
+def selected_cards(page) -> list[str]:
+    return page.locator("#hand .pcard.is-selected").evaluate_all("cards => cards.map(c => c.dataset.card)")
+
+
 def test_one_person_plays_romme_against_three_computers_through_opening_layoff_and_discard(
     server_url, open_page
 ):
@@ -315,6 +316,10 @@ def test_one_person_plays_romme_against_three_computers_through_opening_layoff_a
             )
             continue
         version = page.evaluate("window.ginTable.version")
+        # Each move starts from a hand with nothing selected: a card left selected by the last move would join
+        # the next choice, and the click on "Abwerfen" or "Auslegen" would then wait on a disabled button.
+        # (That was this test's one-off "element is not enabled": see the test below.)
+        assert not selected_cards(page), f"still selected from the last move: {selected_cards(page)}"
         legal = view.get("legal_actions", [])
         if any(a["action"] == "draw" for a in legal):
             page.click("#stock")
@@ -361,6 +366,40 @@ def test_one_person_plays_romme_against_three_computers_through_opening_layoff_a
     assert page.locator("#melds .meld").count() >= 1
     assert "ausgelegt" in page.locator("#numbers").inner_text() or view["opened"][me]
     assert not page.errors
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="table.js keys the selection by card and copy number (7H#0, 7H#1): after one copy is discarded the "
+    "other inherits its key and stays selected (ui branch); remove this marker with the fix",
+)
+def test_discarding_one_of_two_copies_leaves_no_card_selected(server_url, open_page):
+    # The module's seed deals Carla two TC and two JC in Rommé. With deals keyed by table id this came up only
+    # sometimes, as the test above's one-off "element is not enabled" on PostgreSQL.
+    make_user("carla")
+    page = open_page(get_user_model().objects.get(username="carla"))
+    page.goto("/spielen/")
+    page.click("#quick-romme")
+    page.wait_for_url("**/spielen/tisch/*/")
+    wait_connected(page)
+    page.wait_for_function("() => { const v = window.ginTable.frame.view; return v && v.to_act === v.seat; }",
+                           timeout=30_000)
+    if any(a["action"] == "draw" for a in frame(page)["view"]["legal_actions"]):
+        version = page.evaluate("window.ginTable.version")
+        page.click("#stock")
+        wait_newer(page, version)
+    hand = frame(page)["view"]["hand"]
+    twice = next((card for card in hand if card != "JK" and hand.count(card) == 2), None)
+    if twice is None:
+        pytest.fail("the seed no longer deals Carla two copies of a card: choose another")
+    page.locator(f"#hand .pcard[data-card='{twice}']").first.click()
+    assert selected_cards(page) == [twice]
+    version = page.evaluate("window.ginTable.version")
+    page.click("#btn-discard")
+    wait_newer(page, version)
+    assert frame(page)["view"]["hand"].count(twice) == 1
+    assert selected_cards(page) == [], "the other copy of the discarded card is still selected"
 
 
 # --- reload, spectators, time -------------------------------------------------------------------------

@@ -6,8 +6,8 @@ import json
 import random
 from datetime import timedelta
 
-from games import engines, services
-from games.models import Table
+from games import engines, events, services
+from games.models import Seat, Table
 
 _RNG = random.Random(5)
 
@@ -62,6 +62,56 @@ def play_out(table_id: int, users: list, *, max_steps: int = 3000) -> Table:
     raise AssertionError("the table did not finish")
 
 
+# --- who a frame was sent to -----------------------------------------------------------------------------
+
+
+def seat_held(table_id: int, user) -> int | None:
+    """The seat ``user`` (a user or its id) holds at the table now (a seat given up is not held; a resigned one still is), or
+    None: a spectator, or nobody signed in. The audience a frame sent to that user is for."""
+    if user is None:
+        return None
+    return Seat.objects.filter(table_id=table_id, user=user).values_list("index", flat=True).first()
+
+
+class SentFrames:
+    """Every ``state`` frame ``games.events`` sends, with the group it went to, so a check can take the audience
+    from where a frame was *sent* (a user's group: that user's seat; the public group: no seat) instead of
+    trusting the frame's own ``you``. Install with pytest's ``monkeypatch``."""
+
+    def __init__(self, monkeypatch):
+        self.sent: list[tuple[str, dict]] = []
+        send, send_now = events._send, events.send_now
+
+        def recorded_send(messages):
+            self._record(messages)
+            send(messages)
+
+        async def recorded_send_now(layer, messages):
+            self._record(messages)
+            await send_now(layer, messages)
+
+        monkeypatch.setattr(events, "_send", recorded_send)
+        monkeypatch.setattr(events, "send_now", recorded_send_now)
+
+    def _record(self, messages) -> None:
+        self.sent += [(group, message["frame"]) for group, message in messages
+                      if message.get("type") == "table.frame" and message["frame"].get("type") == "state"]
+
+    def take(self) -> list[tuple[str, dict]]:
+        """The frames sent since the last call, oldest first."""
+        taken, self.sent = self.sent, []
+        return taken
+
+    @staticmethod
+    def audience(group: str, table_id: int) -> int | None:
+        """The seat a frame sent to ``group`` is for (None: spectators). Sync: reads the seats."""
+        if group == events.public_group(table_id):
+            return None
+        user_prefix = events.user_group(table_id, 0).removesuffix("0")
+        assert group.startswith(user_prefix), f"a state frame went to {group}"
+        return seat_held(table_id, int(group.removeprefix(user_prefix)))
+
+
 # --- sockets --------------------------------------------------------------------------------------------
 
 
@@ -101,6 +151,7 @@ class Socket:
         connected, _ = await communicator.connect(timeout=5)
         assert connected
         socket = cls(communicator, user.get_username() if user is not None else "anonymous")
+        socket.user = user
         socket.close_code = None
         first = await communicator.receive_output(timeout=5)
         if first["type"] == "websocket.close":  # refused: the server says why with the close code

@@ -47,3 +47,11 @@ def test_the_remove_player_action_resigns_the_seat(players, admin_client):
     admin_client.post("/admin/games/seat/", {"action": "remove_players", "_selected_action": [seat.pk]})
     match = Match.objects.get(table=table)
     assert match.left_seats == [1] and match.winner_seat == 0 and match.ending == Match.Ending.RESIGNED
+
+
+def test_chat_lines_show_escaped_in_the_admin(players, admin_client):
+    # Chat is stored and sent as typed (plain text); a Django page that shows it escapes it.
+    table = gin_table(players)
+    services.chat_post(table_id=table.pk, user=players[0], text="<script>alert(1)</script>")
+    page = admin_client.get("/admin/games/chatmessage/").content.decode()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert(1)</script>" not in page

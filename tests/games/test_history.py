@@ -5,9 +5,11 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.template import Context, Template
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from games import services
 from games.history import DRAWN, LEFT, LOST, WON, matches_for_user
@@ -213,3 +215,18 @@ def test_the_history_costs_the_same_queries_for_one_match_or_many(players, djang
     played_gin(ben, anna)
     with django_assert_num_queries(2):
         assert len(matches_for_user(user=anna, viewer=anna)) == 3
+
+
+def test_the_match_history_tag_renders_the_card_for_any_page(players):
+    # The profile page is accounts', which imports no other app: it only loads the games app's tag.
+    anna, ben = players[:2]
+    match = played_gin(anna, ben, private=True)
+    tag = Template("{% load games_history %}{% match_history player viewer=viewer %}")
+
+    with translation.override("de"):  # no request here, so no middleware chooses the language
+        own = tag.render(Context({"player": anna, "viewer": anna}))
+        others = tag.render(Context({"player": anna, "viewer": AnonymousUser()}))
+
+    assert f'data-match="{match.pk}"' in own and match.table.invite_token in own
+    assert 'id="match-history"' in others and "data-match" not in others
+    assert "Noch keine beendeten Partien." in others

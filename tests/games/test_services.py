@@ -349,7 +349,7 @@ def test_rematch_starts_when_both_players_ask(players):
 # --- chat -----------------------------------------------------------------------------------------------
 
 
-def test_chat_is_stored_and_sent_escaped(players, django_capture_on_commit_callbacks, monkeypatch):
+def test_chat_is_stored_and_sent_as_plain_text(players, django_capture_on_commit_callbacks, monkeypatch):
     table = gin_table(players)
     sent = []
     monkeypatch.setattr(events, "_send", lambda messages: sent.extend(messages))
@@ -358,7 +358,8 @@ def test_chat_is_stored_and_sent_escaped(players, django_capture_on_commit_callb
     assert ChatMessage.objects.get().text == "<b>Hallo</b> & tschüss"
     (group, message), = sent
     assert group == f"table.{table.pk}.all"
-    assert message["frame"]["text"] == "&lt;b&gt;Hallo&lt;/b&gt; &amp; tschüss"
+    # Plain text in the protocol: whoever renders it escapes it (textContent, Django templates).
+    assert message["frame"]["text"] == "<b>Hallo</b> & tschüss" and message["frame"]["user"] == "anna"
     assert message["frame"]["seat"] == 0
 
 

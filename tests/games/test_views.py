@@ -219,3 +219,19 @@ def test_table_page_and_lobby_in_english(client, anna):
     assert "Sign in to play" in response.content.decode()
     html = client.get("/spielen/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Quick game against the computer" in html and "Open a table" in html
+
+
+def test_names_travel_as_plain_text_and_the_pages_escape_them(client, anna):
+    # The sign-up form allows no markup in user names; one made behind its back must still show as text.
+    odd = get_user_model().objects.create_user('<img src=x onerror="alert(1)">', "odd@example.com", "x")
+    table = services.table_create(user=odd, game="romme", preset="standard", options={"seats": 3})
+    escaped = "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;"
+
+    lobby = client.get("/spielen/").content.decode()
+    page = client.get(f"/spielen/tisch/{table.pk}/")
+
+    assert escaped in lobby and "<img src=x" not in lobby
+    html = page.content.decode()
+    assert escaped in html and "<img src=x" not in html
+    # The state frame the page hands to its script carries the name as it is; the script renders text.
+    assert config_of(page)["state"]["table"]["seats"][0]["name"] == odd.username

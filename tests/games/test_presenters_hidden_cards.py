@@ -18,7 +18,7 @@ from django.urls import reverse
 
 from games import engines, selectors, services
 from games.models import Round, Table
-from tests.games.helpers import Socket, choose_action, play_over_sockets
+from tests.games.helpers import Socket, choose_action, play_over_sockets, seat_held
 
 CARD = re.compile(r'"(JK|[2-9TJQKA][CDHS])"')
 SEED = "live-play-tests"  # GAMES_TEST_DEAL_SEED in tests/games/conftest.py
@@ -76,29 +76,32 @@ def round_in_play_part(frame: dict) -> dict:
     return _without_virtual_cards(frame)
 
 
-def assert_nothing_secret(frame: dict, table: Table, *, checked_against_truth: bool) -> bool:
-    """Checks one ``state`` frame. With ``checked_against_truth`` the frame is of the database's version and the
-    cards are compared with the true hands and stock. Returns whether the card check ran."""
+def assert_nothing_secret(frame: dict, table: Table, *, audience: int | None, checked_against_truth: bool) -> bool:
+    """Checks one ``state`` frame sent to ``audience`` (the seat of the user it went to, None: a spectator),
+    which comes from where the frame was sent, never from the frame's own ``you``. With
+    ``checked_against_truth`` the frame is of the database's version and the cards are compared with the true
+    hands and stock. Returns whether the card check ran."""
     text = json.dumps(frame)
     assert SEED not in text
     assert not any(f'"{key}"' in text for key in STATE_ONLY_KEYS), text[:300]
     if table.invite_token:
         assert table.invite_token not in text
-    seat = frame["table"]["you"]
     view = frame["view"]
+    if view is not None and checked_against_truth and view["to_act"] is not None:
+        leaked = cards_in(round_in_play_part(frame)) & hidden_from(table, audience)
+        if leaked:
+            where = [k for k, v in round_in_play_part(frame)["view"].items() if cards_in(v) & leaked]
+            raise AssertionError(f"seat {audience} was sent hidden cards {sorted(leaked)} in view{where}: "
+                                 f"{ {k: round_in_play_part(frame)['view'][k] for k in where} } / truth {table.state['round']}")
+    assert frame["table"]["you"] == audience, f"a frame for seat {frame['table']['you']} was sent to {audience}"
     if view is None:
         return False
-    if seat is None:
+    if audience is None:
         assert "hand" not in view and "legal_actions" not in view and "meter" not in view
     if not checked_against_truth or view["to_act"] is None:
         return False
-    if seat is not None:
-        assert sorted(view["hand"]) == sorted(true_hands(table)[seat])
-    leaked = cards_in(round_in_play_part(frame)) & hidden_from(table, seat)
-    if leaked:
-        where = [k for k, v in round_in_play_part(frame)["view"].items() if cards_in(v) & leaked]
-        raise AssertionError(f"seat {seat} was sent {sorted(leaked)} in view{where}: "
-                             f"{ {k: round_in_play_part(frame)['view'][k] for k in where} } / truth {table.state['round']}")
+    if audience is not None:
+        assert sorted(view["hand"]) == sorted(true_hands(table)[audience])
     return True
 
 
@@ -114,18 +117,14 @@ async def test_no_frame_of_a_private_gin_match_shows_a_hidden_card(players, spec
     ben = await Socket.open(table.pk, players[1], invite=table.invite_token)
     sven = await Socket.open(table.pk, spectator, invite=table.invite_token)
     anonymous = await Socket.open(table.pk, invite=table.invite_token)
-    for socket in (anna, ben, sven, anonymous):
-        await socket.until(lambda f: f["type"] == "state")
-    await ben.send({"type": "join", "invite": table.invite_token})
-    for socket in (anna, ben, sven, anonymous):
-        await socket.until(lambda f: f["type"] == "state" and f["table"]["status"] == "playing")
     checked = {"anna": 0, "ben": 0, "sven": 0, "anonymous": 0}
     rounds_seen = set()
 
     @sync_to_async
     def check(socket, frame):
         stored = Table.objects.get(pk=table.pk)
-        if assert_nothing_secret(frame, stored, checked_against_truth=frame["version"] == stored.version):
+        if assert_nothing_secret(frame, stored, audience=seat_held(table.pk, socket.user),
+                                 checked_against_truth=frame["version"] == stored.version):
             checked[socket.name] += 1
         if frame["table"]["round"]:
             rounds_seen.add(frame["table"]["round"]["number"])
@@ -136,10 +135,18 @@ async def test_no_frame_of_a_private_gin_match_shows_a_hidden_card(players, spec
             canonical = json.dumps(last["deal"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
             assert hashlib.sha256(canonical.encode("ascii")).hexdigest() == last["deal_hash"]
 
-    for socket in (anna, ben, sven, anonymous):
-        for frame in socket.frames:
-            if frame["type"] == "state":
-                await check(socket, frame)
+    async def check_arrived(sockets, until) -> None:
+        # Checked while the seats are as they were when the frames were sent (ben watches until he joins).
+        for socket in sockets:
+            seen = len(socket.frames)
+            await socket.until(until)
+            for frame in socket.frames[seen:]:
+                if frame["type"] == "state":
+                    await check(socket, frame)
+
+    await check_arrived((anna, ben, sven, anonymous), lambda f: f["type"] == "state")
+    await ben.send({"type": "join", "invite": table.invite_token})
+    await check_arrived((anna, ben, sven, anonymous), lambda f: f["type"] == "state" and f["table"]["status"] == "playing")
     final = await play_over_sockets({0: anna, 1: ben}, watchers=(sven, anonymous), on_state=check)
     assert final["table"]["status"] == "finished"
     assert len(rounds_seen) >= 2, "the match must reach a second round for last_deal to be tested"
@@ -163,7 +170,8 @@ async def test_no_frame_of_a_romme_round_shows_a_hidden_card(players):
     @sync_to_async
     def check(socket, frame):
         stored = Table.objects.get(pk=table.pk)
-        if assert_nothing_secret(frame, stored, checked_against_truth=frame["version"] == stored.version):
+        if assert_nothing_secret(frame, stored, audience=seat_held(table.pk, socket.user),
+                                 checked_against_truth=frame["version"] == stored.version):
             checked[socket.name] += 1
 
     final = await play_over_sockets({0: anna}, watchers=(anonymous,), on_state=check)
@@ -171,6 +179,19 @@ async def test_no_frame_of_a_romme_round_shows_a_hidden_card(players):
     assert all(count >= 5 for count in checked.values()), checked
     for socket in (anna, anonymous):
         await socket.close()
+
+
+@pytest.mark.django_db
+def test_the_review_catches_a_seats_frame_sent_to_a_spectator(players):
+    # The audience is whom the frame went to: seat 0's frame is fine for seat 0, however it is labelled a
+    # leak for anyone else.
+    table = _gin_in_play(players)
+    annas = selectors.table_state_for(table_id=table.pk, user=players[0])
+    assert assert_nothing_secret(annas, table, audience=0, checked_against_truth=True)
+    relabelled = {**annas, "table": {**annas["table"], "you": None}}
+    for forged, audience in ((annas, None), (relabelled, None), (annas, 1)):
+        with pytest.raises(AssertionError, match="hidden cards"):
+            assert_nothing_secret(forged, table, audience=audience, checked_against_truth=True)
 
 
 # --- the timeout move is not shown before it is played --------------------------------------------------
@@ -246,8 +267,8 @@ def test_the_table_page_embeds_no_hidden_card_of_another_seat(players, spectator
         html = _page(table, user, table.invite_token)
         config = _config(html)
         assert config["state"] == selectors.table_state_for(table_id=table.pk, user=user)
-        assert config["state"]["table"]["you"] == seat
-        assert_nothing_secret(config["state"], table, checked_against_truth=True)
+        assert seat_held(table.pk, user) == seat
+        assert_nothing_secret(config["state"], table, audience=seat, checked_against_truth=True)
         # Round 1 is in play, so no card of it may appear anywhere in the page unless this viewer may see it.
         quoted = {card for card in hidden_from(table, seat) if f'"{card}"' in html or f">{card}<" in html}
         assert not quoted, f"{user} sees {sorted(quoted)} in the page"
@@ -265,9 +286,9 @@ def test_the_table_page_in_a_later_round_embeds_no_card_of_the_round_in_play(pla
     table = _play(table, players, 3)
     for user, seat in ((players[0], 0), (players[1], 1), (spectator, None)):
         config = _config(_page(table, user))
-        assert config["state"]["table"]["you"] == seat
+        assert seat_held(table.pk, user) == seat
         assert config["state"]["table"]["last_deal"]["number"] == 1
-        assert assert_nothing_secret(config["state"], table, checked_against_truth=True)
+        assert assert_nothing_secret(config["state"], table, audience=seat, checked_against_truth=True)
 
 
 # --- the record download -------------------------------------------------------------------------------
@@ -317,7 +338,8 @@ async def test_whoever_left_a_seat_never_receives_the_next_occupants_cards(playe
     states = [f for f in ben_socket.frames if f["type"] == "state" and f["table"]["status"] == "playing"]
     assert states
     stored = await sync_to_async(Table.objects.get)(pk=table.pk)
+    assert await sync_to_async(seat_held)(table.pk, ben) is None
     for frame in states:
-        assert frame["table"]["you"] is None and "hand" not in frame["view"]
-        assert assert_nothing_secret(frame, stored, checked_against_truth=True)
+        assert "hand" not in frame["view"]
+        assert assert_nothing_secret(frame, stored, audience=None, checked_against_truth=True)
     await ben_socket.close()
