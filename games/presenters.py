@@ -1,5 +1,5 @@
 """The one place where what a client sees is built: a seat's view or the public one, from the engine's
-``view()`` plus table, seat and user facts. Hidden cards are filtered by the engine's view; this module adds
+view with its points (``games.engines.view``) plus table, seat and user facts. Hidden cards are filtered by the engine's view; this module adds
 nothing secret and strips what a spectator must never get, as a second fence."""
 
 from __future__ import annotations
@@ -102,10 +102,10 @@ def _round_facts(snapshot: TableSnapshot) -> tuple[dict | None, dict | None]:
 
 
 def game_view(snapshot: TableSnapshot, seat_index: int | None) -> dict | None:
-    """The engine's view for ``seat_index`` (None: a spectator), with the spectator fence applied."""
+    """The view for ``seat_index`` (None: a spectator) with its points, and the spectator fence applied."""
     if snapshot.state is None:
         return None
-    view = engines.engine(snapshot.table.game).view(snapshot.state, seat_index)
+    view = engines.view(snapshot.table.game, snapshot.state, seat_index)
     if seat_index is None:
         for key in _SEAT_ONLY_KEYS:
             view.pop(key, None)
@@ -132,7 +132,7 @@ def table_state(snapshot: TableSnapshot, seat_index: int | None) -> dict:
             ),
             "round": current_round,
             "last_deal": last_deal,
-            "chat": not table.options.get("tournament", False),
+            "chat": engines.chat_allowed(table.game, table.options),
         },
         "view": game_view(snapshot, seat_index),
     }

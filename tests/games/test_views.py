@@ -80,7 +80,7 @@ def test_create_romme_tournament_preset_sets_tournament_scoring(client, anna):
     client.force_login(anna)
     client.post(reverse("games:create"), {"game": "romme", "romme-preset": "turnier", "romme-seats": "3"})
     table = Table.objects.get()
-    assert table.options["tournament"] is True and table.seat_count == 3
+    assert table.options["scoring"] == "masters" and table.seat_count == 3
 
 
 def test_create_with_a_bad_option_shows_the_reason_and_creates_nothing(client, anna):
