@@ -815,31 +815,21 @@ def test_a_bad_first_move_is_refused_naming_round_and_move(bad_move):
         replay(example)
 
 
-def _replay_command() -> list[str] | None:
-    commands = ROOT / "games" / "management" / "commands"
-    if not (commands / "replay.py").exists():
-        return None
-    return [sys.executable, str(ROOT / "manage.py"), "replay", "-"]
+REPLAY_COMMAND = [sys.executable, str(ROOT / "manage.py"), "replay", "-"]
 
 
 def test_manage_py_replay_prints_the_summary_and_exits_0():
-    command = _replay_command()
-    if command is None:
-        pytest.skip("manage.py replay is not written yet")
     example, summary = _documented_example()
-    done = subprocess.run(command, input=json.dumps(example), capture_output=True, text=True, cwd=ROOT,
+    done = subprocess.run(REPLAY_COMMAND, input=json.dumps(example), capture_output=True, text=True, cwd=ROOT,
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == summary and len(done.stdout.strip().splitlines()) == 1
 
 
 def test_manage_py_replay_of_an_illegal_record_one_stderr_line_nothing_on_stdout():
-    command = _replay_command()
-    if command is None:
-        pytest.skip("manage.py replay is not written yet")
     example, _ = _documented_example()
     example["rounds"][0]["moves"][1]["melds"][0] = ["7H", "JK", "JK"]  # round 1, move 1: not a meld
-    done = subprocess.run(command, input=json.dumps(example), capture_output=True, text=True, cwd=ROOT,
+    done = subprocess.run(REPLAY_COMMAND, input=json.dumps(example), capture_output=True, text=True, cwd=ROOT,
                           timeout=60)
     assert done.returncode != 0 and done.stdout == ""
     (line,) = done.stderr.strip().splitlines()
@@ -936,8 +926,6 @@ def test_manage_py_replay_of_a_draw_without_from_fails_with_one_clear_line(tmp_p
     from django.core.management import call_command
     from django.core.management.base import CommandError
 
-    if _replay_command() is None:
-        pytest.skip("manage.py replay is not written yet")
     example, _ = _documented_example()
     del example["rounds"][0]["moves"][4]["from"]
     path = tmp_path / "record.json"
