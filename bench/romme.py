@@ -14,6 +14,7 @@ import random
 import statistics
 import time
 
+from games import outcomes
 from games.engine.cards import JOKER, RANKS, SUITS, romme_deck
 from games.engine.romme import match as romme
 from games.engine.romme import melds
@@ -94,10 +95,10 @@ def report_times(name: str, times: list[float]) -> None:
     print(f"    {name:<22} median {statistics.median(ms):6.2f} ms   p99 {p99:7.2f} ms   worst {ms[-1]:7.2f} ms")
 
 
-def play_list(seed: int, levels: list[str], tournament: bool) -> dict:
+def play_list(seed: int, levels: list[str], scoring: str) -> dict:
     """One whole list played by bots that see only their own views."""
     rng = random.Random(seed)
-    m = romme.new_match({"tournament": tournament}, seats=len(levels), rng=rng)
+    m = romme.new_match({"scoring": scoring}, seats=len(levels), rng=rng)
     while not m.over:
         if m.phase == "round_over":
             m = romme.deal_next_round(m, rng)
@@ -105,14 +106,14 @@ def play_list(seed: int, levels: list[str], tournament: bool) -> dict:
         seat = m.to_act
         action = choose_action(romme.view(m, seat), levels[seat], rng)
         m = romme.apply_action(m, seat, action, rng=rng)
-    return {"result": m.result(), "rounds": len(m.summaries)}
+    return {"result": outcomes.outcome(m.facts()), "rounds": len(m.summaries)}
 
 
 def expert_list(seed: int) -> tuple[int, int, float, int, int]:
     """Expert in seat ``seed % 4`` against three simple bots: (expert result, expert WP, simple mean, place, rounds)."""
     expert = seed % 4
     levels = ["expert" if s == expert else "simple" for s in range(4)]
-    out = play_list(seed, levels, tournament=True)
+    out = play_list(seed, levels, scoring="masters")
     result = out["result"]
     final = result["final"]
     simple = statistics.mean(final[s] for s in range(4) if s != expert)
@@ -156,7 +157,7 @@ def self_play(args: argparse.Namespace) -> None:
     start, cpu = time.perf_counter(), time.process_time()
     rounds = 0
     for i in range(args.self_play_lists):
-        rounds += play_list(args.seed + i, ["simple"] * 4, tournament=False)["rounds"]
+        rounds += play_list(args.seed + i, ["simple"] * 4, scoring="casual")["rounds"]
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     print(f"  {args.self_play_lists / elapsed * 60:8.1f} lists per minute of wall time,"
           f" {args.self_play_lists / cpu * 60:.1f} per minute of CPU time ({rounds / cpu:.1f} rounds per CPU second)")

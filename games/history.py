@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from accounts.models import Profile
+from games import engines
 from games.models import BotLevel, Game, Match
 
 #: How the player fared: won, lost, drawn (a shared first place), or left (resigned or timed out).
@@ -41,7 +42,7 @@ class HistoryEntry:
     finished_at: datetime
     opponents: list[Opponent]
     seat: int
-    # The player's final score: gin points, Rommé minus points (casual) or the list result (tournament).
+    # The player's final score: gin points, Rommé minus points (casual) or the list result (Masters scoring).
     score: int | None
     score_kind: str  # "points" | "minus" | "result"
     outcome: str
@@ -91,8 +92,9 @@ def _entry(match: Match, *, user, others: dict, own: bool) -> HistoryEntry:
     else:
         outcome = LOST
     finals = match.final_scores or []
-    tournament = bool(result.get("tournament"))
-    score_kind = "points" if match.game == Game.GIN else ("result" if tournament else "minus")
+    # The match's options as they were stored (an old match's ``tournament`` flag counts as Masters scoring).
+    masters = engines.masters_scoring(match.game, match.options or {})
+    score_kind = "points" if match.game == Game.GIN else ("result" if masters else "minus")
     invite = {"einladung": match.table.invite_token} if own and match.table.private else {}
     table_url = reverse("games:table", kwargs={"table_id": match.table_id})
     record_url = reverse("games:record", kwargs={"table_id": match.table_id})

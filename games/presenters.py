@@ -1,5 +1,5 @@
 """The one place where what a client sees is built: a seat's view or the public one, from the engine's
-``view()`` plus table, seat and user facts. Hidden cards are filtered by the engine's view; this module adds
+view with its points (``games.engines.view``) plus table, seat and user facts. Hidden cards are filtered by the engine's view; this module adds
 nothing secret and strips what a spectator must never get, as a second fence."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import Any
 
 from games import engines
 from games.models import ChatMessage, Match, Round, Seat, Table
+from games.policy import table_policy
 
 #: Keys a spectator's view must never carry, whatever an engine returns.
 _SEAT_ONLY_KEYS = ("hand", "legal_actions", "meter", "taken", "hand_augen", "best_opening", "drawn", "drawn_from", "hints")
@@ -100,10 +101,10 @@ def _round_facts(snapshot: TableSnapshot) -> tuple[dict | None, dict | None]:
 
 
 def game_view(snapshot: TableSnapshot, seat_index: int | None) -> dict | None:
-    """The engine's view for ``seat_index`` (None: a spectator), with the spectator fence applied."""
+    """The view for ``seat_index`` (None: a spectator) with its points, and the spectator fence applied."""
     if snapshot.state is None:
         return None
-    view = engines.engine(snapshot.table.game).view(snapshot.state, seat_index)
+    view = engines.view(snapshot.table.game, snapshot.state, seat_index)
     if seat_index is None:
         for key in _SEAT_ONLY_KEYS:
             view.pop(key, None)
@@ -111,8 +112,14 @@ def game_view(snapshot: TableSnapshot, seat_index: int | None) -> dict | None:
 
 
 def table_state(snapshot: TableSnapshot, seat_index: int | None) -> dict:
-    """The ``state`` frame for one seat (or a spectator): table facts, seats and the game view."""
+    """The ``state`` frame for one seat (or a spectator): table facts, seats and the game view.
+
+    Whoever left the match (resigned, three timeouts, removed) gets the public view from then on: ``you`` is
+    None and ``left`` names the seat they had, so nothing their seat is dealt later reaches them."""
     table = snapshot.table
+    left = None
+    if seat_index is not None and snapshot.match is not None and snapshot.seats[seat_index].left:
+        left, seat_index = seat_index, None
     current_round, last_deal = _round_facts(snapshot)
     match = snapshot.match
     return {
@@ -123,6 +130,7 @@ def table_state(snapshot: TableSnapshot, seat_index: int | None) -> dict:
             "turn_deadline": _iso(table.turn_deadline),
             "seats": [seat_summary(seat) for seat in snapshot.seats],
             "you": seat_index,
+            "left": left,
             "match": (
                 {"id": match.pk, "number": match.number, "status": match.status, "result": match.result}
                 if match
@@ -130,7 +138,7 @@ def table_state(snapshot: TableSnapshot, seat_index: int | None) -> dict:
             ),
             "round": current_round,
             "last_deal": last_deal,
-            "chat": not table.options.get("tournament", False),
+            "chat": table_policy(table).chat,
         },
         "view": game_view(snapshot, seat_index),
     }

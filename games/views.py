@@ -15,8 +15,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from games import selectors, services
+from games import engines, selectors, services
 from games.models import BotLevel, Game
+from games.policy import table_policy
 from games.presenters import seat_of_user, table_state
 from games.services import ServiceError
 
@@ -62,10 +63,11 @@ OPTION_FIELDS: dict[str, list[tuple[str, Any, list[tuple[str, Any]]]]] = {
         ("opening_points", gettext_lazy("Auslegen ab"), [("40", gettext_lazy("40 Punkten")), ("30", gettext_lazy("30 Punkten")), ("0", gettext_lazy("sofort"))]),
         ("rounds", gettext_lazy("Runden in der Liste"), [("", gettext_lazy("zweimal die Spielerzahl")), *[(str(n), str(n)) for n in (2, 4, 6, 8, 10, 12)]]),
         ("turn_seconds", gettext_lazy("Bedenkzeit pro Zug"), [("45", "45 s"), ("30", "30 s"), ("60", "60 s"), ("90", "90 s"), ("600", "10 min")]),
+        ("scoring", gettext_lazy("Wertung"), [("casual", gettext_lazy("Minuspunkte")), ("masters", gettext_lazy("Masters: Wertungspunkte, ohne Chat"))]),
     ],
 }
 _INT_OPTIONS = {"target", "undercut_bonus", "gin_bonus", "turn_seconds", "seats", "opening_points", "rounds"}
-_BOOL_OPTIONS = {"big_gin", "match_bonuses", "hollywood", "tournament"}
+_BOOL_OPTIONS = {"big_gin", "match_bonuses", "hollywood"}
 
 
 def _parse_option(name: str, raw: str) -> Any:
@@ -116,7 +118,7 @@ def option_summary(game: str, options: dict) -> list[str]:
         if target and not options.get("match_bonuses", True):
             parts.append(_("ohne Boni"))
     else:
-        if options.get("tournament"):
+        if engines.masters_scoring(game, options):
             parts.append(_("Turnier (Wertungspunkte)"))
         opening = options.get("opening_points", 40)
         parts.append(_("Auslegen ab %(n)s") % {"n": opening} if opening else _("Auslegen sofort"))
@@ -209,7 +211,7 @@ def table_create(request: HttpRequest) -> HttpResponse:
         options = _options_from_form(game, request.POST)
         preset = request.POST.get(f"{game}-preset", "")
         if game == "romme" and preset == "turnier":
-            options.setdefault("tournament", True)
+            options.setdefault("scoring", "masters")
         table = services.table_create(
             user=request.user,
             game=game,
@@ -454,7 +456,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "invite_token": token,
         "free_seats": free_seats,
         "bot_levels": BOT_LEVELS,
-        "chat_on": not table.options.get("tournament", False),
+        "chat_on": table_policy(table).chat,
     }
     return render(request, "games/table.html", context)
 

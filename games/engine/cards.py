@@ -23,14 +23,7 @@ RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 JOKER = "JK"
 
-#: German suit names and symbols, for display.
-SUIT_NAMES_DE = {"C": "Kreuz", "D": "Karo", "H": "Herz", "S": "Pik"}
-SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-#: German rank labels as printed on German cards: Bube, Dame, König, Ass.
-RANK_LABELS_DE = {"A": "A", "T": "10", "J": "B", "Q": "D", "K": "K"}
-
 _RANK_NUMBER = {r: i + 1 for i, r in enumerate(RANKS)}
-_SUIT_NUMBER = {s: i for i, s in enumerate(SUITS)}
 ALL_CARDS: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
 _INDEX = {code: i for i, code in enumerate(ALL_CARDS)}
 
@@ -74,11 +67,6 @@ def card_from_index(index: int) -> str:
     return ALL_CARDS[index]
 
 
-def card_code(rank: int, suit: str) -> str:
-    """The code of rank number 1–13 in ``suit``."""
-    return RANKS[rank - 1] + suit
-
-
 def gin_deck() -> list[str]:
     """The 52 cards, in a fixed order."""
     return list(ALL_CARDS)
@@ -94,11 +82,3 @@ def shuffled(deck: Sequence[str], rng: random.Random) -> list[str]:
     cards = list(deck)
     rng.shuffle(cards)
     return cards
-
-
-def label_de(code: str) -> str:
-    """A short German label with the suit symbol: ``'TD'`` → ``'♦10'``, ``'QS'`` → ``'♠D'``."""
-    if code == JOKER:
-        return "Joker"
-    rank = code[0]
-    return SUIT_SYMBOLS[code[1]] + RANK_LABELS_DE.get(rank, rank)

@@ -1,4 +1,5 @@
-"""Game records (spec/records.md): reading them and replaying them with the right game's engine.
+"""Game records (spec/records.md): reading them and replaying them with the right game's engine into the
+facts of the match (``games.outcomes.summary`` turns those into the summary ``manage.py replay`` prints).
 
 >>> replay_record({"game": "chess", "rounds": []})
 Traceback (most recent call last):
@@ -12,6 +13,8 @@ import json
 from typing import Any
 
 from games.engine.errors import InvalidRecord
+from games.engine.gin import replay as gin_replay
+from games.engine.romme import replay as romme_replay
 
 GAMES = ("gin", "romme")
 
@@ -46,10 +49,9 @@ def check_envelope(record: object) -> dict[str, Any]:
 
 
 def replay_record(record: dict[str, Any]) -> dict[str, Any]:
-    """Replay any record with its game's engine and return the summary; InvalidRecord when it is illegal."""
+    """Replay any record with its game's engine and return the facts of the match (``Match.facts()``: rounds,
+    totals, who left, over, ...); InvalidRecord when it is illegal."""
     check_envelope(record)
     if record["game"] == "gin":
-        from games.engine.gin.replay import replay
-    else:
-        from games.engine.romme.replay import replay  # written beside the Rommé engine, same contract
-    return replay(record)
+        return gin_replay.replay(record)
+    return romme_replay.replay(record)

@@ -7,7 +7,6 @@ import hashlib
 import json
 import random
 import secrets
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -16,6 +15,7 @@ from django.utils import timezone
 
 from games import engines
 from games.models import Match, Round, Seat, Table
+from games.policy import TablePolicy, table_policy  # noqa: F401  (re-exported for the services)
 from games.presenters import TableSnapshot
 
 #: The largest action a client may send, as compact JSON (a Rommé lay-out of 13 cards fits easily).
@@ -33,26 +33,6 @@ class ServiceError(Exception):
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"
-
-
-@dataclass(frozen=True)
-class TablePolicy:
-    """What a table allows besides play, decided here and nowhere else."""
-
-    chat: bool
-    bots: bool
-    rematch: bool
-
-
-def table_policy(table: Table) -> TablePolicy:
-    """Tournament tables: no chat, no computer players, no rematch. Ranked tables: people only. Masters
-    scoring is tournament play, so its tables have no chat either (as at a club's tournament evening)."""
-    masters = table.options.get("scoring") == "masters" or bool(table.options.get("tournament"))
-    return TablePolicy(
-        chat=not (table.tournament or masters),
-        bots=not (table.tournament or table.ranked),
-        rematch=not table.tournament,
-    )
 
 
 #: Checks other apps register (``ranked_seat_guard_add``) for a person about to take a seat at a ranked

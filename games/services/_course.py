@@ -65,7 +65,8 @@ class Play:
 
     def leave(self, seat: Seat, *, by: str) -> None:
         """The seat leaves the match (resigned, three timeouts, removed by staff): the engine plays on."""
-        self.state = self.engine.resign(self.state, seat.index)
+        rng = _common.table_rng(self.match.number, self.state.round_number, "resign", self.table.version)
+        self.state = self.engine.resign(self.state, seat.index, rng=rng)
         self.log(seat.index, {"action": "resign"}, by)
         seat.left = True
         self.seat_changed(seat)
@@ -120,7 +121,7 @@ class Play:
         rounds = record.get("rounds", [])
         if len(rounds) >= self.round.number:
             self.round.record = rounds[self.round.number - 1]
-            self.round.result = self.engine.view(self.state, None).get("last_round")
+            self.round.result = engines.view(self.table.game, self.state, None).get("last_round")
         else:  # a resignation ended the match in the middle of the round: nothing was scored
             self.round.record = None
             self.round.result = {"result": "abandoned"}

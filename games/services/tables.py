@@ -24,7 +24,7 @@ PRESETS: dict[str, dict[str, dict]] = {
     },
     "romme": {
         "standard": {},
-        "turnier": {"tournament": True},
+        "turnier": {"scoring": "masters"},
     },
 }
 DEFAULT_PRESET = {"gin": "klassisch", "romme": "standard"}

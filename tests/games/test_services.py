@@ -265,7 +265,7 @@ def test_a_gin_match_is_played_to_the_end_and_recorded(players):
     finished = play_out(table.pk, players[:2])
     assert finished.status == Table.Status.FINISHED and finished.turn_deadline is None
     match = Match.objects.get(table=finished)
-    result = state_of(finished).result()
+    result = engines.outcome(finished.game, state_of(finished))
     assert match.status == Match.Status.FINISHED and match.result == result
     assert match.final_scores == result["final"] and match.winner_seat == result["winner"]
     assert match.winner == players[result["winner"]] and match.ranked is False
@@ -429,7 +429,7 @@ def test_romme_tables_seat_two_to_six(players, seats):
 
 def test_romme_defaults_to_four_seats(players):
     table = services.table_create(user=players[0], game="romme", preset="", options={})
-    assert table.seat_count == 4 and table.preset == "standard" and table.options["tournament"] is False
+    assert table.seat_count == 4 and table.preset == "standard" and table.options["scoring"] == "casual"
 
 
 @pytest.mark.parametrize("seats", [1, 7, "4", True, None])

@@ -58,7 +58,7 @@ def test_create_form_offers_every_option_of_both_rulebooks(client, anna):
     for name in ("target", "variant", "first_turn", "next_dealer", "undercut_bonus", "gin_bonus", "big_gin",
                  "match_bonuses", "hollywood", "turn_seconds"):
         assert f'name="gin-{name}"' in html, name
-    for name in ("seats", "opening_points", "rounds", "turn_seconds"):
+    for name in ("seats", "opening_points", "rounds", "turn_seconds", "scoring"):
         assert f'name="romme-{name}"' in html, name
     for preset in ("klassisch", "schnell", "oklahoma", "straight", "hollywood", "standard", "turnier"):
         assert f'value="{preset}"' in html, preset
@@ -80,7 +80,7 @@ def test_create_romme_tournament_preset_sets_tournament_scoring(client, anna):
     client.force_login(anna)
     client.post(reverse("games:create"), {"game": "romme", "romme-preset": "turnier", "romme-seats": "3"})
     table = Table.objects.get()
-    assert table.options["tournament"] is True and table.seat_count == 3
+    assert table.options["scoring"] == "masters" and table.seat_count == 3
 
 
 def test_create_with_a_bad_option_shows_the_reason_and_creates_nothing(client, anna):

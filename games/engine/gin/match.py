@@ -1,13 +1,16 @@
-"""The gin match as the live layer sees it (docs/engine.md): options, deals, actions, views, records, results.
+"""The gin match as the live layer sees it (docs/engine.md): options, deals, actions, views, records, facts.
 
 A :class:`Match` is a value: :func:`apply_action` returns a new one and a refused action raises
-:class:`~games.engine.errors.IllegalAction` with the reason, leaving the old one as it was.
+:class:`~games.engine.errors.IllegalAction` with the reason, leaving the old one as it was. The engine scores
+rounds (gin.md's table) and ends the match when the rules say; the match bonuses, the final scores and the
+winner of a Hollywood match (decided on finals that include them) are ``games.outcomes``' to work out from
+:meth:`Match.facts`.
 
 >>> import random
 >>> m = new_match(normalize_options({"target": 0}, seats=2), seats=2, rng=random.Random(7))
 >>> m.phase, m.to_act == 1 - m.dealer
 ('first_turn', True)
->>> m2 = apply_action(m, m.to_act, {"action": "pass"})
+>>> m2 = apply_action(m, m.to_act, {"action": "pass"}, rng=random.Random(1))
 >>> m.phase, m2.to_act == m.dealer
 ('first_turn', True)
 """
@@ -22,7 +25,6 @@ from games.engine.cards import ALL_CARDS, gin_deck, shuffled
 from games.engine.errors import IllegalAction
 from games.engine.gin.melds import BIT, VALUE, arrange, cards_of, deadwood_of, indexes_of, mask_of
 from games.engine.gin.settle import Scoring, Settlement, settle_big_gin, settle_knock
-from tournaments.scoring import gin_match_bonuses
 
 GAME = "gin"
 SEATS = 2
@@ -179,30 +181,21 @@ def deal_cards(rng: random.Random) -> tuple[list[list[str]], str, list[str]]:
 
 @dataclass(frozen=True)
 class Column:
-    """One of Hollywood's three games: its points, rounds entered, and the result once finished."""
+    """One of Hollywood's three games: its round points and rounds entered, and who won it once finished
+    (reached the target, or stayed when the other player left). Its bonuses are ``games.outcomes``'."""
 
     scores: tuple[int, int] = (0, 0)
     boxes: tuple[int, int] = (0, 0)
     finished: bool = False
     winner: int | None = None
-    bonuses: tuple[int, int] = (0, 0)
-
-    @property
-    def final(self) -> list[int]:
-        return [s + b for s, b in zip(self.scores, self.bonuses, strict=True)]
 
     def to_json(self) -> dict[str, Any]:
         return {"scores": list(self.scores), "boxes": list(self.boxes), "finished": self.finished,
-                "winner": self.winner, "bonuses": list(self.bonuses), "final": self.final}
+                "winner": self.winner}
 
 
-def _finish_column(column: Column, winner: int, options: dict[str, Any]) -> Column:
-    bonuses = (0, 0)
-    if options["match_bonuses"]:
-        b = gin_match_bonuses(rounds_won=list(column.boxes), winner=winner,
-                              game_bonus=options["game_bonus"], box_bonus=options["box_bonus"])
-        bonuses = (b[0], b[1])
-    return _evolve(column, finished=True, winner=winner, bonuses=bonuses)
+def _finish_column(column: Column, winner: int) -> Column:
+    return _evolve(column, finished=True, winner=winner)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -221,9 +214,10 @@ class Match:
     boxes: tuple[int, int] = (0, 0)
     columns: tuple[Column, ...] = ()
     over: bool = False
+    # Who won by the rules of play: reached the target, or stayed when the other left. None while the match
+    # runs, and for a Hollywood match that ended normally: the final scores (with bonuses) decide that one.
     winner: int | None = None
     resigned: int | None = None
-    final: tuple[int, int] = (0, 0)
     wins: tuple[int, int] = field(default=(0, 0))  # rounds won, for Hollywood's column entries
 
     # The names docs/engine.md promises.
@@ -268,40 +262,26 @@ class Match:
     def current_deal(self) -> dict[str, Any]:
         return self.round.deal_json()
 
-    def summary(self) -> dict[str, Any]:
-        """The replay summary of records.md for the rounds finished so far."""
-        out: dict[str, Any] = {
+    def facts(self) -> dict[str, Any]:
+        """What happened in the match so far, JSON-ready: no match bonuses, no final scores.
+
+        ``rounds``: the summary of every finished round (result, knocker, winner, round points, deadwood,
+        melds, lay-offs, hands, ...); ``totals`` (round points) and ``boxes`` (rounds won) per seat;
+        ``columns`` (Hollywood, else empty): per column ``scores``, ``boxes``, ``finished`` and ``winner``;
+        ``over``; ``winner`` (see :class:`Match`); ``resigned`` (the seat that left, or None).
+        ``games.outcomes`` adds the bonuses, the finals and the result.
+        """
+        return {
+            "game": GAME,
+            "options": self.options,
             "rounds": [s for _, s in self.finished],
             "totals": list(self.totals),
             "boxes": list(self.boxes),
-            "final": list(self.final),
-            "winner": self.winner,
+            "columns": [c.to_json() for c in self.columns],
             "over": self.over,
-        }
-        if self.options["hollywood"]:
-            out["columns"] = [c.to_json() for c in self.columns]
-        if self.resigned is not None:
-            out["resigned"] = self.resigned
-        return out
-
-    def result(self) -> dict[str, Any] | None:
-        """When over: winner (None for a drawn Hollywood match), final scores, places per seat."""
-        if not self.over:
-            return None
-        # A drawn Hollywood match shares first place.
-        places = [1, 1] if self.winner is None else [1 if seat == self.winner else 2 for seat in range(SEATS)]
-        out = {
             "winner": self.winner,
-            "final": list(self.final),
-            "places": places,
-            "totals": list(self.totals),
-            "boxes": list(self.boxes),
             "resigned": self.resigned,
-            "rounds": len(self.finished),
         }
-        if self.options["hollywood"]:
-            out["columns"] = [c.to_json() for c in self.columns]
-        return out
 
     def to_json(self) -> dict[str, Any]:
         r = self.round
@@ -317,7 +297,6 @@ class Match:
             "over": self.over,
             "winner": self.winner,
             "resigned": self.resigned,
-            "final": list(self.final),
             "round": {
                 "number": r.number,
                 **r.deal_json(),
@@ -357,13 +336,18 @@ class Match:
             summary=rd["summary"],
         )
         rnd = _evolve(rnd, public=_public_history(rnd))
+        # States stored before issue 9 also hold bonuses and finals (ignored: they are games.outcomes' now),
+        # and a Hollywood match that ended normally holds the winner its finals gave.
         columns = tuple(
-            Column(scores=tuple(c["scores"]), boxes=tuple(c["boxes"]), finished=c["finished"],
-                   winner=c["winner"], bonuses=tuple(c["bonuses"]))
+            Column(scores=tuple(c["scores"]), boxes=tuple(c["boxes"]), finished=c["finished"], winner=c["winner"])
             for c in data["columns"]
         )
+        options = normalize_options(data["options"])
+        winner = data["winner"]
+        if options["hollywood"] and data["resigned"] is None:
+            winner = None
         return cls(
-            options=normalize_options(data["options"]),
+            options=options,
             players=tuple(data["players"]),
             round=rnd,
             finished=tuple((rec, summ) for rec, summ in data["finished"]),
@@ -371,9 +355,8 @@ class Match:
             boxes=tuple(data["boxes"]),
             columns=columns,
             over=data["over"],
-            winner=data["winner"],
+            winner=winner,
             resigned=data["resigned"],
-            final=tuple(data["final"]),
             wins=tuple(data["wins"]),
         )
 
@@ -484,10 +467,10 @@ def _is_seat(seat: object) -> bool:
     return type(seat) is int and seat in (0, 1)
 
 
-def apply_action(m: Match, seat: int, action: dict[str, Any], rng: random.Random | None = None) -> Match:
+def apply_action(m: Match, seat: int, action: dict[str, Any], *, rng: random.Random | None = None) -> Match:
     """The match after ``seat`` plays ``action``; IllegalAction (a ValueError) says why it is refused.
 
-    ``rng`` is accepted for the shared interface and not used: gin never reshuffles.
+    ``rng`` is part of the shared interface (docs/engine.md) and not used: gin never shuffles during play.
     """
     name, action = _check_shape(action)
     if m.over:
@@ -659,13 +642,8 @@ def _score_round(m: Match, winner: int, points: int) -> Match:
     if opts["hollywood"]:
         return _score_hollywood(m, winner, points)
     if opts["target"] == 0 or totals[winner] >= opts["target"]:
-        final = list(totals)
-        if opts["match_bonuses"] and opts["target"] > 0:
-            bonuses = gin_match_bonuses(rounds_won=boxes, winner=winner, game_bonus=opts["game_bonus"],
-                                        box_bonus=opts["box_bonus"])
-            final = [t + b for t, b in zip(totals, bonuses, strict=True)]
-        return _evolve(m, over=True, winner=winner, final=(final[0], final[1]))
-    return _evolve(m, final=(totals[0], totals[1]))
+        return _evolve(m, over=True, winner=winner)
+    return m
 
 
 def _score_hollywood(m: Match, winner: int, points: int) -> Match:
@@ -684,50 +662,29 @@ def _score_hollywood(m: Match, winner: int, points: int) -> Match:
         boxes[winner] += 1
         column = _evolve(column, scores=(scores[0], scores[1]), boxes=(boxes[0], boxes[1]))
         if scores[winner] >= m.options["target"]:
-            column = _finish_column(column, winner, m.options)
+            column = _finish_column(column, winner)
         columns[i] = column
-    return _hollywood_outcome(_evolve(m, wins=(wins[0], wins[1]), columns=tuple(columns)))
+    # The match ends when all three columns are finished; the finals with their bonuses name the winner.
+    return _evolve(m, wins=(wins[0], wins[1]), columns=tuple(columns), over=all(c.finished for c in columns))
 
 
-def _hollywood_outcome(m: Match, *, forced_winner: int | None = None) -> Match:
-    final = [sum(c.final[seat] for c in m.columns) for seat in range(SEATS)]
-    if forced_winner is None and not all(c.finished for c in m.columns):
-        return _evolve(m, final=(final[0], final[1]))
-    if forced_winner is not None:
-        winner: int | None = forced_winner
-    elif final[0] == final[1]:
-        winner = None
-    else:
-        winner = 0 if final[0] > final[1] else 1
-    return _evolve(m, over=True, winner=winner, final=(final[0], final[1]))
-
-
-def resign(m: Match, seat: int) -> Match:
+def resign(m: Match, seat: int, *, rng: random.Random | None = None) -> Match:
     """Seat ``seat`` leaves (resigns or timed out three times): the other seat wins the match.
 
-    With match bonuses on, the stayer gets the game bonus (doubled for a shutout) and both players their
-    box bonuses, as if the match had ended normally; in Hollywood every unfinished column ends that way.
-    The round in play is not scored.
+    In Hollywood every unfinished column ends won by the stayer. The round in play is not scored. (The match
+    bonuses then count as if the match had ended normally: ``games.outcomes`` adds them.) ``rng`` is part of
+    the shared interface and not used.
     """
     if m.over:
         raise IllegalAction("the match is over")
     if not _is_seat(seat):
         raise IllegalAction(f"no such seat: {seat!r}")
     stayer = 1 - seat
-    opts = m.options
     rnd = m.round
     if rnd.phase != "round_over":
         rnd = _evolve(rnd, phase="round_over", to_act=None)
-    m = _evolve(m, round=rnd, resigned=seat)
-    if opts["hollywood"]:
-        columns = tuple(c if c.finished else _finish_column(c, stayer, opts) for c in m.columns)
-        return _hollywood_outcome(_evolve(m, columns=columns), forced_winner=stayer)
-    final = list(m.totals)
-    if opts["match_bonuses"] and opts["target"] > 0:
-        bonuses = gin_match_bonuses(rounds_won=list(m.boxes), winner=stayer, game_bonus=opts["game_bonus"],
-                                    box_bonus=opts["box_bonus"])
-        final = [t + b for t, b in zip(final, bonuses, strict=True)]
-    return _evolve(m, over=True, winner=stayer, final=(final[0], final[1]))
+    columns = tuple(c if c.finished else _finish_column(c, stayer) for c in m.columns)
+    return _evolve(m, round=rnd, resigned=seat, columns=columns, over=True, winner=stayer)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -875,16 +832,11 @@ def view(m: Match, seat: int | None) -> dict[str, Any]:
         "doubled": is_doubled(m.options, rnd.upcard),
         "draws": rnd.draws,
         "history": list(rnd.public),
-        "scores": {
-            "totals": list(m.totals),
-            "boxes": list(m.boxes),
-            "final": list(m.final),
-            "rounds": [{k: s[k] for k in ("round", "result", "winner", "points")} for _, s in m.finished],
-            **({"columns": [c.to_json() for c in m.columns]} if m.options["hollywood"] else {}),
-        },
+        # The facts the score sheet is made from; games.engines.view turns them (and the result) into points.
+        "scores": m.facts(),
         "last_round": last,
         "over": m.over,
-        "result": m.result(),
+        "result": None,
     }
     if seat is not None:
         acting = m.to_act == seat

@@ -1,4 +1,6 @@
-"""Replaying a gin record (spec/records.md) with the engine alone: the summary, or InvalidRecord saying where.
+"""Replaying a gin record (spec/records.md) with the engine alone: the facts of the match (``Match.facts``),
+or InvalidRecord saying where the record breaks the rules. ``games.outcomes`` turns the facts into the
+summary ``manage.py replay`` prints.
 
 >>> replay({"game": "gin", "rounds": []})["totals"]
 [0, 0]
@@ -11,7 +13,9 @@ from typing import Any
 from games.engine.cards import ALL_CARDS, is_card
 from games.engine.errors import IllegalAction, InvalidRecord
 from games.engine.gin.match import (
+    GAME,
     HAND_SIZE,
+    Column,
     Match,
     apply_action,
     match_from_deal,
@@ -125,18 +129,13 @@ def replay_match(record: dict[str, Any]) -> Match | None:
 
 
 def replay(record: dict[str, Any]) -> dict[str, Any]:
-    """Replay a gin record and return its summary (records.md); InvalidRecord names round, move and why."""
+    """Replay a gin record into the facts of the match; InvalidRecord names round, move and why."""
     if not isinstance(record, dict):
         raise InvalidRecord("a record is a JSON object")
     m = replay_match(record)
-    if m is None:
-        options = normalize_options(record.get("options", {}))
-        empty: dict[str, Any] = {"rounds": [], "totals": [0, 0], "boxes": [0, 0], "final": [0, 0],
-                                 "winner": None, "over": False}
-        if options["hollywood"]:
-            empty["columns"] = [
-                {"scores": [0, 0], "boxes": [0, 0], "finished": False, "winner": None, "bonuses": [0, 0],
-                 "final": [0, 0]} for _ in range(3)
-            ]
-        return empty
-    return m.summary()
+    if m is not None:
+        return m.facts()
+    options = normalize_options(record.get("options", {}))
+    return {"game": GAME, "options": options, "rounds": [], "totals": [0, 0], "boxes": [0, 0],
+            "columns": [Column().to_json() for _ in range(3)] if options["hollywood"] else [],
+            "over": False, "winner": None, "resigned": None}

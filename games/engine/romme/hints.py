@@ -1,8 +1,8 @@
 """Hints for a hand at the table: a way to go out this turn (a Hand-Rommé included), built on the solver.
 
->>> from games.engine.romme.melds import validate_meld
->>> going_out(["2H", "3H", "4H", "5C", "5S", "5D", "9C"], [])
-[{'action': 'lay', 'melds': [['2H', '3H', '4H'], ['5C', '5D', '5S']]}, {'action': 'discard', 'card': '9C'}]
+>>> lay, discard = going_out(["2H", "3H", "4H", "5C", "5S", "5D", "9C"], [])
+>>> lay["action"], sorted(lay["melds"]), discard
+('lay', [['2H', '3H', '4H'], ['5C', '5D', '5S']], {'action': 'discard', 'card': '9C'})
 """
 
 from __future__ import annotations

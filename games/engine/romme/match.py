@@ -14,22 +14,24 @@ seat that has left. When fewer than two players are left, the list ends.
 from __future__ import annotations
 
 import random
-import secrets
 from collections.abc import Sequence
 
 from games.engine.cards import romme_deck, shuffled
 from games.engine.errors import IllegalAction
 from games.engine.romme.hints import going_out
 from games.engine.romme.melds import best_opening, hand_augen, meld_codes_sorted
-from games.engine.romme.round import DISCARD, DRAW, HAND_SIZE, OVER, Round, plain_copy
-from games.engine.romme.scoring import casual_places
-from tournaments.scoring import ABBRUCH_RESULT, ListStanding, list_result, rank_list
+from games.engine.romme.round import DISCARD, DRAW, HAND_SIZE, OVER, Round, plain_copy, upgraded_result
 
 GAME = "romme"
 OPENING_POINTS = (40, 30, 0)
 TURN_SECONDS = (30, 45, 60, 90, 600)
 MAX_ROUNDS = 60
-_DEFAULTS = {"seats": 4, "opening_points": 40, "turn_seconds": 45, "tournament": False}
+#: How a list is scored: ``casual`` (minus points, romme.md) or ``masters`` (Wertungspunkte, the Rommé Masters
+#: tournament rules). The engine reports the same facts either way; ``games.outcomes`` scores them.
+SCORING = ("casual", "masters")
+_DEFAULTS = {"seats": 4, "opening_points": 40, "turn_seconds": 45, "scoring": "casual"}
+#: The option's old name: ``tournament: true`` meant ``scoring: "masters"``. Stored tables and records carry it.
+_LEGACY_TOURNAMENT = "tournament"
 
 
 def _int(name: str, value: object) -> int:
@@ -38,22 +40,52 @@ def _int(name: str, value: object) -> int:
     return value
 
 
+def scoring_mode(options: dict) -> str:
+    """The scoring of a table's options, ``"casual"`` or ``"masters"``, reading the old ``tournament`` flag too.
+
+    For options as stored (a table's, a match's, a record's), before or after :func:`normalize_options`.
+
+    >>> scoring_mode({"scoring": "masters"}), scoring_mode({"tournament": True}), scoring_mode({})
+    ('masters', 'masters', 'casual')
+    """
+    if "scoring" in options:
+        return options["scoring"]
+    return "masters" if options.get(_LEGACY_TOURNAMENT) is True else "casual"
+
+
+def _without_legacy(options: dict) -> dict:
+    """``options`` with the old ``tournament`` flag read as ``scoring``; where both are given (a preset stored
+    with the old name, a choice made with the new one) the new name decides."""
+    if _LEGACY_TOURNAMENT not in options:
+        return options
+    flag = options[_LEGACY_TOURNAMENT]
+    if not isinstance(flag, bool):
+        raise ValueError(f"option tournament (the old name of scoring) must be true or false, not {flag!r}")
+    rest = {name: value for name, value in options.items() if name != _LEGACY_TOURNAMENT}
+    rest.setdefault("scoring", "masters" if flag else "casual")
+    return rest
+
+
 def normalize_options(options: dict | None, *, seats: int | None = None) -> dict:
     """Fill in defaults and check every option; a ``ValueError`` names the bad one.
 
     Options: ``seats`` 2–6 (4), ``opening_points`` 40 | 30 | 0 (40), ``rounds`` (twice the seats),
-    ``turn_seconds`` 30 | 45 | 60 | 90 | 600 (45), ``tournament`` (false).
+    ``turn_seconds`` 30 | 45 | 60 | 90 | 600 (45), ``scoring`` ``"casual"`` | ``"masters"`` (``"casual"``).
+    The old ``tournament: true | false`` (stored tables and records) is read as ``scoring``.
 
     >>> normalize_options({}, seats=3)["rounds"]
     6
+    >>> normalize_options({"tournament": True}, seats=2)["scoring"]
+    'masters'
     """
     if options is None:
         options = {}
     if not isinstance(options, dict):
         raise ValueError(f"options must be an object, not {options!r}")
-    unknown = set(options) - set(_DEFAULTS) - {"rounds"}
+    unknown = set(options) - set(_DEFAULTS) - {"rounds", _LEGACY_TOURNAMENT}
     if unknown:
         raise ValueError(f"unknown option(s): {', '.join(sorted(map(str, unknown)))}")
+    options = _without_legacy(options)
     result = dict(_DEFAULTS)
     result.update(options)
     if seats is not None:
@@ -67,8 +99,8 @@ def normalize_options(options: dict | None, *, seats: int | None = None) -> dict
         raise ValueError(f"option opening_points must be 40, 30 or 0, not {result['opening_points']}")
     if _int("turn_seconds", result["turn_seconds"]) not in TURN_SECONDS:
         raise ValueError(f"option turn_seconds must be one of 30, 45, 60, 90, 600, not {result['turn_seconds']}")
-    if not isinstance(result["tournament"], bool):
-        raise ValueError(f"option tournament must be true or false, not {result['tournament']!r}")
+    if not isinstance(result["scoring"], str) or result["scoring"] not in SCORING:
+        raise ValueError(f"option scoring must be \"casual\" or \"masters\", not {result['scoring']!r}")
     rounds = result.get("rounds", 2 * n)
     if _int("rounds", rounds) < 1 or rounds > MAX_ROUNDS:
         raise ValueError(f"option rounds must be 1 to {MAX_ROUNDS}, not {rounds}")
@@ -142,10 +174,13 @@ class Match:
         })
 
     @classmethod
-    def from_json(cls, d: dict) -> Match:
-        d = plain_copy(d)
-        m = cls(options=d["options"], players=d["players"], round_=Round.from_json(d["round"]))
-        m.finished, m.summaries, m.left, m.over = d["finished"], d["summaries"], d["left"], d["over"]
+    def from_json(cls, data: dict) -> Match:
+        d = plain_copy(data)
+        m = cls(options=normalize_options(d["options"]), players=d["players"], round_=Round.from_json(d["round"]))
+        m.finished, m.left, m.over = d["finished"], d["left"], d["over"]
+        # States stored before the rounds reported who laid off on others' melds: found again from the moves.
+        m.summaries = [upgraded_result(s, record["moves"], m.seats)
+                       for s, record in zip(d["summaries"], m.finished, strict=True)]
         m.round_logged = d["round_logged"]
         return m
 
@@ -161,71 +196,34 @@ class Match:
         return plain_copy(self.round.deal)
 
     def totals(self) -> dict:
-        """Per seat: casual minus points, Wertungspunkte, Augen and rounds won so far."""
+        """Per seat: casual minus points, Augen (rounds without a winner count none) and rounds won so far."""
         minus = [0] * self.seats
-        wp = [0] * self.seats
         augen = [0] * self.seats
         won = [0] * self.seats
         for s in self.summaries:
-            counted = s["winner"] is not None  # rounds without a winner count no Augen
+            counted = s["winner"] is not None
             for i in range(self.seats):
                 minus[i] += s["minus"][i]
-                wp[i] += s["wertungspunkte"][i]
                 if counted:
                     augen[i] += s["augen"][i]
             if counted:
                 won[s["winner"]] += 1
-        return {"minus": minus, "wertungspunkte": wp, "augen": augen, "rounds_won": won}
+        return {"minus": minus, "augen": augen, "rounds_won": won}
 
-    def results(self, t: dict | None = None) -> list[int]:
-        """Tournament list results per seat: 10 × WP − Augen, −700 for an Abbruch."""
-        t = t or self.totals()
-        return [
-            list_result(wertungspunkte=[t["wertungspunkte"][i]], points=[t["augen"][i]], aborted=self.left[i])
-            for i in range(self.seats)
-        ]
+    def facts(self) -> dict:
+        """What happened in the list so far, JSON-ready: no Wertungspunkte, results or places.
 
-    def places(self, t: dict | None = None) -> list[int]:
-        t = t or self.totals()
-        if not self.options["tournament"]:
-            return casual_places(t["minus"], left=self.left)
-        results = self.results(t)
-        standings = [ListStanding(i, results[i], t["wertungspunkte"][i], t["augen"][i], t["rounds_won"][i])
-                     for i in range(self.seats)]
-        places = [0] * self.seats
-        for place, standing in rank_list(standings):
-            places[standing.player] = place
-        return places
+        ``rounds``: per finished round ``result`` (``romme``, ``hand_romme``, ``dead``, ``abandoned``),
+        ``winner`` (the seat that went out, or None), ``hand_romme``, ``augen`` (per seat, the hand's points),
+        ``minus`` (the casual minus points of romme.md), ``opened`` and ``laid_off`` (laid off on, or swapped a
+        joker out of, another player's meld) per seat, the ``hands`` and the ``melds`` at the end; ``totals``
+        (:meth:`totals`), ``left`` (per seat: left the list, an Abbruch) and ``over``. ``games.outcomes``
+        turns these into the score sheet and the result (casual or Masters, by ``options["scoring"]``).
 
-    def result(self) -> dict | None:
-        """When the list is over: winner (the only seat in first place, else None), final scores, places."""
-        if not self.over:
-            return None
-        places = self.places()
-        firsts = [i for i, p in enumerate(places) if p == 1]
-        t = self.totals()
-        final = self.results() if self.options["tournament"] else t["minus"]
-        return {"winner": firsts[0] if len(firsts) == 1 else None, "final": final, "places": places,
-                "left": list(self.left), "tournament": self.options["tournament"], **t}
-
-    def scores(self) -> dict:
-        """The score sheet: per round and seat minus points (casual) or WP with Augen (tournament)."""
-        tournament = self.options["tournament"]
-        rounds = []
-        for number, s in enumerate(self.summaries, start=1):
-            row = {"round": number, "result": s["result"], "winner": s["winner"], "hand_romme": s["hand_romme"]}
-            if tournament:
-                row.update(wertungspunkte=s["wertungspunkte"],
-                           augen=s["augen"] if s["winner"] is not None else [0] * self.seats)
-            else:
-                row["minus"] = s["minus"]
-            rounds.append(row)
-        t = self.totals()
-        sheet = {"mode": "tournament" if tournament else "casual", "rounds": rounds, "places": self.places(t),
-                 "left": list(self.left), **t}
-        if tournament:
-            sheet["results"] = self.results(t)
-        return sheet
+        Nested parts are shared with the match: serialise them, do not change them.
+        """
+        return {"game": GAME, "options": self.options, "seats": self.seats, "rounds": list(self.summaries),
+                "totals": self.totals(), "left": list(self.left), "over": self.over}
 
     # -- inside changes (on a clone) ---------------------------------------------------------------------
 
@@ -238,11 +236,14 @@ class Match:
             self.over = True
 
     def _autoplay(self, rng: random.Random | None) -> None:
-        """Play the timeout move for seats that have left, until a player who stayed is to act."""
+        """Play the timeout move for seats that have left, until a player who stayed is to act.
+
+        A draw from an empty stock reshuffles with ``rng``; without one it is refused (IllegalAction).
+        """
         while not self.over and not self.round.over and self.left[self.round.to_act]:
             seat = self.round.to_act
             for action in self.round.timeout_actions():
-                self.round.apply(seat, action, rng or secrets.SystemRandom())
+                self.round.apply(seat, action, rng)
                 if self.round.over or self.round.to_act != seat:
                     break
 
@@ -265,7 +266,7 @@ def _after_change(m: Match, rng: random.Random | None) -> None:
         m._round_finished()
 
 
-def apply_action(m: Match, seat: int, action: dict, *, rng: random.Random | None = None) -> Match:
+def apply_action(m: Match, seat: int, action: dict, *, rng: random.Random) -> Match:
     """Apply one action of ``seat``; returns a new match and leaves ``m`` unchanged.
 
     Raises :class:`IllegalAction` (a ``ValueError``) with the reason when the action is not allowed now.
@@ -305,20 +306,6 @@ def timeout_actions(m: Match) -> list[dict]:
     return m.round.timeout_actions()
 
 
-def play_timeout(m: Match, *, rng: random.Random | None = None) -> Match:
-    """Play the whole timeout move of the seat to act; returns the new match."""
-    seat = m.to_act
-    while m.to_act == seat and seat is not None:
-        actions = timeout_actions(m)
-        if not actions:
-            break
-        for action in actions:
-            m = apply_action(m, seat, action, rng=rng)
-            if m.to_act != seat:
-                break
-    return m
-
-
 def deal_next_round(m: Match, rng: random.Random) -> Match:
     """Deal the next round of the list: the dealer moves one seat on."""
     if m.over:
@@ -337,8 +324,10 @@ def deal_next_round(m: Match, rng: random.Random) -> Match:
 def resign(m: Match, seat: int, *, rng: random.Random | None = None) -> Match:
     """Leaving (resigning, or three timeouts in a row): an Abbruch.
 
-    The seat is marked as left (−700 in tournament mode, last place in a casual list); the others play on
-    with the left seat's turns played by the server; with fewer than two players left the list ends.
+    The seat is marked as left (scored −700 in a Masters list, last place in a casual one); the others play
+    on with the left seat's turns played by the server; with fewer than two players left the list ends.
+    ``rng`` reshuffles if the turn the server then plays for the leaver draws from an empty stock; without
+    one such a resign is refused (IllegalAction): the engine never shuffles with a generator of its own.
     """
     if m.over:
         raise IllegalAction("the list is over")
@@ -376,8 +365,9 @@ def view(m: Match, seat: int | None) -> dict:
     ``stands_for`` and ``jokers`` — what each joker stands for), ``opened`` and ``left`` per seat,
     ``opening_points``; for a seated player ``hand`` (sorted Kreuz, Pik, Herz, Karo), ``hand_augen`` and
     ``best_opening`` (value, melds, reaches); for the seat to act also ``drawn``/``drawn_from`` and
-    ``going_out`` (actions that end the round this turn, or null). ``scores`` is the score sheet: per round
-    minus points (casual) or WP and Augen (tournament), totals, ``results`` (tournament) and places.
+    ``going_out`` (actions that end the round this turn, or null). ``scores`` holds the list's facts
+    (:meth:`Match.facts`) and ``result`` is None: points are not the engine's. ``games.engines.view`` gives
+    the view with both turned into points (the score sheet and the result) by ``games.outcomes``.
 
     Nested parts (history moves, the last round) are shared with the match, not copied, because views are
     built for every seat after every move: serialise a view, do not change it in place.
@@ -416,10 +406,10 @@ def view(m: Match, seat: int | None) -> dict:
         "opened": list(r.opened),
         "left": list(m.left),
         "history": history,
-        "scores": m.scores(),
+        "scores": m.facts(),
         "last_round": last_round,
         "over": m.over,
-        "result": m.result(),
+        "result": None,
         "opening_points": m.options["opening_points"],
     }
     if seat is not None:
@@ -438,6 +428,6 @@ def view(m: Match, seat: int | None) -> dict:
 
 
 __all__ = [
-    "DISCARD", "DRAW", "OVER", "ABBRUCH_RESULT", "Match", "apply_action", "deal_next_round", "legal_actions",
-    "new_match", "normalize_options", "play_timeout", "resign", "timeout_actions", "view",
+    "DISCARD", "DRAW", "GAME", "OVER", "SCORING", "Match", "apply_action", "deal_next_round", "legal_actions",
+    "new_match", "normalize_options", "resign", "scoring_mode", "timeout_actions", "view",
 ]

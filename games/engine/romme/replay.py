@@ -1,6 +1,7 @@
-"""Replaying a Rommé record (``docs/records-romme.md``) with the engine alone, into its summary.
+"""Replaying a Rommé record (``docs/records-romme.md``) with the engine alone, into the facts of the list.
 
-``games.engine.records`` hands ``"game": "romme"`` records here; ``manage.py replay`` prints the summary.
+``games.engine.records`` hands ``"game": "romme"`` records here; ``manage.py replay`` turns the facts into
+the summary it prints with ``games.outcomes``.
 """
 
 from __future__ import annotations
@@ -67,15 +68,9 @@ def _timeout_kind_matches(r: Round, seat: int, action: dict) -> bool:
     return action == {"action": "discard", "card": r.timeout_discard(seat)}
 
 
-def replay(record: dict) -> dict:
-    """Replay a Rommé record and return its summary; raise :class:`InvalidRecord` naming round, move, reason.
-
-    The summary: ``rounds`` (per round: result, winner, hand_romme, augen, minus, wertungspunkte, opened,
-    melds, hands), ``totals`` (casual minus points per seat), ``wertungspunkte``, ``augen``, ``rounds_won``,
-    ``results`` (tournament list results, −700 for an Abbruch), ``final`` (totals in a casual list, results
-    at a tournament table), ``places``, ``left``, ``over`` and ``winner`` (the one seat in first place of a
-    finished list, else null).
-    """
+def replay_match(record: dict) -> tuple[Match | None, dict]:
+    """The list a record describes (None for a record without rounds) and its normalized options;
+    :class:`InvalidRecord` names the round, the move and the reason when the record breaks the rules."""
     if not isinstance(record, dict):
         raise InvalidRecord("a record is a JSON object")
     if record.get("game") != GAME:
@@ -116,7 +111,20 @@ def replay(record: dict) -> dict:
         if m.round.phase != OVER:
             raise InvalidRecord("the round is not complete (every round in a record is played to its end)",
                                 round_number=number, move_index=len(rnd["moves"]))
-    return _summary(m, seats)
+    return m, options
+
+
+def replay(record: dict) -> dict:
+    """Replay a Rommé record into the facts of the list (``Match.facts``); :class:`InvalidRecord` names the
+    round, the move and the reason when the record breaks the rules. A record without rounds gives the facts
+    of a list not yet begun."""
+    m, options = replay_match(record)
+    if m is not None:
+        return m.facts()
+    seats = options["seats"]
+    return {"game": GAME, "options": options, "seats": seats, "rounds": [],
+            "totals": {"minus": [0] * seats, "augen": [0] * seats, "rounds_won": [0] * seats},
+            "left": [False] * seats, "over": False}
 
 
 def _replay_move(m: Match, move: object, number: int, index: int) -> None:
@@ -162,36 +170,3 @@ def _replay_move(m: Match, move: object, number: int, index: int) -> None:
     if r.phase == OVER and not m.round_logged:
         m.round.moves = list(r.moves)
         m._round_finished()
-
-
-def _summary(m: Match | None, seats: int) -> dict:
-    if m is None:
-        empty = [0] * seats
-        return {"game": GAME, "rounds": [], "totals": empty, "wertungspunkte": empty, "augen": empty,
-                "rounds_won": empty, "results": empty, "final": empty, "places": [1] * seats,
-                "left": [False] * seats, "over": False, "winner": None}
-    t = m.totals()
-    rounds = []
-    for number, s in enumerate(m.summaries, start=1):
-        rounds.append({
-            "round": number, "result": s["result"], "winner": s["winner"], "hand_romme": s["hand_romme"],
-            "augen": s["augen"], "minus": s["minus"], "wertungspunkte": s["wertungspunkte"],
-            "opened": s["opened"], "melds": [meld["cards"] for meld in s["melds"]], "hands": s["hands"],
-        })
-    results = m.results()
-    places = m.places()
-    firsts = [i for i, p in enumerate(places) if p == 1]
-    return {
-        "game": GAME,
-        "rounds": rounds,
-        "totals": t["minus"],
-        "wertungspunkte": t["wertungspunkte"],
-        "augen": t["augen"],
-        "rounds_won": t["rounds_won"],
-        "results": results,
-        "final": results if m.options["tournament"] else t["minus"],
-        "places": places,
-        "left": list(m.left),
-        "over": m.over,
-        "winner": firsts[0] if m.over and len(firsts) == 1 else None,
-    }

@@ -24,7 +24,7 @@ from games.engine.romme.melds import (
     most_cards_layout,
     validate_meld,
 )
-from games.engine.romme.scoring import casual_minus, round_wertungspunkte
+from games.engine.romme.scoring import casual_minus
 
 HAND_SIZE = 13
 DRAW, DISCARD, OVER = "draw", "discard", "over"
@@ -130,6 +130,50 @@ def layoff_ends(meld: Meld, card: str) -> list[str | None]:
     return ends
 
 
+def laid_off_on_others(moves: Sequence[dict], seats: int) -> list[bool]:
+    """Per seat: whether it laid off a card on, or swapped a joker out of, another player's meld in ``moves``
+    (a whole round's moves as recorded, so meld numbers count the melds in the order they were laid). For
+    states and results stored before rounds kept this themselves.
+
+    >>> laid_off_on_others([
+    ...     {"seat": 0, "action": "lay", "melds": [["5C", "5S", "5D"]]},
+    ...     {"seat": 1, "action": "lay", "melds": [["7H", "8H", "9H"]], "lay_offs": [{"card": "5H", "meld": 1}]},
+    ...     {"seat": 0, "action": "lay_off", "card": "TH", "meld": 2, "end": "high"}], seats=3)
+    [True, True, False]
+    """
+    owners: list[int] = []
+    laid_off = [False] * seats
+
+    def walk(seat: int, action: dict) -> None:
+        kind = action.get("action")
+        if kind == "lay":
+            owners.extend([seat] * len(action["melds"]))
+            for item in action.get("lay_offs", []):
+                laid_off[seat] |= owners[item["meld"] - 1] != seat
+        elif kind == "lay_off":
+            laid_off[seat] |= owners[action["meld"] - 1] != seat
+        elif kind == "swap":
+            laid_off[seat] |= owners[action["meld"] - 1] != seat
+            walk(seat, action["then"])
+
+    for move in moves:
+        walk(move["seat"], move)
+    return laid_off
+
+
+#: The facts of a finished round, in this order (``Round.result``).
+RESULT_KEYS = ("result", "winner", "hand_romme", "augen", "minus", "opened", "laid_off", "hands", "melds")
+
+
+def upgraded_result(result: dict, moves: Sequence[dict], seats: int) -> dict:
+    """A round result as stored before rounds reported who laid off on others' melds (they stored the
+    Wertungspunkte instead): the facts of today, ``laid_off`` found again from the round's moves."""
+    if "laid_off" in result:
+        return result
+    facts = {**result, "laid_off": laid_off_on_others(moves, seats)}
+    return {key: facts[key] for key in RESULT_KEYS}
+
+
 class Round:
     """One round of Rommé for 2–6 seats."""
 
@@ -144,6 +188,8 @@ class Round:
         self.discard_pile = [upcard]  # top last
         self.melds: list[TableMeld] = []
         self.opened = [False] * seats
+        # Per seat: has laid off on, or swapped a joker out of, another player's meld this round (Masters WP).
+        self.laid_off = [False] * seats
         self.to_act: int | None = (dealer + 1) % seats
         self.phase = DRAW
         self.moves: list[dict] = []
@@ -156,7 +202,6 @@ class Round:
         self.drawn_from: str | None = None
         self.drawn_card: str | None = None
         self.laid_this_turn = False
-        self.laid_off_others = False
         self.opened_before_turn = self.opened[self.to_act] if self.to_act is not None else False
 
     def clone(self) -> Round:
@@ -167,6 +212,7 @@ class Round:
         other.discard_pile = list(self.discard_pile)
         other.melds = list(self.melds)
         other.opened = list(self.opened)
+        other.laid_off = list(self.laid_off)
         other.moves = list(self.moves)
         return other
 
@@ -175,10 +221,9 @@ class Round:
             "seats": self.seats, "dealer": self.dealer, "opening_points": self.opening_points,
             "deal": self.deal, "hands": self.hands, "stock": self.stock, "discard_pile": self.discard_pile,
             "melds": [{"number": t.number, "owner": t.owner, "cards": list(t.meld.cards)} for t in self.melds],
-            "opened": self.opened, "to_act": self.to_act, "phase": self.phase, "moves": self.moves,
-            "result": self.result, "drawn_from": self.drawn_from, "drawn_card": self.drawn_card,
-            "laid_this_turn": self.laid_this_turn, "laid_off_others": self.laid_off_others,
-            "opened_before_turn": self.opened_before_turn,
+            "opened": self.opened, "laid_off": self.laid_off, "to_act": self.to_act, "phase": self.phase,
+            "moves": self.moves, "result": self.result, "drawn_from": self.drawn_from, "drawn_card": self.drawn_card,
+            "laid_this_turn": self.laid_this_turn, "opened_before_turn": self.opened_before_turn,
         }
 
     @classmethod
@@ -190,9 +235,12 @@ class Round:
         r.stock, r.discard_pile = list(d["stock"]), list(d["discard_pile"])
         r.melds = [TableMeld(t["number"], t["owner"], validate_meld(t["cards"])) for t in d["melds"]]
         r.opened, r.to_act, r.phase = list(d["opened"]), d["to_act"], d["phase"]
-        r.moves, r.result = list(d["moves"]), d["result"]
+        r.moves = list(d["moves"])
+        # Rounds stored before they kept who laid off on others' melds: found again from the moves.
+        r.laid_off = list(d["laid_off"]) if "laid_off" in d else laid_off_on_others(r.moves, r.seats)
+        r.result = upgraded_result(d["result"], r.moves, r.seats) if d["result"] is not None else None
         r.drawn_from, r.drawn_card = d["drawn_from"], d["drawn_card"]
-        r.laid_this_turn, r.laid_off_others = d["laid_this_turn"], d["laid_off_others"]
+        r.laid_this_turn = d["laid_this_turn"]
         r.opened_before_turn = d["opened_before_turn"]
         return r
 
@@ -210,7 +258,11 @@ class Round:
     # -- actions -----------------------------------------------------------------------------------------
 
     def apply(self, seat: int, action: object, rng: random.Random | None = None) -> None:
-        """Apply one player action; raise :class:`IllegalAction` saying why it is refused."""
+        """Apply one player action; raise :class:`IllegalAction` saying why it is refused.
+
+        ``rng`` reshuffles the discard pile into a new stock when a player draws from an empty stock; without
+        one that draw is refused (a replay plays the recorded ``reshuffle`` move instead).
+        """
         if self.phase == OVER:
             raise IllegalAction("the round is over")
         if seat != self.to_act:
@@ -398,7 +450,7 @@ class Round:
         self.hands[seat].remove(code)
         self.melds[table.number - 1] = TableMeld(table.number, table.owner, new)
         if table.owner != seat:
-            self.laid_off_others = True
+            self.laid_off[seat] = True
 
     def _swap(self, seat: int, action: dict) -> None:
         then = action.get("then")
@@ -429,7 +481,7 @@ class Round:
         self.hands[seat].remove(code)
         self.hands[seat].append(JOKER)
         if table.owner != seat:
-            self.laid_off_others = True
+            self.laid_off[seat] = True
         self._check_shape(then)
         self._lay_action(seat, then, self.hands[seat].count(JOKER))
 
@@ -445,18 +497,14 @@ class Round:
         self.phase = OVER
         hand_romme = result == "hand_romme"
         augen = [sum(hand_augen(c) for c in hand) for hand in self.hands]
-        others_opened = any(self.opened[s] for s in range(self.seats) if s != winner)
         self.result = {
             "result": result,
             "winner": winner,
             "hand_romme": hand_romme,
             "augen": augen,
             "minus": casual_minus(augen=augen, winner=winner, hand_romme=hand_romme),
-            "wertungspunkte": round_wertungspunkte(
-                augen=augen, opened=self.opened, winner=winner, hand_romme=hand_romme,
-                others_opened=others_opened, laid_off=self.laid_off_others,
-            ),
             "opened": list(self.opened),
+            "laid_off": list(self.laid_off),
             "hands": [meld_codes_sorted(h) for h in self.hands],
             "melds": [t.to_json() for t in self.melds],
         }

@@ -1,4 +1,7 @@
-"""Rommé scoring: hand points (Augen), casual minus points and places, and the tournament columns of a round.
+"""Rommé scoring by the rules of romme.md: hand points (Augen), casual minus points and casual places.
+
+The Masters Wertungspunkte, list results and ranking are ``tournaments.scoring``'s; ``games.outcomes`` turns
+the facts of each round (who went out, Hand-Rommé, who had opened, who laid off, Augen) into them.
 
 >>> hand_points(["JK", "AS", "KD", "5C"])
 46
@@ -12,7 +15,6 @@ from collections.abc import Sequence
 
 from games.engine.cards import check_cards
 from games.engine.romme.melds import hand_augen
-from tournaments.scoring import loser_wertungspunkte, winner_wertungspunkte
 
 
 def hand_points(cards: Sequence[str]) -> int:
@@ -29,19 +31,6 @@ def casual_minus(*, augen: Sequence[int], winner: int | None, hand_romme: bool) 
         return [0] * len(augen)
     factor = 2 if hand_romme else 1
     return [0 if seat == winner else points * factor for seat, points in enumerate(augen)]
-
-
-def round_wertungspunkte(*, augen: Sequence[int], opened: Sequence[bool], winner: int | None, hand_romme: bool,
-                         others_opened: bool, laid_off: bool) -> list[int]:
-    """Wertungspunkte (WP) of every seat for one round (all 0 for a round without a winner)."""
-    if winner is None:
-        return [0] * len(augen)
-    return [
-        winner_wertungspunkte(hand_romme=hand_romme, others_opened=others_opened, laid_off=laid_off)
-        if seat == winner
-        else loser_wertungspunkte(points=points, opened=opened[seat])
-        for seat, points in enumerate(augen)
-    ]
 
 
 def casual_places(totals: Sequence[int], *, left: Sequence[bool] = ()) -> list[int]:

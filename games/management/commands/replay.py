@@ -1,4 +1,5 @@
-"""``manage.py replay FILE|-``: replay a game record with the engine alone and print its summary (records.md)."""
+"""``manage.py replay FILE|-``: replay a game record with the engine alone and print its summary (records.md),
+the facts of the replay turned into points by ``games.outcomes``."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
+from games import outcomes
 from games.engine.errors import InvalidRecord
-from games.engine.records import load_record, replay_record
+from games.engine.records import load_record
 
 
 class Command(BaseCommand):
@@ -28,11 +30,9 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
         try:
-            summary = replay_record(load_record(text))
+            summary = outcomes.replay(load_record(text))
         except InvalidRecord as exc:
             raise CommandError(_one_line(f"invalid record: {_where(exc)}")) from None
-        except ModuleNotFoundError as exc:  # the other game's engine is not installed yet
-            raise CommandError(_one_line(f"cannot replay this game here: {exc}")) from None
         except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
             # A record malformed in a way the checks missed must still give one clear line, not a traceback.
             raise CommandError(_one_line(f"invalid record: {type(exc).__name__}: {exc}")) from None

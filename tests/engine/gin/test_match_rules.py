@@ -8,12 +8,26 @@ from dataclasses import replace
 
 import pytest
 
+from games import outcomes
 from games.engine.errors import IllegalAction
 from games.engine.gin import match as gin
 from tests.engine.gin.helpers import PILE, STOCK, both_pass_then, knock, play, start
 
 LOOSE = "7H 8H 2D TC TD TH 3S 4S 5S 9D"
 KNOCKER = "4H 5H 6H KC KD KS QC QD QS AC"  # knocks for 10 against LOOSE (7H 8H laid off)
+
+
+def final(m: gin.Match) -> tuple[int, int]:
+    """The final scores: round points plus, at the end, the match bonuses (games.outcomes adds them)."""
+    return tuple(outcomes.summary(m.facts())["final"])
+
+
+def match_winner(m: gin.Match) -> int | None:
+    return outcomes.summary(m.facts())["winner"]
+
+
+def result(m: gin.Match) -> dict | None:
+    return outcomes.outcome(m.facts())
 
 
 def knock_round(**options) -> gin.Match:
@@ -41,8 +55,8 @@ def finish_undercut(m: gin.Match) -> gin.Match:
 def test_target_0_one_scored_round_decides_the_match():
     m = finish_knock(knock_round(target=0))
     assert m.over and m.winner == 1 and m.phase == "match_over" and m.to_act is None
-    assert m.final == (0, 10)  # no match bonuses in the one-round game
-    assert m.result()["places"] == [2, 1]
+    assert final(m) == (0, 10)  # no match bonuses in the one-round game
+    assert result(m)["places"] == [2, 1]
 
 
 def test_target_0_a_dead_round_decides_nothing():
@@ -56,7 +70,7 @@ def test_target_0_a_dead_round_decides_nothing():
 
 def test_match_goes_on_below_the_target():
     m = finish_knock(knock_round())
-    assert not m.over and m.phase == "round_over" and m.final == (0, 10) and m.winner is None
+    assert not m.over and m.phase == "round_over" and final(m) == (0, 10) and m.winner is None
 
 
 def test_match_ends_the_moment_a_total_reaches_the_target_with_shutout_bonus():
@@ -64,7 +78,7 @@ def test_match_ends_the_moment_a_total_reaches_the_target_with_shutout_bonus():
     m = finish_knock(m)
     assert m.over and m.winner == 1 and m.totals == (0, 105) and m.boxes == (0, 4)
     # 105 points + 4 boxes x 25 + game bonus 100 doubled for the shutout.
-    assert m.final == (0, 105 + 100 + 200)
+    assert final(m) == (0, 105 + 100 + 200)
     with pytest.raises(IllegalAction, match="match is over"):
         gin.deal_next_round(m, random.Random(1))
 
@@ -75,17 +89,17 @@ def test_undercut_that_takes_the_defender_past_the_target_wins_the_match_for_the
     assert m.round.summary["result"] == "undercut"
     assert m.over and m.winner == 1 and m.totals == (95, 105)
     # The game bonus is the defender's; the knocker keeps only their boxes.
-    assert m.final == (95 + 3 * 25, 105 + 2 * 25 + 100)
+    assert final(m) == (95 + 3 * 25, 105 + 2 * 25 + 100)
 
 
 def test_match_bonuses_box_bonus_for_each_round_won_game_bonus_not_doubled_when_loser_won_a_round():
     m = finish_knock(replace(knock_round(), totals=(40, 90), boxes=(2, 2)))
-    assert m.over and m.final == (40 + 50, 100 + 75 + 100)
+    assert m.over and final(m) == (40 + 50, 100 + 75 + 100)
 
 
 def test_match_bonuses_off_final_is_the_points():
     m = finish_knock(replace(knock_round(match_bonuses=False), totals=(40, 90), boxes=(2, 2)))
-    assert m.over and m.final == (40, 100)
+    assert m.over and final(m) == (40, 100)
 
 
 @pytest.mark.parametrize("target", [50, 150, 200])
@@ -121,12 +135,13 @@ def test_hollywood_a_finished_column_takes_no_more_entries_and_gets_its_own_bonu
     m = _won(m, 0, 30)
     m = _won(m, 0, 30)  # column 1: 60, finished for seat 0, seat 1 won nothing there: shutout
     c1 = m.columns[0]
-    assert c1.finished and c1.winner == 0 and c1.bonuses == (2 * 25 + 200, 0)
+    assert c1.finished and c1.winner == 0
+    assert outcomes.summary(m.facts())["columns"][0]["bonuses"] == [2 * 25 + 200, 0]
     m = _won(m, 1, 20)  # seat 1's first win would go to column 1, which is finished
     assert m.columns[0].scores == (60, 0)
     assert [c.scores for c in m.columns[1:]] == [(30, 0), (0, 0)]
     assert not m.over
-    assert m.final == (60 + 250 + 30, 0)  # finished columns count with their bonuses
+    assert final(m) == (60 + 250 + 30, 0)  # finished columns count with their bonuses
 
 
 def test_hollywood_match_ends_when_all_three_columns_are_finished_final_is_the_sum():
@@ -134,18 +149,20 @@ def test_hollywood_match_ends_when_all_three_columns_are_finished_final_is_the_s
     for _ in range(4):
         m = _won(m, 0, 30)
     # Column 1: 120 (done after 2), column 2: 90 (done after win 3), column 3: 60 (wins 3 and 4).
-    assert m.over and m.winner == 0
+    # The engine ends the match; the finals, bonuses included, name its winner.
+    assert m.over and m.winner is None and match_winner(m) == 0
     assert [c.scores for c in m.columns] == [(60, 0), (60, 0), (60, 0)]
-    assert m.final == (3 * 60 + 250 + 250 + 250, 0)
+    assert final(m) == (3 * 60 + 250 + 250 + 250, 0)
 
 
 def test_hollywood_equal_finals_are_a_drawn_match():
     m = knock_round(hollywood=True, target=50)
-    done = gin.Column(scores=(50, 0), boxes=(1, 0), finished=True, winner=0, bonuses=(0, 0))
-    other = gin.Column(scores=(0, 50), boxes=(0, 1), finished=True, winner=1, bonuses=(0, 0))
-    drawn = gin._hollywood_outcome(replace(m, columns=(done, other, gin.Column(scores=(10, 10), finished=True))))
-    assert drawn.over and drawn.winner is None and drawn.final == (60, 60)
-    assert drawn.result()["places"] == [1, 1]
+    done = gin.Column(scores=(50, 0), boxes=(1, 0), finished=True, winner=0)
+    other = gin.Column(scores=(0, 50), boxes=(0, 1), finished=True, winner=1)
+    third = gin.Column(scores=(10, 10), finished=True, winner=0)
+    drawn = replace(m, columns=(done, other, third), over=True, options={**m.options, "match_bonuses": False})
+    assert match_winner(drawn) is None and final(drawn) == (60, 60)
+    assert result(drawn)["places"] == [1, 1]
 
 
 def test_hollywood_needs_a_target_above_0():
@@ -156,7 +173,7 @@ def test_hollywood_needs_a_target_above_0():
 def test_hollywood_real_round_enters_column_one():
     m = finish_knock(knock_round(hollywood=True, target=50))
     assert [c.scores for c in m.columns] == [(0, 10), (0, 0), (0, 0)]
-    assert m.summary()["columns"][0]["scores"] == [0, 10]
+    assert outcomes.summary(m.facts())["columns"][0]["scores"] == [0, 10]
 
 
 # ---------------------------------------------------------------------------------------------- leaving
@@ -166,18 +183,18 @@ def test_resign_the_other_player_wins_with_game_and_box_bonuses():
     m = replace(knock_round(), totals=(30, 10), boxes=(2, 1))
     m = gin.resign(m, 0)
     assert m.over and m.winner == 1 and m.resigned == 0
-    assert m.final == (30 + 50, 10 + 25 + 100)
-    assert m.result()["places"] == [2, 1]
+    assert final(m) == (30 + 50, 10 + 25 + 100)
+    assert result(m)["places"] == [2, 1]
 
 
 def test_resign_shutout_doubles_the_game_bonus_for_the_stayer():
     m = gin.resign(replace(knock_round(), totals=(0, 10), boxes=(0, 1)), 0)
-    assert m.final == (0, 10 + 25 + 200)
+    assert final(m) == (0, 10 + 25 + 200)
 
 
 def test_resign_in_the_one_round_game_has_no_bonuses():
     m = gin.resign(knock_round(target=0), 1)
-    assert m.winner == 0 and m.final == (0, 0)
+    assert m.winner == 0 and final(m) == (0, 0)
 
 
 def test_resign_in_hollywood_finishes_every_open_column_for_the_stayer():
@@ -186,7 +203,7 @@ def test_resign_in_hollywood_finishes_every_open_column_for_the_stayer():
     m = gin.resign(m, 0)
     assert m.winner == 1 and all(c.finished and c.winner == 1 for c in m.columns)
     # Column 1: seat 0 has a box, so no shutout there; columns 2, 3: seat 0 won nothing there.
-    assert m.final == (20 + 25, 100 + 200 + 200)
+    assert final(m) == (20 + 25, 100 + 200 + 200)
 
 
 def test_resign_after_the_match_is_over_is_refused():

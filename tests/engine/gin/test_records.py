@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import copy
+import json
 import random
-import sys
-import types
 
 import pytest
 
+from games.engine import records
 from games.engine.errors import InvalidRecord
 from games.engine.gin import match as gin
 from games.engine.gin.bots import choose_action
 from games.engine.records import load_record, replay_record
+from games.outcomes import replay
 from tests.engine.gin.helpers import PASS, STOCK, deal, knock
 
 LOOSE = "7H 8H 2D TC TD TH 3S 4S 5S 9D"
@@ -52,7 +53,7 @@ def dead_round(dealer: int = 0) -> dict:
 
 
 def test_replay_knock_record_summary_matches_records_md():
-    summary = replay_record(record(KNOCK_ROUND))
+    summary = replay(record(KNOCK_ROUND))
     r = summary["rounds"][0]
     assert {k: r[k] for k in ("result", "knocker", "winner", "points", "deadwood")} == {
         "result": "knock", "knocker": 1, "winner": 1, "points": 10, "deadwood": [11, 1]}
@@ -78,14 +79,14 @@ def test_replay_big_gin_record():
 
 
 def test_replay_dead_round_record():
-    summary = replay_record(record(dead_round()))
+    summary = replay(record(dead_round()))
     r = summary["rounds"][0]
     assert (r["result"], r["knocker"], r["winner"], r["deadwood"], r["points"]) == ("dead", None, None, None, 0)
     assert summary["totals"] == [0, 0] and summary["winner"] is None
 
 
 def test_replay_finished_match_final_includes_bonuses():
-    summary = replay_record(record(KNOCK_ROUND, target=0))
+    summary = replay(record(KNOCK_ROUND, target=0))
     assert summary["winner"] == 1 and summary["final"] == [0, 10]
 
 
@@ -112,7 +113,7 @@ def test_replay_reproduces_played_matches_exactly():
                 m = gin.deal_next_round(m, rng)
                 continue
             m = gin.apply_action(m, m.to_act, choose_action(gin.view(m, m.to_act), "simple", rng))
-        assert replay_record(m.record()) == m.summary()
+        assert replay_record(m.record()) == json.loads(json.dumps(m.facts()))
 
 
 def test_replay_a_resigned_match():
@@ -121,7 +122,7 @@ def test_replay_a_resigned_match():
     assert m.record()["resigned"] == 0
     rec = record(KNOCK_ROUND)
     rec["resigned"] = 0
-    summary = replay_record(rec)
+    summary = replay(rec)
     assert summary["winner"] == 1 and summary["final"] == [0, 10 + 25 + 200]
 
 
@@ -241,10 +242,14 @@ def test_load_record_reports_broken_json():
 
 
 def test_replay_record_dispatches_romme_to_the_romme_engine(monkeypatch):
-    fake = types.ModuleType("games.engine.romme.replay")
-    fake.replay = lambda rec: {"game": "romme seen"}
-    monkeypatch.setitem(sys.modules, "games.engine.romme.replay", fake)
+    monkeypatch.setattr(records.romme_replay, "replay", lambda rec: {"game": "romme seen"})
     assert replay_record({"game": "romme", "rounds": []}) == {"game": "romme seen"}
+
+
+def test_replay_record_gives_the_facts_and_outcomes_the_summary():
+    facts = replay_record(record(KNOCK_ROUND))
+    assert "final" not in facts and facts["totals"] == [0, 10] and facts["over"] is False
+    assert replay(record(KNOCK_ROUND))["final"] == [0, 10]
 
 
 def test_illegal_move_after_the_match_ended_in_its_last_round():

@@ -9,7 +9,6 @@ against independent brute-force referees. An engine bug is kept as a strict xfai
 from __future__ import annotations
 
 import functools
-import importlib.util
 import itertools
 import json
 import random
@@ -21,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from games import outcomes
 from games.engine.cards import ALL_CARDS
 from games.engine.errors import IllegalAction
 from games.engine.gin import match as gin
@@ -123,8 +123,17 @@ def play(rec, *, upto=None):
     return m
 
 
+def summary_of(m):
+    """The records.md summary of a match: its facts, with the points games.outcomes adds (bonuses, finals)."""
+    return outcomes.summary(m.facts())
+
+
+def result_of(m):
+    return outcomes.outcome(m.facts())
+
+
 def summary(rec):
-    return play(rec).summary()
+    return summary_of(play(rec))
 
 
 def only_round(rec):
@@ -372,7 +381,7 @@ def test_card_just_taken_from_pile_cannot_be_knocked_with():
     refused(m, 1, {"action": "knock", "card": "QS"})
     assert {"action": "knock", "card": "QS"} not in gin.legal_actions(m)
     m2 = gin.apply_action(m, 1, {"action": "knock", "card": "AC"})  # 2C-4C, the fives, 9S-QS: gin
-    assert m2.summary()["rounds"][0]["result"] == "gin"
+    assert summary_of(m2)["rounds"][0]["result"] == "gin"
 
 
 def test_card_drawn_from_stock_may_be_discarded_at_once():
@@ -691,7 +700,7 @@ def test_dead_round_when_plain_discard_leaves_two_in_stock():
     m = play(rec, upto=56)  # 28 draws, 28 discards: 3 left, still alive
     assert m.round.phase == "draw" and gin.view(m, None)["stock_size"] == 3
     m = play(rec)
-    s = m.summary()
+    s = summary_of(m)
     r = s["rounds"][0]
     assert (r["result"], r["knocker"], r["winner"], r["points"], r["deadwood"]) == ("dead", None, None, 0, None)
     assert not m.over and s["winner"] is None and s["totals"] == [0, 0] and s["boxes"] == [0, 0]
@@ -769,7 +778,7 @@ def test_unfinished_match_winner_null_final_equals_totals():
 def test_match_ends_the_moment_target_reached_shutout_doubles_game_bonus():
     rec = record(gin_round(dealer=0, winner=1, loser_hand=HIGH98))
     m = play(rec)
-    s = m.summary()
+    s = summary_of(m)
     assert m.over and (s["winner"], s["totals"], s["final"]) == (1, [0, 123], [0, 123 + 25 + 200])
     with pytest.raises(ValueError):
         gin.deal_next_round(m, random.Random(1))
@@ -793,7 +802,7 @@ def test_match_bonuses_off():
 def test_match_not_over_below_target():
     r1 = gin_round(dealer=0, winner=1, loser_hand=HIGH98)
     m = play(record(r1, target=150))
-    assert not m.over and m.summary()["winner"] is None
+    assert not m.over and summary_of(m)["winner"] is None
 
 
 DEF0 = ["6D", "7D", "8D", "9D", "6H", "7H", "8H", "KC", "KD", "KS"]
@@ -831,11 +840,11 @@ def test_hollywood_columns_entries_bonuses_and_final():
     rounds = _hollywood_rounds()
     m = play(record(*rounds[:3], target=50, hollywood=True))
     # col 1: 158-35, boxes 2-1, seat 0 wins: +150 / +25; col 2: 123-0 shutout: +225; col 3 empty.
-    assert not m.over and m.summary()["final"] == [308 + 348, 60] and m.summary()["winner"] is None
+    assert not m.over and summary_of(m)["final"] == [308 + 348, 60] and summary_of(m)["winner"] is None
     m = play(record(*rounds[:4], target=50, hollywood=True))
-    assert not m.over and m.summary()["final"] == [656, 60]
+    assert not m.over and summary_of(m)["final"] == [656, 60]
     m = play(record(*rounds, target=50, hollywood=True))
-    s = m.summary()
+    s = summary_of(m)
     assert m.over and s["winner"] == 0 and s["final"] == [656, 408]
     assert s["totals"] == [158, 281] and s["boxes"] == [2, 3]
 
@@ -886,15 +895,15 @@ def test_resign_other_player_wins_with_bonuses():
     m = play(record(gin_round(dealer=0, winner=1, loser_hand=LOW10)))   # seat 1 35, target 100
     m = gin.deal_next_round(m, random.Random(5))
     out = gin.resign(m, 0)
-    assert out.over and out.result()["winner"] == 1 and out.result()["final"] == [0, 35 + 25 + 200]
+    assert out.over and result_of(out)["winner"] == 1 and result_of(out)["final"] == [0, 35 + 25 + 200]
     out = gin.resign(m, 1)
-    assert out.over and out.result()["winner"] == 0 and out.result()["final"] == [100, 35 + 25]
+    assert out.over and result_of(out)["winner"] == 0 and result_of(out)["final"] == [100, 35 + 25]
 
 
 def test_resign_target_zero_no_bonuses():
     m = at(record(FIRST, target=0), 0)
     out = gin.resign(m, 1)
-    assert out.result()["winner"] == 0 and out.result()["final"] == [0, 0]
+    assert result_of(out)["winner"] == 0 and result_of(out)["final"] == [0, 0]
 
 
 def test_resign_after_match_over_refused():
@@ -954,10 +963,7 @@ def test_view_of_acting_seat_lists_its_legal_actions():
 
 
 # ------------------------------------------------------------------------------------------------
-# Replay (records.md), once games.engine.records exists
-
-HAS_RECORDS = importlib.util.find_spec("games.engine.records") is not None
-needs_records = pytest.mark.skipif(not HAS_RECORDS, reason="games.engine.records not written yet")
+# Replay (records.md)
 
 REPLAY_CASES = {
     "knock": record(knock_round(GIN9 + ["4H"], HIGH98)),
@@ -979,13 +985,10 @@ SUMMARY_KEYS = ("totals", "boxes", "final", "winner")
 ROUND_KEYS = ("result", "knocker", "winner", "points", "deadwood")
 
 
-@needs_records
 @pytest.mark.parametrize("name", sorted(REPLAY_CASES))
 def test_replay_summary_matches_rules(name):
-    from games.engine.records import replay_record
-
     rec = REPLAY_CASES[name]
-    got = replay_record(json.loads(json.dumps(rec)))
+    got = outcomes.replay(json.loads(json.dumps(rec)))
     want = summary(rec)
     assert {k: got[k] for k in SUMMARY_KEYS} == {k: want[k] for k in SUMMARY_KEYS}
     assert [{k: r[k] for k in ROUND_KEYS} for r in got["rounds"]] == \
@@ -1031,7 +1034,6 @@ def _bad_records():
 BAD = _bad_records()
 
 
-@needs_records
 @pytest.mark.parametrize("name", sorted(BAD))
 def test_replay_refuses_illegal_record(name):
     from games.engine.records import replay_record
@@ -1048,7 +1050,6 @@ def _manage_replay(rec, path="-"):
                           capture_output=True, text=True, timeout=60)
 
 
-@needs_records
 def test_manage_replay_prints_summary_exit_zero(tmp_path):
     rec = REPLAY_CASES["two_rounds"]
     (tmp_path / "match.json").write_text(json.dumps(rec))
@@ -1058,7 +1059,6 @@ def test_manage_replay_prints_summary_exit_zero(tmp_path):
     assert got["final"] == [123 + 25 + 100, 35 + 25] and got["winner"] == 0
 
 
-@needs_records
 def test_manage_replay_illegal_record_one_stderr_line_nothing_on_stdout():
     rec, _ = BAD["wrong dealer round 2"]
     out = _manage_replay(rec)
@@ -1132,7 +1132,7 @@ def test_match_scoring_and_dealers_follow_the_rules(seq, target, hollywood, matc
     rec = record(*rounds, target=target, hollywood=hollywood, match_bonuses=match_bonuses,
                  next_dealer=next_dealer)
     m = play(rec)
-    s = m.summary()
+    s = summary_of(m)
     assert [r["points"] for r in s["rounds"]] == [p for _, p in seq[:played]]
     assert (s["totals"], s["boxes"], s["final"], s["winner"], m.over) == (totals, boxes, final, winner, over)
 
@@ -1143,8 +1143,8 @@ def test_hollywood_equal_finals_is_a_drawn_match():
     _, dealers, *_ = model_match(seq, target=50, hollywood=True, match_bonuses=True, next_dealer="winner")
     rounds = [gin_round(dealer=d, winner=w, loser_hand=LOSER_BY_POINTS[p]) for d, (w, p) in zip(dealers, seq, strict=True)]
     m = play(record(*rounds, target=50, hollywood=True))
-    assert m.over and m.summary()["final"] == [400, 400] and m.summary()["winner"] is None
-    assert m.result()["winner"] is None
+    assert m.over and summary_of(m)["final"] == [400, 400] and summary_of(m)["winner"] is None
+    assert result_of(m)["winner"] is None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1158,7 +1158,6 @@ def test_malformed_action_name_is_a_clear_error(bad):
         gin.apply_action(m, 1, bad)
 
 
-@needs_records
 def test_replay_record_with_list_action_is_invalid_record():
     from games.engine.records import replay_record
 
@@ -1168,7 +1167,6 @@ def test_replay_record_with_list_action_is_invalid_record():
         replay_record(rec)
 
 
-@needs_records
 def test_replay_record_with_float_seat_is_invalid_record():
     from games.engine.records import replay_record
 
@@ -1178,7 +1176,6 @@ def test_replay_record_with_float_seat_is_invalid_record():
         replay_record(rec)
 
 
-@needs_records
 def test_replay_record_with_float_dealer_is_invalid_record():
     from games.engine.records import replay_record
 
@@ -1298,24 +1295,18 @@ def test_knock_settlement_matches_brute_force_referee(cards, upcard_variant):
 # The match's own record and state round-trip
 
 
-@needs_records
 @pytest.mark.parametrize("name", sorted(REPLAY_CASES))
 def test_match_record_replays_to_the_same_summary(name):
-    from games.engine.records import replay_record
-
     m = play(REPLAY_CASES[name])
-    got = replay_record(json.loads(json.dumps(m.record())))
-    want = m.summary()
+    got = outcomes.replay(json.loads(json.dumps(m.record())))
+    want = summary_of(m)
     assert {k: got[k] for k in SUMMARY_KEYS} == {k: want[k] for k in SUMMARY_KEYS}
 
 
-@needs_records
 def test_resigned_match_record_replays_to_its_result():
-    from games.engine.records import replay_record
-
     m = play(record(gin_round(dealer=0, winner=1, loser_hand=LOW10)))
     m = gin.resign(gin.deal_next_round(m, random.Random(2)), 1)
-    got = replay_record(json.loads(json.dumps(m.record())))
+    got = outcomes.replay(json.loads(json.dumps(m.record())))
     assert (got["winner"], got["final"]) == (0, [100, 60])
 
 
@@ -1330,7 +1321,7 @@ def test_state_json_round_trip_mid_round(moves):
 def test_hollywood_resign_stayer_wins():
     m = play(record(gin_round(dealer=0, winner=1, loser_hand=LOW10), target=50, hollywood=True))
     out = gin.resign(gin.deal_next_round(m, random.Random(2)), 1)
-    assert out.over and out.result()["winner"] == 0
+    assert out.over and result_of(out)["winner"] == 0
 
 
 def test_spectator_view_after_knock_reveals_both_hands_only_then():

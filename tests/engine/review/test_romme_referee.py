@@ -18,13 +18,30 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from games import outcomes
 from games.engine.cards import romme_deck
 from games.engine.errors import IllegalAction, InvalidRecord
+from games.engine.records import replay_record
 from games.engine.romme import bots
 from games.engine.romme import match as romme
 from games.engine.romme.melds import InvalidMeld, validate_meld
-from games.engine.romme.replay import replay
+from games.engine.romme.replay import replay as replay_facts
 from games.engine.romme.scoring import hand_points
+
+
+def replay(record: dict) -> dict:
+    """The summary ``manage.py replay`` prints: the engine's facts of the record, scored by games.outcomes."""
+    return outcomes.summary(replay_facts(record))
+
+
+def result_of(m: romme.Match) -> dict | None:
+    return outcomes.outcome(m.facts())
+
+
+def live_view(m: romme.Match, seat: int | None) -> dict:
+    """A view as the live layer sends it: the engine's, with the points in it."""
+    return outcomes.view_with_points(romme.view(m, seat))
+
 
 FULL_DECK = Counter(romme_deck())
 ROOT = Path(__file__).resolve().parents[3]
@@ -736,7 +753,7 @@ def test_a_seat_that_left_is_played_by_the_timeout_move_and_replay_checks_it():
 def test_resign_with_two_seats_ends_the_list_abbruch_minus_700_at_a_tournament_table():
     m = romme.resign(start(TABLE, dealer=0, tournament=True), 1)
     assert m.over and m.to_act is None
-    result = m.result()
+    result = result_of(m)
     assert result["final"][1] == -700 and result["winner"] == 0 and result["places"] == [1, 2]
     summary = replay(m.record())
     assert summary["results"][1] == -700 and summary["rounds"][0]["result"] == "abandoned"
@@ -744,8 +761,8 @@ def test_resign_with_two_seats_ends_the_list_abbruch_minus_700_at_a_tournament_t
 
 def test_resign_in_a_casual_list_puts_the_leaver_last():
     m = _leaver_round()
-    assert m.over and m.result()["places"] == [3, 1, 2]
-    assert m.result()["final"] == [190, 0, 190]  # seats 0 and 2 are equal on points: the leaver comes last
+    assert m.over and result_of(m)["places"] == [3, 1, 2]
+    assert result_of(m)["final"] == [190, 0, 190]  # seats 0 and 2 are equal on points: the leaver comes last
 
 
 # -- records: the documented example and the replay contract ----------------------------------------------
@@ -799,41 +816,30 @@ def test_a_bad_first_move_is_refused_naming_round_and_move(bad_move):
         replay(example)
 
 
-def _replay_command() -> list[str] | None:
-    commands = ROOT / "games" / "management" / "commands"
-    if not (commands / "replay.py").exists():
-        return None
-    return [sys.executable, str(ROOT / "manage.py"), "replay", "-"]
+REPLAY_COMMAND = [sys.executable, str(ROOT / "manage.py"), "replay", "-"]
 
 
 def test_manage_py_replay_prints_the_summary_and_exits_0():
-    command = _replay_command()
-    if command is None:
-        pytest.skip("manage.py replay is not written yet")
     example, summary = _documented_example()
-    done = subprocess.run(command, input=json.dumps(example), capture_output=True, text=True, cwd=ROOT,
+    done = subprocess.run(REPLAY_COMMAND, input=json.dumps(example), capture_output=True, text=True, cwd=ROOT,
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == summary and len(done.stdout.strip().splitlines()) == 1
 
 
 def test_manage_py_replay_of_an_illegal_record_one_stderr_line_nothing_on_stdout():
-    command = _replay_command()
-    if command is None:
-        pytest.skip("manage.py replay is not written yet")
     example, _ = _documented_example()
     example["rounds"][0]["moves"][1]["melds"][0] = ["7H", "JK", "JK"]  # round 1, move 1: not a meld
-    done = subprocess.run(command, input=json.dumps(example), capture_output=True, text=True, cwd=ROOT,
+    done = subprocess.run(REPLAY_COMMAND, input=json.dumps(example), capture_output=True, text=True, cwd=ROOT,
                           timeout=60)
     assert done.returncode != 0 and done.stdout == ""
     (line,) = done.stderr.strip().splitlines()
     assert "1" in line and "move" in line.lower()
 
 
-def test_records_module_replays_romme_records_if_present():
-    records = pytest.importorskip("games.engine.records")
-    example, summary = _documented_example()
-    assert records.replay_record(example) == summary
+def test_records_module_replays_romme_records():
+    example, documented = _documented_example()
+    assert outcomes.summary(replay_record(example)) == documented
 
 
 # -- hidden information -----------------------------------------------------------------------------------
@@ -921,8 +927,6 @@ def test_manage_py_replay_of_a_draw_without_from_fails_with_one_clear_line(tmp_p
     from django.core.management import call_command
     from django.core.management.base import CommandError
 
-    if _replay_command() is None:
-        pytest.skip("manage.py replay is not written yet")
     example, _ = _documented_example()
     del example["rounds"][0]["moves"][4]["from"]
     path = tmp_path / "record.json"
@@ -944,7 +948,7 @@ def test_malformed_actions_are_refused_and_change_nothing(bad):
     m = act(start(TABLE, dealer=0), draw(1, "discard"))
     before = json.dumps(m.to_json(), sort_keys=True)
     with pytest.raises(ValueError, match=r"\S"):
-        romme.apply_action(m, 1, bad)
+        romme.apply_action(m, 1, bad, rng=random.Random(0))
     assert json.dumps(m.to_json(), sort_keys=True) == before
 
 
@@ -990,7 +994,7 @@ def test_bot_lists_keep_110_cards_every_listed_action_is_legal_and_the_record_re
         m = romme.apply_action(m, seat, bots.choose_action(v, level, rng), rng=rng)
     assert m.over
     summary = replay(m.record())
-    assert summary["final"] == m.result()["final"] and summary["places"] == m.result()["places"]
+    assert summary["final"] == result_of(m)["final"] and summary["places"] == result_of(m)["places"]
     assert [r["result"] for r in summary["rounds"]] == [s["result"] for s in romme.view(m, None)["scores"]["rounds"]]
 
 
@@ -1081,10 +1085,10 @@ def test_nothing_to_reshuffle_ends_the_round_with_no_winner_and_no_points():
     m = romme.Match.from_json(state)
     assert romme.timeout_actions(m) == [{"action": "draw", "from": "stock"}]
     m = act(m, draw(1))
-    last = romme.view(m, 0)["last_round"]
+    last = live_view(m, 0)["last_round"]
     assert m.phase == "round_over" and last["result"] == "dead" and last["winner"] is None
     assert last["minus"] == [0, 0] and last["wertungspunkte"] == [0, 0]
-    assert romme.view(m, 0)["scores"]["augen"] == [0, 0]
+    assert live_view(m, 0)["scores"]["augen"] == [0, 0]
 
 
 def test_a_view_has_every_field_engine_md_names():

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine.romme.replay import replay
 from tests.engine.review.test_romme_referee import (
     QUICK,
     QUICK_MELDS,
@@ -18,6 +17,7 @@ from tests.engine.review.test_romme_referee import (
     one_round,
     quick_round,
     record,
+    replay,
     swap,
 )
 from tests.engine.review.test_romme_referee import (

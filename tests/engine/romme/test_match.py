@@ -12,17 +12,36 @@ from games.engine.errors import IllegalAction
 from games.engine.romme import match as romme
 from games.engine.romme.melds import hand_augen
 from games.engine.romme.round import DISCARD
+from games.outcomes import outcome, score_sheet
+
+RNG = random.Random(0)  # reshuffles only where a test says so
 
 
 def fresh(options=None, seats=None, seed=1, players=None):
     return romme.new_match(options or {}, seats=seats, rng=random.Random(seed), players=players)
 
 
+def result(m):
+    """The list's result, its facts scored as the live layer scores them."""
+    return outcome(m.facts())
+
+
 # -- options ------------------------------------------------------------------------------------------------
 
 def test_options_defaults():
     assert romme.normalize_options({}) == {"seats": 4, "opening_points": 40, "turn_seconds": 45,
-                                           "tournament": False, "rounds": 8}
+                                           "scoring": "casual", "rounds": 8}
+
+
+def test_option_scoring_casual_or_masters_and_its_old_name_tournament():
+    assert romme.normalize_options({"scoring": "masters"})["scoring"] == "masters"
+    assert romme.normalize_options({"tournament": True}) == romme.normalize_options({"scoring": "masters"})
+    assert romme.normalize_options({"tournament": False})["scoring"] == "casual"
+    assert "tournament" not in romme.normalize_options({"tournament": True})
+    # A preset stored with the old name and a choice made with the new one: the new name decides.
+    assert romme.normalize_options({"tournament": True, "scoring": "casual"})["scoring"] == "casual"
+    assert [romme.scoring_mode(o) for o in ({}, {"tournament": True}, {"scoring": "masters"})] == [
+        "casual", "masters", "masters"]
 
 
 def test_rounds_default_twice_the_seats():
@@ -36,6 +55,7 @@ def test_rounds_default_twice_the_seats():
     ({"opening_points": 35}, "opening_points"), ({"opening_points": True}, "opening_points"),
     ({"rounds": 0}, "rounds"), ({"rounds": 2.5}, "rounds"),
     ({"turn_seconds": 40}, "turn_seconds"), ({"tournament": "yes"}, "tournament"),
+    ({"scoring": "tournament"}, "scoring"), ({"scoring": True}, "scoring"),
     ({"target": 100}, "target"),
 ])
 def test_bad_option_is_named(options, named):
@@ -60,7 +80,7 @@ def test_new_match_for_two_to_six_seats():
 def test_apply_action_returns_a_new_match_and_leaves_the_old_one():
     m = fresh()
     seat = m.to_act
-    m2 = romme.apply_action(m, seat, {"action": "draw", "from": "stock"})
+    m2 = romme.apply_action(m, seat, {"action": "draw", "from": "stock"}, rng=RNG)
     assert m.phase == "draw" and len(m.round.hands[seat]) == 13
     assert m2.phase == DISCARD and len(m2.round.hands[seat]) == 14
 
@@ -69,21 +89,21 @@ def test_refused_action_changes_nothing():
     m = fresh()
     before = m.to_json()
     with pytest.raises(IllegalAction):
-        romme.apply_action(m, m.to_act, {"action": "discard", "card": "KD"})
+        romme.apply_action(m, m.to_act, {"action": "discard", "card": "KD"}, rng=RNG)
     with pytest.raises(IllegalAction, match="unknown action"):
-        romme.apply_action(m, m.to_act, {"action": "fly"})
+        romme.apply_action(m, m.to_act, {"action": "fly"}, rng=RNG)
     with pytest.raises(IllegalAction, match="unknown field"):
-        romme.apply_action(m, m.to_act, {"action": "draw", "from": "stock", "x": 1})
+        romme.apply_action(m, m.to_act, {"action": "draw", "from": "stock", "x": 1}, rng=RNG)
     with pytest.raises(IllegalAction, match="no seat"):
-        romme.apply_action(m, 9, {"action": "draw", "from": "stock"})
+        romme.apply_action(m, 9, {"action": "draw", "from": "stock"}, rng=RNG)
     with pytest.raises(IllegalAction, match="system move"):
-        romme.apply_action(m, m.to_act, {"action": "reshuffle", "stock": []})
+        romme.apply_action(m, m.to_act, {"action": "reshuffle", "stock": []}, rng=RNG)
     assert m.to_json() == before
 
 
 def test_json_round_trip_keeps_everything():
     m = fresh(seed=5)
-    m = romme.apply_action(m, m.to_act, {"action": "draw", "from": "stock"})
+    m = romme.apply_action(m, m.to_act, {"action": "draw", "from": "stock"}, rng=RNG)
     again = romme.Match.from_json(json.loads(json.dumps(m.to_json())))
     assert again.to_json() == m.to_json()
     assert romme.legal_actions(again) == romme.legal_actions(m)
@@ -119,17 +139,18 @@ def test_view_has_augen_best_opening_melds_and_opened():
     assert v["hand_augen"] == sum(hand_augen(c) for c in v["hand"])
     assert set(v["best_opening"]) == {"value", "melds", "reaches"}
     assert v["melds"] == [] and v["opened"] == [False] * 4
-    assert v["scores"]["mode"] == "casual"
+    assert v["scores"] == m.facts() and v["result"] is None  # points are games.outcomes'
+    assert score_sheet(v["scores"])["mode"] == "casual"
 
 
 def test_history_names_cards_taken_from_the_discard_pile_only():
     m = fresh(seed=6)
     a = m.to_act
     top = m.round.discard_pile[-1]
-    m = romme.apply_action(m, a, {"action": "draw", "from": "discard"})
-    m = romme.apply_action(m, a, {"action": "discard", "card": top})
+    m = romme.apply_action(m, a, {"action": "draw", "from": "discard"}, rng=RNG)
+    m = romme.apply_action(m, a, {"action": "discard", "card": top}, rng=RNG)
     b = m.to_act
-    m = romme.apply_action(m, b, {"action": "draw", "from": "stock"})
+    m = romme.apply_action(m, b, {"action": "draw", "from": "stock"}, rng=RNG)
     history = romme.view(m, a)["history"]
     assert history[0] == {"seat": a, "action": "draw", "from": "discard", "card": top}
     assert history[2] == {"seat": b, "action": "draw", "from": "stock"}
@@ -179,32 +200,32 @@ def test_resign_marks_the_seat_and_the_server_plays_its_turns():
     assert m.round.moves[0] == {"seat": seat, "action": "resign"}
     assert [mv["seat"] for mv in m.round.moves[1:]] == [seat, seat]
     with pytest.raises(IllegalAction, match="has left"):
-        romme.apply_action(m, seat, {"action": "draw", "from": "stock"})
+        romme.apply_action(m, seat, {"action": "draw", "from": "stock"}, rng=RNG)
 
 
 def test_fewer_than_two_players_ends_the_list():
     m = fresh(seats=3, seed=11)
-    m = romme.resign(m, 0)
+    m = romme.resign(m, 0, rng=RNG)
     assert not m.over
-    m = romme.resign(m, 1)
+    m = romme.resign(m, 1, rng=RNG)
     assert m.over and m.phase == "match_over"
     assert m.summaries[-1]["result"] == "abandoned"
-    result = m.result()
-    assert result["winner"] == 2 and result["places"][2] == 1
+    over = result(m)
+    assert over["winner"] == 2 and over["places"][2] == 1
 
 
-def test_abbruch_is_last_place_in_casual_and_minus_700_in_tournament():
-    casual = romme.resign(fresh(seats=2, seed=12), 1)
-    assert casual.result()["places"] == [1, 2]
-    tournament = romme.resign(fresh({"tournament": True}, seats=2, seed=12), 0)
-    assert tournament.result()["final"][0] == -700
-    assert tournament.result()["places"] == [2, 1]
+def test_abbruch_is_last_place_in_casual_and_minus_700_in_masters():
+    casual = romme.resign(fresh(seats=2, seed=12), 1, rng=RNG)
+    assert result(casual)["places"] == [1, 2]
+    masters = romme.resign(fresh({"scoring": "masters"}, seats=2, seed=12), 0, rng=RNG)
+    assert result(masters)["final"][0] == -700
+    assert result(masters)["places"] == [2, 1]
 
 
 def finish_round_dead(m):
     """End the round in play without a winner (nothing left to reshuffle)."""
     m.round.stock, m.round.discard_pile = [], ["KD"]
-    return romme.apply_action(m, m.to_act, {"action": "draw", "from": "stock"})
+    return romme.apply_action(m, m.to_act, {"action": "draw", "from": "stock"}, rng=RNG)
 
 
 def test_list_ends_after_the_rounds_option():
@@ -212,7 +233,7 @@ def test_list_ends_after_the_rounds_option():
     m = finish_round_dead(m)
     assert m.phase == "round_over" and not m.over
     with pytest.raises(IllegalAction, match="round is over"):
-        romme.apply_action(m, 0, {"action": "draw", "from": "stock"})
+        romme.apply_action(m, 0, {"action": "draw", "from": "stock"}, rng=RNG)
     m = finish_round_dead(romme.deal_next_round(m, random.Random(1)))
     assert m.over and len(m.record()["rounds"]) == 2
     with pytest.raises(IllegalAction, match="list is over"):
@@ -222,14 +243,14 @@ def test_list_ends_after_the_rounds_option():
 def test_casual_equal_totals_share_the_place():
     m = fresh({"rounds": 1}, seats=3, seed=14)
     m = finish_round_dead(m)
-    assert m.result()["places"] == [1, 1, 1] and m.result()["winner"] is None
+    assert result(m)["places"] == [1, 1, 1] and result(m)["winner"] is None
 
 
 def test_score_sheet_per_round_and_seat():
-    m = fresh({"rounds": 2, "tournament": True}, seats=2, seed=15)
+    m = fresh({"rounds": 2, "scoring": "masters"}, seats=2, seed=15)
     m = finish_round_dead(m)
-    sheet = romme.view(m, 0)["scores"]
-    assert sheet["mode"] == "tournament"
+    sheet = score_sheet(romme.view(m, 0)["scores"])
+    assert sheet["mode"] == "masters"
     assert sheet["rounds"] == [{"round": 1, "result": "dead", "winner": None, "hand_romme": False,
                                 "wertungspunkte": [0, 0], "augen": [0, 0]}]
     assert sheet["results"] == [0, 0]

@@ -14,8 +14,8 @@ from games.engine.cards import romme_deck
 from games.engine.romme import match as romme
 from games.engine.romme.bots import choose_action
 from games.engine.romme.melds import InvalidMeld, validate_meld
-from games.engine.romme.replay import replay
 from games.engine.romme.round import extended, layoff_ends
+from games.outcomes import outcome, replay
 
 DECK = Counter(romme_deck())
 MAX_ACTIONS = 4000
@@ -34,7 +34,7 @@ def all_cards(m: romme.Match) -> Counter:
 def play(seed: int, seats: int, *, bots: bool = False, resign_chance: float = 0.0, check=None):
     """Play one short list with random legal actions (or bots); call ``check(m)`` after every step."""
     rng = random.Random(seed)
-    m = romme.new_match({"rounds": 1, "tournament": seed % 2 == 1}, seats=seats, rng=rng)
+    m = romme.new_match({"rounds": 1, "scoring": romme.SCORING[seed % 2]}, seats=seats, rng=rng)
     for _ in range(MAX_ACTIONS):
         if m.over:
             return m
@@ -65,7 +65,7 @@ def test_random_legal_play_keeps_all_110_cards_always_ends_and_replays(seed, sea
     assert m.over
     record = json.loads(json.dumps(m.record()))
     summary = replay(record)
-    result = m.result()
+    result = outcome(m.facts())
     assert summary["final"] == result["final"] and summary["places"] == result["places"]
     assert summary["left"] == m.left and summary["over"]
 
@@ -75,7 +75,7 @@ def test_random_legal_play_keeps_all_110_cards_always_ends_and_replays(seed, sea
 def test_bots_play_only_legal_actions_to_the_end(seed, seats):
     m = play(seed, seats, bots=True)
     assert m.over
-    assert replay(json.loads(json.dumps(m.record())))["final"] == m.result()["final"]
+    assert replay(json.loads(json.dumps(m.record())))["final"] == outcome(m.facts())["final"]
 
 
 def hidden_ok(m: romme.Match, rng: random.Random) -> None:

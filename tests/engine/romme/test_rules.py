@@ -12,6 +12,7 @@ from games.engine.errors import IllegalAction
 from games.engine.romme import match as romme
 from games.engine.romme.hints import going_out, table_melds
 from games.engine.romme.round import DISCARD, DRAW, OVER
+from games.outcomes import round_wertungspunkte
 from tests.engine.romme.helpers import hand_of, position
 
 # Thirteen cards that cannot open (no meld at all).
@@ -36,7 +37,7 @@ def test_player_after_the_dealer_starts_and_dealer_moves_each_round():
     first_dealer = m.dealer
     assert m.to_act == (first_dealer + 1) % 3
     m.round.stock, m.round.discard_pile = [], ["KD"]  # the next stock draw ends the round
-    m = romme.apply_action(m, m.to_act, {"action": "draw", "from": "stock"})
+    m = romme.apply_action(m, m.to_act, {"action": "draw", "from": "stock"}, rng=random.Random(3))
     assert m.phase == "round_over"
     m2 = romme.deal_next_round(m, random.Random(4))
     assert m2.dealer == (first_dealer + 1) % 3
@@ -160,7 +161,7 @@ def test_lay_off_on_anybodys_melds():
     r.apply(0, {"action": "lay_off", "card": "8H", "meld": 1})
     r.apply(0, {"action": "lay_off", "card": "4H", "meld": 1})
     assert r.melds[0].meld.cards == ("4H", "5H", "6H", "7H", "8H") and r.melds[0].owner == 1
-    assert r.laid_off_others
+    assert r.laid_off == [True, False]
 
 
 def test_lay_off_run_at_either_end():
@@ -249,7 +250,7 @@ def test_joker_swap_in_a_run():
                 "then": {"action": "lay", "melds": [["2C", "3C", "JK"]]}})
     assert r.melds[0].meld.cards == ("7H", "8H", "9H")
     assert r.melds[1].meld.cards == ("2C", "3C", "JK") and r.melds[1].owner == 0
-    assert hand_of(r, 0) == ["4D", "9D"] and r.laid_off_others
+    assert hand_of(r, 0) == ["4D", "9D"] and r.laid_off == [True, False]
 
 
 def test_joker_swap_for_the_high_ace_of_A_to_K_A():
@@ -296,7 +297,7 @@ def test_joker_swap_as_part_of_a_hand_romme_below_the_minimum():
     r.apply(0, {"action": "swap", "meld": 1, "card": "8H",
                 "then": {"action": "lay", "melds": [["2C", "3C", "JK"], ["9S", "TS", "JS"]]}})
     r.apply(0, {"action": "discard", "card": "KS"})
-    assert r.result["hand_romme"] and r.result["wertungspunkte"] == [8, 3]
+    assert r.result["hand_romme"] and round_wertungspunkte(r.result) == [8, 3]
 
 
 def test_freed_joker_must_be_laid_in_the_same_action():
@@ -383,7 +384,7 @@ def test_nothing_to_reshuffle_ends_the_round_without_winner_or_points():
     r.apply(0, {"action": "draw", "from": "stock"})
     assert r.phase == OVER
     assert r.result["result"] == "dead" and r.result["winner"] is None
-    assert r.result["minus"] == [0, 0] and r.result["wertungspunkte"] == [0, 0]
+    assert r.result["minus"] == [0, 0] and round_wertungspunkte(r.result) == [0, 0]
 
 
 # -- going out ----------------------------------------------------------------------------------------------
@@ -426,7 +427,7 @@ def test_hand_romme_with_lay_offs_in_the_same_action():
     r.apply(0, {"action": "lay", "melds": [["2H", "3H", "4H"]],
                 "lay_offs": [{"card": "5D", "meld": 1}, {"card": "9D", "meld": 1}]})
     r.apply(0, {"action": "discard", "card": "9C"})
-    assert r.result["hand_romme"] and r.result["wertungspunkte"][0] == 8
+    assert r.result["hand_romme"] and round_wertungspunkte(r.result)[0] == 8
 
 
 def test_below_minimum_lay_that_does_not_go_out_is_refused():
@@ -443,20 +444,37 @@ def test_winner_who_had_opened_earlier_is_no_hand_romme():
     assert not r.result["hand_romme"] and r.result["minus"] == [0, 22]
 
 
-# -- tournament Wertungspunkte of a round -------------------------------------------------------------------
+# -- Masters Wertungspunkte of a round: the round's facts, scored by games.outcomes ---------------------------
+
+def test_the_round_reports_who_laid_off_on_other_players_melds():
+    r = position(["2H 3H 4H 9D 9C", "KS QS 2S", "5H"], drawn="5D", melds=((1, "6D 7D JK"), (0, "TH JH QH")))
+    r.apply(0, {"action": "lay", "melds": [["2H", "3H", "4H"]],
+                "lay_offs": [{"card": "5D", "meld": 1}, {"card": "9D", "meld": 1}]})
+    r.apply(0, {"action": "discard", "card": "9C"})
+    assert r.result["laid_off"] == [True, False, False] and r.result["opened"] == [True, True, False]
+
+
+def test_laying_off_on_ones_own_melds_is_not_laying_off_on_others():
+    r = position(["5H 9C", "KS QS 2S"], drawn="6H", melds=((0, "2H 3H 4H"),), opened=(0,))
+    r.apply(0, {"action": "lay_off", "card": "5H", "meld": 1})
+    r.apply(0, {"action": "lay_off", "card": "6H", "meld": 1})
+    r.apply(0, {"action": "discard", "card": "9C"})
+    assert r.result["laid_off"] == [False, False]
+
+
 
 def test_wertungspunkte_hand_romme_before_anyone_opened_is_12():
     r = position(["2H 3H 4H 5C 5S 5D", "KS QS 2S", "AC 2C 3D"], drawn="9C")
     r.apply(0, {"action": "lay", "melds": [["2H", "3H", "4H"], ["5C", "5S", "5D"]]})
     r.apply(0, {"action": "discard", "card": "9C"})
-    assert r.result["wertungspunkte"] == [12, 0, 0]
+    assert round_wertungspunkte(r.result) == [12, 0, 0]
 
 
 def test_wertungspunkte_hand_romme_after_others_opened_without_lay_off_is_10():
     r = position(["2H 3H 4H 5C 5S 5D", "KS QS 2S", "4C"], drawn="9C", melds=((2, "TD JD QD"),))
     r.apply(0, {"action": "lay", "melds": [["2H", "3H", "4H"], ["5C", "5S", "5D"]]})
     r.apply(0, {"action": "discard", "card": "9C"})
-    assert r.result["wertungspunkte"] == [10, 0, 3]
+    assert round_wertungspunkte(r.result) == [10, 0, 3]
 
 
 def test_wertungspunkte_hand_romme_with_a_joker_swap_on_others_melds_is_8():
@@ -465,7 +483,7 @@ def test_wertungspunkte_hand_romme_with_a_joker_swap_on_others_melds_is_8():
     r.apply(0, {"action": "swap", "meld": 1, "card": "8C",
                 "then": {"action": "lay_off", "card": "JK", "meld": 2, "end": "low"}})
     r.apply(0, {"action": "discard", "card": "9C"})
-    assert r.result["hand_romme"] and r.result["wertungspunkte"][0] == 8
+    assert r.result["hand_romme"] and round_wertungspunkte(r.result)[0] == 8
 
 
 def test_wertungspunkte_romme_after_an_earlier_opening_is_5():
@@ -473,4 +491,4 @@ def test_wertungspunkte_romme_after_an_earlier_opening_is_5():
     r.apply(0, {"action": "lay_off", "card": "5H", "meld": 1})
     r.apply(0, {"action": "lay_off", "card": "6H", "meld": 1})
     r.apply(0, {"action": "discard", "card": "9C"})
-    assert r.result["wertungspunkte"] == [5, 0]
+    assert round_wertungspunkte(r.result) == [5, 0]
