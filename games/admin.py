@@ -62,7 +62,7 @@ class TableAdmin(ReadOnlyAdmin):
                     "created_at")
     list_filter = ("game", "status", "ranked", "tournament", "private")
     search_fields = ("id", "seats__user__username")
-    hidden_fields = ("state",)
+    hidden_fields = ("state", "deal_seed")
     inlines = [SeatInline]
     actions = ["close_tables"]
 

@@ -40,6 +40,8 @@ class Table(models.Model):
     # Made by a tournament (through ``table_create_seated``): the players are given, no chat, no computer
     # players, no rematch (see ``games.services`` table policy).
     tournament = models.BooleanField(default=False)
+    # A secret a tournament gives tables that must play the same deals; never shown (see services.deal_rng).
+    deal_seed = models.CharField(max_length=64, blank=True, default="")
     invite_token = models.CharField(max_length=43, blank=True, default="", db_index=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     version = models.PositiveIntegerField(default=0)

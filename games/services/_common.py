@@ -4,6 +4,7 @@ the table policy, and the snapshot handed to the fan-out. Private to ``games.ser
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import random
 import secrets
@@ -152,6 +153,16 @@ def table_rng(*parts: Any) -> random.Random:
     if seed:
         return random.Random(":".join(str(p) for p in (seed, *parts)))
     return secrets.SystemRandom()
+
+
+def deal_rng(table: Table, match_number: int, round_number: int) -> random.Random:
+    """The randomness of one round's deal. A table with a ``deal_seed`` (a tournament's "same deals") draws
+    it from a generator seeded by HMAC-SHA256 of that secret and the round, so every table given the same
+    seed deals the same cards in the same order, and seeing one round's deal tells nothing of the next."""
+    if table.deal_seed:
+        key = hmac.new(table.deal_seed.encode(), f"{match_number}:{round_number}".encode(), hashlib.sha256)
+        return random.Random(key.digest())
+    return table_rng(match_number, round_number, "deal")
 
 
 def deal_hash(deal: dict) -> str:

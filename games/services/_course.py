@@ -110,7 +110,7 @@ class Play:
         return snapshot
 
     def deal_next_round(self) -> None:
-        rng = _common.table_rng(self.match.number, self.state.round_number + 1, "deal")
+        rng = _common.deal_rng(self.table, self.match.number, self.state.round_number + 1)
         self.state = self.engine.deal_next_round(self.state, rng)
         self.last_round, self.round = self.round, start_round(self.match, self.state)
         for seat in self.seats:
@@ -168,7 +168,7 @@ def start_match(table: Table, seats: list[Seat], now: datetime) -> TableSnapshot
     match.users.set([seat.user_id for seat in seats if seat.user_id is not None])
     eng = engines.engine(table.game)
     state = eng.new_match(
-        table.options, seats=table.seat_count, rng=_common.table_rng(number, 1, "deal"),
+        table.options, seats=table.seat_count, rng=_common.deal_rng(table, number, 1),
         players=[p["name"] for p in players],
     )
     for seat in seats:

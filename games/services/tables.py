@@ -110,13 +110,18 @@ def table_create_seated(
     ranked: bool = True,
     tournament: bool = False,
     created_by=None,
+    deal_seed: str | None = None,
 ) -> Table:
     """Open a table with its seats given to ``users`` (seat order as given) and start the match at once.
 
     For the matchmaking pool and tournaments: nobody has to find the table and sit down. The table is
     public; ``tournament`` marks it as a tournament table (no chat, no computer players, no rematch).
     Runs in the caller's transaction if there is one, so a caller that seats many tables can do it at once.
+    ``deal_seed`` (a secret, at most 64 characters) makes the table deal what every table given the same seed
+    deals (a tournament's "same deals"); it never leaves the server.
     """
+    if deal_seed is not None and (not isinstance(deal_seed, str) or not 16 <= len(deal_seed) <= 64):
+        raise ServiceError("bad_options", "Ein Kartenschlüssel hat 16 bis 64 Zeichen.")
     users = list(users)
     if len({getattr(u, "pk", None) for u in users}) != len(users) or any(
         u is None or not getattr(u, "is_authenticated", False) for u in users
@@ -140,6 +145,7 @@ def table_create_seated(
             seat_count=seat_count,
             ranked=bool(ranked),
             tournament=bool(tournament),
+            deal_seed=deal_seed or "",
             created_by=created_by,
             version=1,
         )

@@ -662,3 +662,21 @@ def test_a_table_changing_on_every_read_is_read_under_its_row_lock(players, monk
     monkeypatch.setattr(selectors, "SNAPSHOT_TRIES", 0)
     snapshot = selectors.table_snapshot(table=stale)
     assert snapshot.table.version == Table.objects.get(pk=table.pk).version
+
+
+def test_tables_given_the_same_deal_seed_deal_the_same_rounds_and_others_do_not(players, settings):
+    settings.GAMES_TEST_DEAL_SEED = ""  # the OS CSPRNG for every table without a seed
+    seed = "0123456789abcdef0123456789abcdef"
+    a = services.table_create_seated(game="romme", users=players[:2], options={"rounds": 2}, deal_seed=seed)
+    b = services.table_create_seated(game="romme", users=players[2:4], options={"rounds": 2}, deal_seed=seed)
+    c = services.table_create_seated(game="romme", users=players[:2], options={"rounds": 2})
+    hashes = {t.pk: Round.objects.get(match__table=t, number=1).deal_hash for t in (a, b, c)}
+    assert hashes[a.pk] == hashes[b.pk] != hashes[c.pk]
+    frame = json.dumps(selectors_state(a, players[0]))
+    assert seed not in frame
+
+
+def selectors_state(table, user):
+    from games import selectors
+
+    return selectors.table_state_for(table_id=table.pk, user=user)
