@@ -90,12 +90,13 @@ def had_bye(results: Iterable[GinResult]) -> set[Player]:
     return {r.winner for r in results if r.bye}
 
 
-def match_points(results: Iterable[GinResult], *, win: int = 1, bye: int = 1) -> dict[Player, int]:
+def match_points(results: Iterable[GinResult], *, win: int = 1, loss: int = 0, bye: int = 1) -> dict[Player, int]:
+    """Match points per player: a win ``win``, a loss ``loss``, a bye ``bye`` (1, 0, 1 by default)."""
     points: dict[Player, int] = {}
     for r in results:
         points[r.winner] = points.get(r.winner, 0) + (bye if r.bye else win)
         if not r.bye:
-            points.setdefault(r.loser, 0)
+            points[r.loser] = points.get(r.loser, 0) + loss
     return points
 
 
@@ -247,11 +248,13 @@ def _ranked(order: list[Player], key: Callable[[Player], tuple], results: list[G
     return places
 
 
-def swiss_standings(players: Sequence[Player], results: Iterable[GinResult]) -> list[GinStanding]:
+def swiss_standings(
+    players: Sequence[Player], results: Iterable[GinResult], *, win: int = 1, loss: int = 0, bye: int = 1
+) -> list[GinStanding]:
     """Swiss standings: match points; then Buchholz (the opponents' match points, a bye adds 0); then the
     sum of margins (won +, lost −); then the match between the tied players if they met; else shared."""
     results = list(results)
-    points = {p: 0 for p in players} | match_points(results)
+    points = {p: 0 for p in players} | match_points(results, win=win, loss=loss, bye=bye)
     buchholz = dict.fromkeys(players, 0)
     margin = dict.fromkeys(players, 0)
     for r in results:
@@ -265,10 +268,12 @@ def swiss_standings(players: Sequence[Player], results: Iterable[GinResult]) -> 
     return [GinStanding(p, place, points[p], buchholz[p], margin[p]) for place, p in places]
 
 
-def round_robin_standings(players: Sequence[Player], results: Iterable[GinResult]) -> list[GinStanding]:
+def round_robin_standings(
+    players: Sequence[Player], results: Iterable[GinResult], *, win: int = 1, loss: int = 0, bye: int = 1
+) -> list[GinStanding]:
     """Round robin: match points, then margins, then the match between the tied players."""
     results = list(results)
-    points = {p: 0 for p in players} | match_points(results)
+    points = {p: 0 for p in players} | match_points(results, win=win, loss=loss, bye=bye)
     margin = dict.fromkeys(players, 0)
     for r in results:
         if not r.bye:
