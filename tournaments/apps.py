@@ -4,3 +4,7 @@ from django.apps import AppConfig
 class TournamentsConfig(AppConfig):
     name = "tournaments"
     verbose_name = "Turniere"
+
+    def ready(self) -> None:
+        # The end of a tournament table's match and the referee's clock (games.signals).
+        from tournaments import receivers  # noqa: F401

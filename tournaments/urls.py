@@ -1,7 +1,17 @@
 from django.urls import path
-from django.views.generic import TemplateView
+
+from tournaments import views
 
 app_name = "tournaments"
 urlpatterns = [
-    path("", TemplateView.as_view(template_name="home.html"), name="list"),
+    path("", views.tournament_list, name="list"),
+    path("<int:tournament_id>/", views.tournament_detail, name="detail"),
+    path("<int:tournament_id>/live/", views.tournament_live, name="live"),
+    path("<int:tournament_id>/anmelden/", views.register, name="register"),
+    path("<int:tournament_id>/abmelden/", views.withdraw, name="withdraw"),
+    path("<int:tournament_id>/einchecken/", views.check_in, name="check_in"),
+    path("leitung/neu/", views.staff_create, name="staff_create"),
+    path("<int:tournament_id>/leitung/", views.staff_page, name="staff"),
+    path("<int:tournament_id>/leitung/<str:action>/", views.staff_action, name="staff_action"),
+    path("<int:tournament_id>/leitung.csv", views.staff_csv, name="staff_csv"),
 ]
