@@ -11,7 +11,6 @@ before anything is written. Every staff action goes to the audit log (who, when,
 from __future__ import annotations
 
 import csv
-import inspect
 import io
 import logging
 import secrets
@@ -133,15 +132,8 @@ def normalize_settings(game: str, format: str, given: dict | None) -> dict:
 
 
 def masters_options(options: dict) -> dict:
-    """Rommé table options with Masters scoring on, whichever way the engine spells it (``scoring``
-    "masters" on newer engines, ``tournament`` true before)."""
-    base = {k: v for k, v in options.items() if k not in ("scoring", "tournament")}
-    romme = engines.engine("romme")
-    try:
-        romme.normalize_options({**base, "scoring": "masters"})
-        return {**base, "scoring": "masters"}
-    except ValueError:
-        return {**base, "tournament": True}
+    """Rommé table options with Masters scoring on."""
+    return {**{k: v for k, v in options.items() if k not in ("scoring", "tournament")}, "scoring": "masters"}
 
 
 def table_options(t: Tournament, seats: int | None = None) -> dict:
@@ -169,19 +161,6 @@ def _check_options(game: str, format: str, options: dict | None, s: dict) -> dic
     except ValueError as error:
         raise ServiceError("bad_options", f"Ungültige Tischoption: {error}") from None
     return options
-
-
-def deal_seed_supported() -> bool:
-    """Whether ``games.services.table_create_seated`` takes ``deal_seed`` (the same-deals seam)."""
-    return "deal_seed" in inspect.signature(games_services.table_create_seated).parameters
-
-
-def _check_same_deals(s: dict) -> None:
-    if s.get("same_deals") and not deal_seed_supported():
-        raise NotImplementedError(
-            "same_deals needs games.services.table_create_seated(..., deal_seed=str | None): the games app "
-            "does not take a deal seed yet"
-        )
 
 
 def _seed_rating(user, game: str):
@@ -213,7 +192,6 @@ def tournament_create(
         raise ServiceError("bad_settings", "Ein Turnier braucht einen Namen (bis 120 Zeichen).")
     s = normalize_settings(game, format, settings)
     options = _check_options(game, format, options, s)
-    _check_same_deals(s)
     with transaction.atomic():
         t = Tournament.objects.create(
             name=name, game=game, format=format, settings=s, options=options, starts_at=starts_at, created_by=by
@@ -239,7 +217,6 @@ def tournament_edit(*, tournament_id, by, name=None, settings=None, options=None
             t.name = changed["name"] = name
         if settings is not None:
             t.settings = changed["settings"] = normalize_settings(t.game, t.format, {**_given(t), **settings})
-            _check_same_deals(t.settings)
         if options is not None or settings is not None:
             t.options = _check_options(t.game, t.format, t.options if options is None else options, t.settings)
             changed["options"] = t.options

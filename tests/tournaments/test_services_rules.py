@@ -153,12 +153,18 @@ def test_reinstated_romme_player_is_seated_again(staff, make_players):
     assert quitter in seated
 
 
-def test_same_deals_needs_the_games_seam(staff, monkeypatch):
-    if tournament_services.deal_seed_supported():
-        pytest.skip("the games app takes a deal seed")
-    with pytest.raises(NotImplementedError):
-        tournament_services.tournament_create(by=staff, name="Gleiche Karten", game="romme", format="series",
-                                              settings={"same_deals": True})
+def test_same_deals_tables_of_one_size_publish_the_same_deal_hashes(staff, make_players, settings):
+    from games.models import Round
+
+    settings.GAMES_TEST_DEAL_SEED = ""  # the tournament's seeds, not the test seam, must make the deals equal
+    t = started(staff, make_players(11), name="Gleiche Karten", game="romme", format="series",
+                settings={"same_deals": True, "rounds": 1, **FAST}, options={})
+    rows = tournament_selectors.tournament_tables(tournament_id=t.pk)
+    by_size: dict[int, set[str]] = {}
+    for row in rows:
+        first = Round.objects.get(match__table_id=row["table"], number=1)
+        by_size.setdefault(len(row["users"]), set()).add(first.deal_hash)
+    assert len(by_size[4]) == 1 and len(by_size[3]) == 1 and by_size[4] != by_size[3]
 
 
 def test_same_deals_gives_every_table_of_a_size_one_seed(staff, make_players, monkeypatch):
