@@ -72,8 +72,10 @@ def match_rate(*, match_id: int) -> bool:
             return False
         players = sorted(match.players, key=lambda p: p["seat"])
         user_ids = [p["user_id"] for p in players]
-        Rating.objects.bulk_create([Rating(user_id=uid, game=match.game) for uid in user_ids], ignore_conflicts=True)
-        # Locked in one order (by user) so two matches sharing players cannot deadlock.
+        # Created (if new) and locked in one order, by user, so two matches sharing players cannot deadlock.
+        Rating.objects.bulk_create(
+            [Rating(user_id=uid, game=match.game) for uid in sorted(user_ids)], ignore_conflicts=True
+        )
         ratings = {
             r.user_id: r
             for r in Rating.objects.select_for_update().filter(user_id__in=user_ids, game=match.game).order_by("user_id")

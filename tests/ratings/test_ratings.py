@@ -4,6 +4,7 @@ from the match, leavers last; rated once, whatever is announced again; aborted a
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 from openskill.models import PlackettLuce
 
 from games import services
@@ -234,3 +235,58 @@ def test_racing_workers_rate_a_match_once(players):
     assert match_rate(match_id=match.pk) is False
     assert RatingChange.objects.filter(match=match).count() == 2
     assert Table.objects.get(pk=table.pk).status == Table.Status.FINISHED
+
+
+def _run_at_once(*calls):
+    import threading
+
+    from django.db import connections
+
+    barrier = threading.Barrier(len(calls))
+    results = [None] * len(calls)
+
+    def run(index, call):
+        barrier.wait()
+        try:
+            results[index] = call()
+        except Exception as error:  # noqa: BLE001 - the test inspects it
+            results[index] = error
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return results
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL's row locks")
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_at_once_rate_a_match_once_and_chain_shared_players(players):
+    """Two announcements of one match at once rate it once; two matches sharing a player, rated at once,
+    chain: one starts from what the other stored (the Rating rows are locked)."""
+    from ratings.services import match_rate
+
+    from games.signals import match_ended
+    from ratings.receivers import rate_ended_match
+
+    ended = []
+    # Committed for real here: the announcement would rate at once, so it is held back while they end.
+    match_ended.disconnect(dispatch_uid="ratings.rate_ended_match")
+    try:
+        for pair in ((players[0], players[1]), (players[0], players[2])):
+            table = services.table_create_seated(game="gin", users=list(pair), ranked=True)
+            services.match_resign(table_id=table.pk, user=pair[1])
+            ended.append(Match.objects.get(table=table).pk)
+    finally:
+        match_ended.connect(rate_ended_match, dispatch_uid="ratings.rate_ended_match")
+    assert not RatingChange.objects.exists()
+    results = _run_at_once(lambda: match_rate(match_id=ended[0]), lambda: match_rate(match_id=ended[0]),
+                           lambda: match_rate(match_id=ended[1]))
+    assert sorted(map(str, results)) == ["False", "True", "True"], results
+    assert RatingChange.objects.count() == 4
+    first, second = sorted(RatingChange.objects.filter(user=players[0]), key=lambda c: c.pk)
+    assert (second.mu_before, second.sigma_before) == (first.mu_after, first.sigma_after)
+    assert selectors.rating_of(user=players[0], game="gin").matches == 2
