@@ -156,6 +156,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     context.update(
         seats=seats,
         rated=bool(changes),
+        any_provisional=any(change.provisional for change in changes.values()),
         sheet=selectors.score_sheet(match=match, rounds=rounds),
         rounds=rounds,
         config=config,

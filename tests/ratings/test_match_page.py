@@ -169,6 +169,40 @@ def test_a_masters_list_shows_wertungspunkte_augen_and_the_list_result(people, p
     assert "Listenergebnis" in html
 
 
+@pytest.mark.parametrize(
+    ("game", "preset", "options", "seats"),
+    [
+        ("gin", "hollywood", {"target": 50}, 2),
+        ("gin", "oklahoma", {"target": 50}, 2),
+        ("gin", "straight", {"target": 0}, 2),
+        ("romme", "standard", {"seats": 2, "rounds": 2}, 2),
+    ],
+)
+def test_every_kind_of_match_has_a_page_with_its_replay(people, play, game, preset, options, seats):
+    anna = people[0]
+    table = services.table_create(user=anna, game=game, preset=preset, options=options, bots="simple")
+    match = play(table.pk, [anna] + [None] * (seats - 1))
+    response = client_of().get(page_url(match))
+    assert response.status_code == 200
+    data = viewer_data(response)
+    record = client_of().get(reverse("matches:record", kwargs={"match_id": match.pk})).json()
+    assert len(data["positions"]) == sum(len(r["moves"]) + 1 for r in record["rounds"])
+    assert cells(response.content.decode(), r'<tr class="mp-sum mp-sum-final"')[1:1 + seats] == [
+        str(v) for v in match.final_scores
+    ]
+
+
+def test_the_match_page_speaks_english(people, ranked_gin):
+    anna, ben = people[:2]
+    match = ranked_gin(anna, ben)
+    html = client_of().get(page_url(match), headers={"accept-language": "en"}).content.decode()
+    assert '<html lang="en">' in html
+    for words in ("Score sheet", "Replay", "Check the deals", "Download the record (JSON)", "Change"):
+        assert words in html, words
+    data = viewer_data(client_of().get(page_url(match), headers={"accept-language": "en"}))
+    assert data["strings"]["check_ok"] == "matches"
+
+
 # --- what a page never shows ---------------------------------------------------------------------------------
 
 

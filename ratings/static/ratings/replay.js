@@ -29,12 +29,12 @@ function cardText(code) {
 
 function cardNode(code) {
   const red = code !== "JK" && (code[1] === "H" || code[1] === "D");
-  const node = el("span", "rp-card" + (red ? " is-red" : "") + (code === "JK" ? " is-joker" : ""), cardText(code));
+  const node = el("span", "rv-card" + (red ? " is-red" : "") + (code === "JK" ? " is-joker" : ""), cardText(code));
   node.dataset.card = code;
   return node;
 }
 
-function cardRow(cards, className = "rp-cards") {
+function cardRow(cards, className = "rv-cards") {
   const row = el("span", className);
   for (const code of cards) row.append(cardNode(code));
   return row;
@@ -96,35 +96,35 @@ function roundEndText(summary) {
 
 // --- drawing one position --------------------------------------------------------------------------------------
 
-const board = document.getElementById("rp-board");
-const moveLine = document.getElementById("rp-move");
-const counter = document.getElementById("rp-counter");
-const slider = document.getElementById("rp-slider");
-const roundPick = document.getElementById("rp-round");
-const moveList = document.getElementById("rp-moves");
+const board = document.getElementById("rv-board");
+const moveLine = document.getElementById("rv-move");
+const counter = document.getElementById("rv-counter");
+const slider = document.getElementById("rv-slider");
+const roundPick = document.getElementById("rv-round");
+const moveList = document.getElementById("rv-moves");
 
 let roundIndex = 0;
 let index = 0; // into data.positions
 
 function seatPanel(pos, seat) {
-  const panel = el("section", "rp-seat" + (pos.to_act === seat ? " is-to-act" : ""));
+  const panel = el("section", "rv-seat" + (pos.to_act === seat ? " is-to-act" : ""));
   panel.dataset.seat = seat;
-  const head = el("header", "rp-seat__head");
+  const head = el("header", "rv-seat__head");
   head.append(el("strong", "", name(seat)));
   const hand = pos.hands ? pos.hands[seat] : pos.arranged[seat].flat();
-  head.append(el("span", "rp-muted", fill(S.cards_n, { n: hand.length })));
-  if (pos.deadwood) head.append(el("span", "rp-tag", fill(S.deadwood, { n: pos.deadwood[seat] })));
-  if (pos.opened && pos.opened[seat]) head.append(el("span", "rp-tag", S.opened));
-  if (pos.left && pos.left[seat]) head.append(el("span", "rp-tag is-left", S.left));
-  if (pos.to_act === seat) head.append(el("span", "rp-tag is-turn", S.to_act));
+  head.append(el("span", "rv-muted", fill(S.cards_n, { n: hand.length })));
+  if (pos.deadwood) head.append(el("span", "rv-tag", fill(S.deadwood, { n: pos.deadwood[seat] })));
+  if (pos.opened && pos.opened[seat]) head.append(el("span", "rv-tag", S.opened));
+  if (pos.left && pos.left[seat]) head.append(el("span", "rv-tag is-left", S.left));
+  if (pos.to_act === seat) head.append(el("span", "rv-tag is-turn", S.to_act));
   panel.append(head);
-  const cards = el("div", "rp-hand");
+  const cards = el("div", "rv-hand");
   cards.dataset.role = "hand";
   if (data.game === "gin") {
     // Melds first, then the deadwood (the last group), as the server arranged them.
     pos.arranged[seat].forEach((group, i, all) => {
       if (!group.length) return;
-      cards.append(cardRow(group, i === all.length - 1 ? "rp-cards is-deadwood" : "rp-cards is-meld"));
+      cards.append(cardRow(group, i === all.length - 1 ? "rv-cards is-deadwood" : "rv-cards is-meld"));
     });
   } else {
     cards.append(cardRow(hand));
@@ -134,12 +134,12 @@ function seatPanel(pos, seat) {
 }
 
 function centre(pos) {
-  const mid = el("section", "rp-centre");
-  const stock = el("div", "rp-pile");
-  stock.append(el("span", "rp-pile__label", `${S.stock}: ${pos.stock_size}`));
-  if (pos.stock_top) stock.append(el("span", "rp-muted", fill(S.next_card, { card: cardText(pos.stock_top) })));
-  const pile = el("div", "rp-pile");
-  pile.append(el("span", "rp-pile__label", `${S.discard_pile}: ${pos.discard_size}`));
+  const mid = el("section", "rv-centre");
+  const stock = el("div", "rv-pile");
+  stock.append(el("span", "rv-pile__label", `${S.stock}: ${pos.stock_size}`));
+  if (pos.stock_top) stock.append(el("span", "rv-muted", fill(S.next_card, { card: cardText(pos.stock_top) })));
+  const pile = el("div", "rv-pile");
+  pile.append(el("span", "rv-pile__label", `${S.discard_pile}: ${pos.discard_size}`));
   if (pos.discard) pile.append(cardNode(pos.discard));
   pile.dataset.role = "discard";
   mid.append(stock, pile);
@@ -147,17 +147,17 @@ function centre(pos) {
 }
 
 function tableMelds(pos) {
-  const box = el("section", "rp-table-melds");
+  const box = el("section", "rv-table-melds");
   box.append(el("h3", "", S.melds_table));
   if (!pos.melds.length) {
-    box.append(el("p", "rp-muted", S.no_melds));
+    box.append(el("p", "rv-muted", S.no_melds));
     return box;
   }
-  const list = el("ol", "rp-meld-list");
+  const list = el("ol", "rv-meld-list");
   for (const meld of pos.melds) {
     const item = el("li", "");
     item.value = meld.number;
-    item.append(cardRow(meld.cards), el("span", "rp-muted", " " + fill(S.owner, { name: name(meld.owner) })));
+    item.append(cardRow(meld.cards), el("span", "rv-muted", " " + fill(S.owner, { name: name(meld.owner) })));
     list.append(item);
   }
   box.append(list);
@@ -169,7 +169,7 @@ function draw() {
   const round = data.rounds[roundIndex];
   board.replaceChildren();
   const seats = pos.hands ? pos.hands.length : pos.arranged.length;
-  const grid = el("div", "rp-seats");
+  const grid = el("div", "rv-seats");
   for (let seat = 0; seat < seats; seat++) grid.append(seatPanel(pos, seat));
   board.append(grid, centre(pos));
   if (data.game === "romme") board.append(tableMelds(pos));
@@ -193,7 +193,7 @@ function listMoves() {
   for (let i = round.first; i <= round.last; i++) {
     const pos = data.positions[i];
     const item = el("li", "");
-    const button = el("button", "rp-move-link", pos.move ? moveText(pos.move) : fill(S.deal, { round: round.number, name: name(round.dealer) }));
+    const button = el("button", "rv-move-link", pos.move ? moveText(pos.move) : fill(S.deal, { round: round.number, name: name(round.dealer) }));
     button.type = "button";
     item.dataset.position = i;
     button.addEventListener("click", () => go(i));
