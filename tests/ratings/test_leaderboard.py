@@ -4,6 +4,7 @@ queries whatever the size."""
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 
 import pytest
@@ -152,3 +153,32 @@ def test_a_fixed_number_of_queries_whatever_the_size(client, players, django_use
     with django_assert_num_queries(6):
         page = client.get(reverse("leaderboard")).content.decode()
     assert "Dein Platz: 151" in page
+
+
+def test_own_place_in_the_top_needs_no_count(client, players, django_assert_num_queries):
+    make_rating(players[0], display=1700)
+    make_rating(players[1], display=1600)
+    client.force_login(players[1])
+    with django_assert_num_queries(5):  # session, user, profile, the top 100, one's own row
+        page = client.get(reverse("leaderboard")).content.decode()
+    assert "Dein Platz: 2" in page
+
+
+def test_the_seed_command_fills_a_leaderboard_the_page_reads_in_one_query(client, django_assert_num_queries):
+    from django.core.management import call_command
+
+    call_command("ratings_seed", users=60, matches=600, batch=250, stdout=io.StringIO())
+    assert RatingChange.objects.filter(game="gin").count() > 0
+    board = selectors.leaderboard(game="gin")
+    assert len(board["rows"]) > 10
+    assert [row["place"] for row in board["rows"]] == list(range(1, len(board["rows"]) + 1))
+    displays = [row["display"] for row in board["rows"]]
+    assert displays == sorted(displays, reverse=True)
+    for rating in Rating.objects.filter(game="gin")[:20]:  # the stored rating is where its changes ended
+        last = RatingChange.objects.filter(user_id=rating.user_id, game="gin").order_by("-created_at", "-pk").first()
+        assert (rating.mu, rating.display) == (last.mu_after, last.display_after)
+        assert rating.matches == RatingChange.objects.filter(user_id=rating.user_id, game="gin").count()
+    with django_assert_num_queries(1):
+        assert client.get(reverse("leaderboard")).status_code == 200
+    call_command("ratings_seed", users=60, matches=600, clear=True, stdout=io.StringIO())
+    assert RatingChange.objects.filter(game="gin").count() > 0

@@ -267,10 +267,9 @@ def _run_at_once(*calls):
 def test_two_workers_at_once_rate_a_match_once_and_chain_shared_players(players):
     """Two announcements of one match at once rate it once; two matches sharing a player, rated at once,
     chain: one starts from what the other stored (the Rating rows are locked)."""
-    from ratings.services import match_rate
-
     from games.signals import match_ended
     from ratings.receivers import rate_ended_match
+    from ratings.services import match_rate
 
     ended = []
     # Committed for real here: the announcement would rate at once, so it is held back while they end.
