@@ -210,3 +210,27 @@ def test_the_page_s_canonical_json_is_python_s(new_page, live_server_url):
     )
     assert got[0] == expected
     assert got[1] == hashlib.sha256(expected.encode("ascii")).hexdigest()
+
+
+def test_a_deal_that_does_not_match_its_published_hash_shows_red(new_page, live_server_url, seeded_settings):
+    anna = make_user("anna")
+
+    def played() -> Match:
+        table = services.table_create(user=anna, game="gin", preset="klassisch", options={"target": 50}, bots="simple")
+        return Match.objects.get(pk=play_out(table.pk, [anna, None]).current_match_id)
+
+    match = off_the_browser_thread(played)
+    rounds = list(match.rounds.order_by("number"))
+    assert len(rounds) >= 2
+    # As if the server had published one hash and dealt other cards: that round must show red.
+    tampered = rounds[1]
+    tampered.deal_hash = hashlib.sha256(b"another deal").hexdigest()
+    tampered.save(update_fields=["deal_hash"])
+
+    page = new_page()
+    page.goto(f"/partie/{match.pk}/")
+    page.wait_for_selector("#deal-check[data-checked='true']")
+    states = page.locator(".dc-row").evaluate_all("rows => rows.map(r => r.dataset.state)")
+    assert states == ["ok" if r.number != tampered.number else "bad" for r in rounds]
+    assert page.locator(f".dc-row[data-round='{tampered.number}'] [data-role='verdict']").inner_text() == "✗ stimmt NICHT"
+    assert page.locator("#dc-summary").get_attribute("data-state") == "bad"

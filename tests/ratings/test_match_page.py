@@ -377,6 +377,22 @@ def test_the_record_form_shows_and_a_good_record_plays(people, ranked_gin):
         assert cells(html, rf'<tr data-seat="{seat}"')[-1] == str(final)
 
 
+def test_the_documented_romme_example_plays_in_the_viewer():
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "records-romme.md").read_text()
+    text = re.search(r"```json\n(\{\n  \"game\": \"romme\".*?)\n```", docs, re.S).group(1)
+    response = paste(text)
+    assert response.status_code == 200
+    data = viewer_data(response)
+    assert len(data["positions"]) == 18  # one deal and seventeen moves
+    last = data["positions"][-1]
+    assert last["hands"] == [["2D"], []] and last["to_act"] is None
+    assert data["players"] == ["anna", "ben"]
+    html = response.content.decode()
+    assert cells(html, r'<tr data-seat="1"')[0].startswith("ben") and "Sieger" in cells(html, r'<tr data-seat="1"')[0]
+
+
 def test_a_record_file_can_be_uploaded(people, ranked_gin):
     anna, ben = people[:2]
     match = ranked_gin(anna, ben)
