@@ -11,7 +11,7 @@ import pytest
 from django.template import Context, Template
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from games import services
 from games.models import Match, Round, Table
@@ -80,10 +80,12 @@ def gin_matches(people):
     return first, second
 
 
-def render_panels(player, viewer=None) -> str:
-    return Template("{% load ratings_tags %}{% rating_panels player viewer %}").render(
-        Context({"player": player, "viewer": viewer})
-    )
+def render_panels(player, viewer=None, language="de") -> str:
+    # In German unless asked (a request earlier in the same thread may have left another language active).
+    with translation.override(language):
+        return Template("{% load ratings_tags %}{% rating_panels player viewer %}").render(
+            Context({"player": player, "viewer": viewer})
+        )
 
 
 def panel_html(html: str, game: str) -> str:
