@@ -33,6 +33,9 @@ class Rating(models.Model):
     sigma = models.FloatField(default=DEFAULT_SIGMA)
     display = models.IntegerField(_("Wertungszahl"), default=wertungszahl(DEFAULT_MU))
     matches = models.PositiveIntegerField(_("gewertete Partien"), default=0)
+    # ``matches >= PROVISIONAL_MATCHES``, stored so the leaderboard's index holds only established players
+    # (the count of one's own place then walks tens of thousands of entries, not every rating).
+    established = models.BooleanField(_("nicht mehr vorläufig"), default=False)
     # Gin: matches won; Rommé: lists won, a shared first place included.
     wins = models.PositiveIntegerField(_("gewonnen"), default=0)
     last_rated_at = models.DateTimeField(_("zuletzt gewertet"), null=True, blank=True)
@@ -47,7 +50,7 @@ class Rating(models.Model):
             # The leaderboard walks this index in its order and counts along it for one's own place;
             # ``last_rated_at`` rides along so the 30-day test needs no table lookup.
             models.Index(
-                fields=["game", "-display", "-matches", "reached_at", "user", "last_rated_at"],
+                fields=["game", "established", "-display", "-matches", "reached_at", "user", "last_rated_at"],
                 name="rating_board_idx",
             ),
         ]

@@ -54,8 +54,10 @@ def rating_history(*, user, game: str) -> list[RatingChange]:
 
 
 def _eligible(*, game: str, now: datetime):
+    # ``established__in=[True]``, not ``=True``: Django writes the latter as a bare column ("WHERE established"),
+    # which SQLite cannot seek its index by; "IN (1)" it can.
     return Rating.objects.filter(
-        game=game, matches__gte=PROVISIONAL_MATCHES, last_rated_at__gte=now - timedelta(days=ACTIVE_DAYS)
+        game=game, established__in=[True], last_rated_at__gte=now - timedelta(days=ACTIVE_DAYS)
     )
 
 

@@ -12,7 +12,7 @@ from django.db.models import Exists, OuterRef
 from openskill.models import PlackettLuce
 
 from games.models import Match
-from ratings.models import Rating, RatingChange, wertungszahl
+from ratings.models import PROVISIONAL_MATCHES, Rating, RatingChange, wertungszahl
 
 logger = logging.getLogger(__name__)
 
@@ -105,12 +105,13 @@ def match_rate(*, match_id: int) -> bool:
                 rating.reached_at = when
             rating.mu, rating.sigma, rating.display = after.mu, after.sigma, display_after
             rating.matches += 1
+            rating.established = rating.matches >= PROVISIONAL_MATCHES
             rating.wins += _won(match, seat, places[seat], left)
             if rating.last_rated_at is None or when > rating.last_rated_at:
                 rating.last_rated_at = when
         RatingChange.objects.bulk_create(changes)
         Rating.objects.bulk_update(
-            ratings.values(), ["mu", "sigma", "display", "matches", "wins", "last_rated_at", "reached_at"]
+            ratings.values(), ["mu", "sigma", "display", "matches", "established", "wins", "last_rated_at", "reached_at"]
         )
     return True
 

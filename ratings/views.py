@@ -5,12 +5,14 @@ through ``ratings.pool``."""
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -31,10 +33,25 @@ def _signed(delta: int) -> str:
     return "±0"
 
 
-def _decorate(row: dict | None) -> dict | None:
+def _decorate(row: dict | None, profile_url: str, own_id: int | None) -> dict | None:
+    """A leaderboard row with its numbers already in the page's language (grouped as that language groups
+    them), so the template of 100 rows only prints: the page stays fast."""
     if row is None:
         return None
-    return {**row, "win_percent": 100 * row["win_share"], "change_text": _signed(row["change_7d"])}
+    return {
+        **row,
+        "is_own": row["user_id"] == own_id,
+        "display_text": str(row["display"]),  # a Wertungszahl is never grouped: 1534, not 1.534
+        "place_text": formats.number_format(row["place"], force_grouping=True),
+        "matches_text": formats.number_format(row["matches"], force_grouping=True),
+        "win_text": formats.number_format(round(100 * row["win_share"]), force_grouping=True),
+        "change_text": _signed(row["change_7d"]),
+        "change_class": "is-up" if row["change_7d"] > 0 else "is-down" if row["change_7d"] < 0 else "",
+        "url": profile_url.replace(_NAME_SLOT, quote(row["username"], safe="@+")),
+    }
+
+
+_NAME_SLOT = "__name__"
 
 
 @require_GET
@@ -42,8 +59,10 @@ def leaderboard(request: HttpRequest, game: str = "gin") -> HttpResponse:
     if game not in Game.values:
         raise Http404
     board = selectors.leaderboard(game=game, user=request.user)
-    rows = [_decorate(row) for row in board["rows"]]
-    own = _decorate(board["own"])
+    profile_url = reverse("accounts:public", args=[_NAME_SLOT])
+    own_id = request.user.pk if request.user.is_authenticated else None
+    rows = [_decorate(row, profile_url, own_id) for row in board["rows"]]
+    own = _decorate(board["own"], profile_url, own_id)
     own_rating = board["own_rating"]
     return render(
         request,

@@ -68,7 +68,7 @@ def make_rating(user, *, game="gin", display=1600, matches=10, wins=5, last=None
     now = timezone.now()
     return Rating.objects.create(
         user=user, game=game, mu=25 + (display - 1500) / 60, sigma=3.0, display=display, matches=matches,
-        wins=wins, last_rated_at=last or now, reached_at=reached or now,
+        wins=wins, last_rated_at=last or now, reached_at=reached or now, established=matches >= 10,
     )
 
 

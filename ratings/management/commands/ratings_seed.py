@@ -132,6 +132,7 @@ class Command(BaseCommand):
         with transaction.atomic():
             Rating.objects.bulk_create(
                 [Rating(user_id=uid, game=game, mu=v[0], sigma=v[1], display=v[2], matches=v[3], wins=v[4],
+                        established=v[3] >= PROVISIONAL_MATCHES,
                         last_rated_at=v[5], reached_at=v[6]) for (uid, game), v in ratings.items()],
                 batch_size=5000,
             )
