@@ -41,6 +41,7 @@ def _decorate(row: dict | None, profile_url: str, own_id: int | None) -> dict | 
     return {
         **row,
         "is_own": row["user_id"] == own_id,
+        "user_id_text": str(row["user_id"]),
         "display_text": str(row["display"]),  # a Wertungszahl is never grouped: 1534, not 1.534
         "place_text": formats.number_format(row["place"], force_grouping=True),
         "matches_text": formats.number_format(row["matches"], force_grouping=True),

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from games import services
 from games.models import Match, Table
@@ -100,7 +100,7 @@ def test_three_resignations_through_the_services_refuse_the_next_ranked_seat(pla
             services.match_resign(table_id=table.pk, user=anna)
     assert [c.left for c in selectors.rating_history(user=anna, game="gin")] == [True] * 3
     until = timezone.localtime(selectors.abandon_wait(user=anna).until)
-    with pytest.raises(ServiceError) as refused:
+    with pytest.raises(ServiceError) as refused, translation.override("de"):
         services.table_create_seated(game="gin", users=[anna, ben], ranked=True)
     assert refused.value.code == "not_allowed"
     assert "3 deiner letzten 10" in refused.value.message and until.strftime("%H:%M") in refused.value.message

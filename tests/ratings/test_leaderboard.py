@@ -125,6 +125,7 @@ def test_the_page_has_a_tab_per_game_and_the_own_place(client, players):
     client.force_login(players[1])
     page = client.get(reverse("leaderboard")).content.decode()
     assert 'id="tab-gin"' in page and 'id="tab-romme"' in page
+    assert f'data-user="{players[0].pk}"' in page  # rows are found by user id (the browser test does)
     assert "Dein Platz: 2" in page and "1650" in page and "75 %" in page
     romme = client.get(reverse("leaderboard_game", args=["romme"])).content.decode()
     assert 'id="leaderboard-empty"' in romme
