@@ -99,8 +99,8 @@ def abandon_message(*, wait: selectors.AbandonWait) -> str:
     else:
         until = formats.date_format(local, "SHORT_DATETIME_FORMAT")
     return _(
-        "Du hast %(left)s deiner letzten %(window)s gewerteten Partien verlassen. "
-        "Gewertet spielen kannst du wieder ab %(until)s."
+        "Bis %(until)s kannst du nicht gewertet spielen: Du hast %(left)s deiner letzten %(window)s "
+        "gewerteten Partien verlassen."
     ) % {"left": wait.left, "window": selectors.ABANDON_WINDOW, "until": until}
 
 

@@ -119,12 +119,12 @@ def test_the_lobby_says_why_and_until_when(client, players):
     client.force_login(players[0])
     panel = client.get(reverse("pool:panel")).content.decode()
     until = timezone.localtime(now + timedelta(minutes=10)).strftime("%H:%M")
-    assert 'id="ranked-abandon"' in panel and f"wieder ab {until}" in panel
+    assert 'id="ranked-abandon"' in panel and f"Bis {until} kannst du nicht gewertet spielen" in panel
     assert 'id="ranked-gin"' not in panel
     status = client.get(reverse("pool:status")).json()
     assert status["abandon"]["left"] == 3
     response = client.post(reverse("pool:join", args=["gin"]), follow=True)
-    assert f"wieder ab {until}" in response.content.decode()
+    assert f"Bis {until} kannst du nicht gewertet spielen" in response.content.decode()
 
 
 def test_the_lobby_says_it_in_english_too(client, players):
@@ -134,4 +134,4 @@ def test_the_lobby_says_it_in_english_too(client, players):
     players[0].profile.save()
     client.force_login(players[0])
     panel = client.get(reverse("pool:panel")).content.decode()
-    assert "You left 3 of your last 10 rated matches" in panel
+    assert "you left 3 of your last 10 rated matches" in panel
