@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test bench lint messages migrate services clean
+.PHONY: run test bench bench-leaderboard lint messages migrate services clean
 
 # A stamp per requirements set: the venv is (re)installed only when a requirements file changes.
 $(VENV)/.runtime: requirements.txt
@@ -49,6 +49,16 @@ lint: $(VENV)/.dev
 bench: $(VENV)/.bench
 	$(PY) -m bench.gin
 	$(PY) -m bench.romme
+	$(MAKE) bench-leaderboard
+
+## The leaderboard page at size: an SQLite file in artifacts/ seeded once (100,000 players, 1,000,000 rated
+## matches; minutes), then p50/p95 of /bestenliste/. With DATABASE_URL set it measures that database instead.
+BENCH_USERS ?= 100000
+BENCH_MATCHES ?= 1000000
+bench-leaderboard: $(VENV)/.dev messages
+	mkdir -p artifacts
+	SQLITE_PATH=$(CURDIR)/artifacts/bench-leaderboard.sqlite3 $(PY) manage.py migrate --noinput -v 0
+	SQLITE_PATH=$(CURDIR)/artifacts/bench-leaderboard.sqlite3 $(PY) -m bench.leaderboard --seed-users $(BENCH_USERS) --seed-matches $(BENCH_MATCHES)
 
 ## PostgreSQL + Redis on 127.0.0.1 (Debian packages; needs root). Prints the URLs to export.
 services:

@@ -1,4 +1,4 @@
-"""The profile pages (own, public, edit, delete) and the leaderboard's placeholder.
+"""The profile pages: own, public, edit, delete.
 
 The match history on the profile pages is the games app's: the template loads its ``match_history`` tag.
 """
@@ -73,7 +73,3 @@ def profile_delete(request: HttpRequest) -> HttpResponse:
         messages.success(request, _("Dein Konto wurde gelöscht. Schade, dass du gehst!"))
         return redirect("home")
     return render(request, "accounts/profile_delete.html", {"form": form})
-
-
-def leaderboard(request: HttpRequest) -> HttpResponse:
-    return render(request, "accounts/leaderboard.html")

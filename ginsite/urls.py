@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import TemplateView
 
-from accounts import views as accounts_views
+from ratings import urls as ratings_urls
 
 urlpatterns = [
     path("", TemplateView.as_view(template_name="home.html"), name="home"),
@@ -12,8 +12,10 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/", include("allauth.urls")),
     path("profil/", include("accounts.urls")),
-    path("bestenliste/", accounts_views.leaderboard, name="leaderboard"),
+    path("bestenliste/", include(ratings_urls)),
+    path("spielen/gewertet/", include((ratings_urls.pool_patterns, "pool"))),
     path("spielen/", include("games.urls")),
+    path("partie/", include("ratings.match_urls")),
     path("turniere/", include("tournaments.urls")),
 ]
 

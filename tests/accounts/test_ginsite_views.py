@@ -1,4 +1,4 @@
-"""The site's frame: home page, navigation, error pages and the leaderboard placeholder."""
+"""The site's frame: home page, navigation, and error pages."""
 
 import pytest
 from django.test import RequestFactory
@@ -58,13 +58,6 @@ def test_403_and_500_pages_are_styled():
 
     assert forbidden.status_code == 403 and "Kein Zutritt" in forbidden.content.decode()
     assert broken.status_code == 500 and "Da ist uns ein Fehler unterlaufen" in broken.content.decode()
-
-
-def test_leaderboard_placeholder_says_it_is_coming(client):
-    response = client.get(reverse("leaderboard"))
-
-    assert response.status_code == 200
-    assert "Die Bestenliste kommt bald" in response.content.decode()
 
 
 def test_500_page_renders_even_when_the_database_is_down():

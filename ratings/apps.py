@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+
+
+class RatingsConfig(AppConfig):
+    name = "ratings"
+    verbose_name = "Wertungen"
+
+    def ready(self) -> None:
+        # The end of a match rates it, the referee's loop pairs the pool, and nobody who must wait after
+        # abandoning rated matches takes a ranked seat.
+        from games.services import ranked_seat_guard_add
+        from ratings import pool, receivers  # noqa: F401
+
+        ranked_seat_guard_add(pool.abandon_guard)

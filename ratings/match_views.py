@@ -1,0 +1,284 @@
+"""The pages about played matches under /partie/: a finished match (score sheet, rating changes, the replay
+and the deal check), its record, any pasted record in the same viewer, and head-to-head between two players.
+
+Views are thin: reads come from ``ratings.match_selectors``, the positions of a replay from
+``ratings.replay`` (the engine steps through the record; the page only shows them).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods
+
+from games.engine.errors import InvalidRecord
+from games.engine.records import load_record
+from games.models import Game, Match, Table
+from ratings import match_selectors as selectors
+from ratings.replay import deal_of, replay_positions
+
+#: The largest record the paste form accepts (a long Rommé list is some tens of kB).
+RECORD_MAX_BYTES = 512 * 1024
+
+
+def _viewer_strings() -> dict[str, str]:
+    """The replay viewer's words, in the page's language (the script has none of its own)."""
+    return {
+        "deal": _("Runde {round}: {name} gibt."),
+        "pass": _("{name} passt"),
+        "draw_stock": _("{name} zieht {card} vom Stapel"),
+        "draw_discard": _("{name} nimmt {card} vom Ablagestapel"),
+        "draw_empty": _("{name} will ziehen – der Stapel ist leer"),
+        "discard": _("{name} wirft {card} ab"),
+        "knock": _("{name} klopft und wirft {card} ab"),
+        "big_gin": _("{name} macht Big Gin"),
+        "lay": _("{name} legt aus: {melds}"),
+        "lay_off": _("{name} legt {card} an Meldung {meld} an"),
+        "swap": _("{name} tauscht {card} gegen den Joker aus Meldung {meld}"),
+        "reshuffle": _("Der Ablagestapel wird zum neuen Stapel ({n} Karten)"),
+        "resign": _("{name} gibt auf"),
+        "position": _("Zug {n} von {total}"),
+        "position_deal": _("Ausgeteilt"),
+        "stock": _("Stapel"),
+        "discard_pile": _("Ablage"),
+        "next_card": _("oben: {card}"),
+        "cards_n": _("{n} Karten"),
+        "deadwood": _("Deadwood {n}"),
+        "opened": _("ausgelegt"),
+        "left": _("hat verlassen"),
+        "to_act": _("am Zug"),
+        "melds_table": _("Meldungen auf dem Tisch"),
+        "no_melds": _("Noch keine Meldungen."),
+        "owner": _("von {name}"),
+        "joker": _("Joker"),
+        "round_won": _("{name} gewinnt die Runde: {result}, {points} Punkte."),
+        "round_romme": _("{name} gewinnt die Runde: {result}."),
+        "round_dead": _("Die Runde endet ohne Sieger."),
+        "result_knock": _("Klopfen"),
+        "result_undercut": _("Unterschnitt"),
+        "result_gin": _("Gin"),
+        "result_big_gin": _("Big Gin"),
+        "result_romme": _("Rommé"),
+        "result_hand_romme": _("Hand-Rommé"),
+        "result_abandoned": _("abgebrochen"),
+        "check_running": _("wird geprüft …"),
+        "check_ok": _("stimmt"),
+        "check_bad": _("stimmt NICHT"),
+        "check_none": _("berechnet (kein veröffentlichter Wert zum Vergleich)"),
+        "check_unavailable": _("Dieser Browser kann hier nicht rechnen (WebCrypto braucht HTTPS)."),
+        "checks_all_ok": _("Alle Mischungen stimmen mit den veröffentlichten Prüfsummen überein."),
+        "checks_some_bad": _("Mindestens eine Mischung stimmt nicht mit ihrer Prüfsumme überein!"),
+    }
+
+
+def _viewer_config(*, record: dict, replay: dict, names: list[str], published: dict[int, str] | None,
+                   extra_checks: list[dict] | None = None) -> dict:
+    """The JSON the replay viewer reads: players, rounds (deal, published hash, where its positions are),
+    the positions, and the words. ``published``: round number → hash published when it began."""
+    published = published or {}
+    rounds = [
+        {
+            "number": info["number"],
+            "first": info["first"],
+            "last": info["last"],
+            "dealer": info["deal"]["dealer"],
+            "summary": info.get("summary"),
+        }
+        for info in replay["rounds"]
+    ]
+    checks = [
+        {"number": info["number"], "deal": info["deal"], "hash": published.get(info["number"], "")}
+        for info in replay["rounds"]
+    ]
+    checks += extra_checks or []
+    checks.sort(key=lambda c: c["number"])
+    return {
+        "game": record["game"],
+        "players": names,
+        "rounds": rounds,
+        "positions": replay["positions"],
+        "checks": checks,
+        "strings": _viewer_strings(),
+    }
+
+
+@require_GET
+def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
+    """A finished match: players and rating changes, the score sheet, the replay and the deal check. A match
+    still being played has no page (its deal is secret); an aborted one says so and shows no deal."""
+    match = selectors.match_visible(match_id=match_id, viewer=request.user)
+    if match is None:
+        raise Http404(_("Diese Partie gibt es nicht (oder sie läuft noch)."))
+    players = selectors.players_of(match)
+    context = {
+        "match": match,
+        "game_label": Game(match.game).label,
+        "players": players,
+        "aborted": match.status == Match.Status.ABORTED,
+    }
+    if context["aborted"]:
+        return render(request, "ratings/match_detail.html", context)
+    rounds = selectors.finished_rounds(match)
+    changes = selectors.match_changes(match_id=match.pk)
+    result = match.result or {}
+    places = result.get("places") or []
+    finals = match.final_scores or result.get("final") or []
+    left = set(match.left_seats or [])
+    seats = [
+        {
+            "player": player,
+            "place": places[player.seat] if player.seat < len(places) else None,
+            "final": finals[player.seat] if player.seat < len(finals) else None,
+            "winner": match.winner_seat == player.seat,
+            "left": player.seat in left,
+            "change": changes.get(player.user_id) if player.user_id is not None else None,
+        }
+        for player in players
+    ]
+    record = selectors.match_record(match=match, rounds=rounds, players=players)
+    try:
+        replay = replay_positions(record)
+    except InvalidRecord as exc:  # stored rounds the engine no longer replays: show the rest of the page
+        replay, replay_error = None, str(exc)
+    else:
+        replay_error = ""
+    config = None
+    if replay is not None:
+        published = {r.number: r.deal_hash for r in rounds}
+        # A round cut short by a resignation has no record to replay, but its deal is out and checkable.
+        extra = [{"number": r.number, "deal": deal_of(r.deal), "hash": r.deal_hash, "abandoned": True}
+                 for r in rounds if not r.record and r.deal]
+        config = _viewer_config(record=record, replay=replay, names=[p.name for p in players],
+                                published=published, extra_checks=extra)
+    context.update(
+        seats=seats,
+        rated=bool(changes),
+        any_provisional=any(change.provisional for change in changes.values()),
+        sheet=selectors.score_sheet(match=match, rounds=rounds),
+        rounds=rounds,
+        config=config,
+        replay_error=replay_error,
+        record_url=reverse("matches:record", kwargs={"match_id": match.pk}),
+        leaver_names=[p.name for p in players if p.seat in left],
+    )
+    return render(request, "ratings/match_detail.html", context)
+
+
+@require_GET
+def match_record(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The record (records.md) of a finished match as a download; replays to the match's result."""
+    match = selectors.match_visible(match_id=match_id, viewer=request.user)
+    if match is None or match.status != Match.Status.FINISHED:
+        raise Http404(_("Diese Partie gibt es nicht (oder sie läuft noch)."))
+    record = selectors.match_record(match=match)
+    response = JsonResponse(record, json_dumps_params={"ensure_ascii": False, "indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="{match.game}-partie{match.pk}.json"'
+    return response
+
+
+@require_GET
+def table_last_match(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The page of the last match that ended at a table (the table's match-end view links here)."""
+    table = Table.objects.filter(pk=table_id).first()
+    match = None
+    if table is not None:
+        match = (
+            table.matches.exclude(status=Match.Status.PLAYING).filter(finished_at__isnull=False)
+            .order_by("-number").first()
+        )
+    if match is None or selectors.match_visible(match_id=match.pk, viewer=request.user) is None:
+        raise Http404(_("An diesem Tisch ist noch keine Partie zu Ende."))
+    return redirect("matches:detail", match_id=match.pk)
+
+
+@require_http_methods(["GET", "POST"])
+def record_view(request: HttpRequest) -> HttpResponse:
+    """Anyone may paste (or upload) a record and watch it in the replay viewer; the engine checks it first.
+    A bad record gets the engine's reason (round, move, why), never a server error."""
+    context: dict = {"text": "", "error": "", "config": None, "max_kb": RECORD_MAX_BYTES // 1024}
+    if request.method == "GET":
+        return render(request, "ratings/replay_paste.html", context)
+    length = request.META.get("CONTENT_LENGTH") or "0"
+    if not length.isdigit() or int(length) > RECORD_MAX_BYTES + 16 * 1024:
+        context["error"] = _("Das Protokoll ist zu groß (höchstens %(kb)s kB).") % {"kb": context["max_kb"]}
+        return render(request, "ratings/replay_paste.html", context, status=413)
+    upload = request.FILES.get("file")
+    if upload is not None:
+        if upload.size > RECORD_MAX_BYTES:
+            context["error"] = _("Das Protokoll ist zu groß (höchstens %(kb)s kB).") % {"kb": context["max_kb"]}
+            return render(request, "ratings/replay_paste.html", context, status=413)
+        raw: str | bytes = upload.read()
+    else:
+        raw = request.POST.get("record", "")
+        context["text"] = raw
+    if len(raw) > RECORD_MAX_BYTES:
+        context["error"] = _("Das Protokoll ist zu groß (höchstens %(kb)s kB).") % {"kb": context["max_kb"]}
+        return render(request, "ratings/replay_paste.html", context, status=413)
+    if not raw.strip():
+        context["error"] = _("Bitte ein Protokoll einfügen oder eine Datei wählen.")
+        return render(request, "ratings/replay_paste.html", context, status=400)
+    try:
+        record = load_record(raw)
+        replay = replay_positions(record)
+    except InvalidRecord as exc:
+        context["error"] = _("Dieses Protokoll lässt sich nicht abspielen: %(reason)s") % {"reason": exc}
+        return render(request, "ratings/replay_paste.html", context, status=400)
+    except (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+        # The engine names what is wrong with any record it reads; this is for shapes it never expected.
+        context["error"] = _("Dieses Protokoll lässt sich nicht abspielen: es hat nicht die Form eines Spielprotokolls.")
+        return render(request, "ratings/replay_paste.html", context, status=400)
+    players = record.get("players")
+    seats = len(record["rounds"][0]["hands"]) if record["rounds"] else 0
+    if not (isinstance(players, list) and len(players) == seats and all(isinstance(p, str) for p in players)):
+        players = [_("Platz %(n)s") % {"n": i + 1} for i in range(seats)]
+    names = [str(p)[:40] for p in players]
+    summary = replay["summary"]
+    places, finals = summary.get("places") or [], summary.get("final") or []
+    rows = [
+        {"seat": seat, "name": name, "winner": summary.get("winner") == seat,
+         "place": places[seat] if seat < len(places) else None,
+         "final": finals[seat] if seat < len(finals) else None}
+        for seat, name in enumerate(names)
+    ]
+    context.update(
+        config=_viewer_config(record=record, replay=replay, names=names, published=None),
+        summary=summary,
+        rows=rows,
+        game_label=Game(record["game"]).label,
+        text="",
+    )
+    return render(request, "ratings/replay_paste.html", context)
+
+
+def _active_user(username: str):
+    return get_user_model().objects.filter(username=username, is_active=True).select_related("profile").first()
+
+
+@require_GET
+def compare_form(request: HttpRequest) -> HttpResponse:
+    """The profile's head-to-head form: ``a`` (the profile's player) against ``b`` (a user name typed in)."""
+    a_name = request.GET.get("a", "").strip()
+    b_name = request.GET.get("b", "").strip()
+    a, b = _active_user(a_name), _active_user(b_name)
+    if a is None or b is None or a.pk == b.pk:
+        error = _("Diesen Spieler gibt es nicht: %(name)s") % {"name": b_name or "–"}
+        if a is not None and b is not None:
+            error = _("Bitte einen anderen Spieler wählen.")
+        return render(request, "ratings/match_compare.html", {"error": error, "a_name": a_name, "b_name": b_name},
+                      status=404)
+    return redirect("matches:compare", user_a=a.get_username(), user_b=b.get_username())
+
+
+@require_GET
+def compare(request: HttpRequest, user_a: str, user_b: str) -> HttpResponse:
+    """Head-to-head: the matches two players played together and who won them."""
+    a, b = _active_user(user_a), _active_user(user_b)
+    if a is None or b is None or a.pk == b.pk:
+        raise Http404(_("Diesen Spieler gibt es nicht."))
+    h2h = selectors.head_to_head(a=a, b=b, viewer=request.user)
+    context = {"h2h": h2h, "a_name": selectors.public_name(a), "b_name": selectors.public_name(b), "a": a, "b": b}
+    return render(request, "ratings/match_compare.html", context)
+

@@ -1,0 +1,194 @@
+"""The pages of ranked play: the leaderboards (``/bestenliste/``, one tab per game) and the "Gewertet
+spielen" pool's endpoints for the lobby (join, leave, its panel and a small status for polling, and the
+Wertungszahl of each seat at the lobby's ranked tables). Thin: reads through ``ratings.selectors``, writes
+through ``ratings.pool``."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import formats, timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from games.models import Game, Seat, Table
+from games.services import ServiceError
+from ratings import pool, selectors
+from ratings.models import DEFAULT_MU, PROVISIONAL_MATCHES, Rating, wertungszahl
+
+GAME_TABS = [("gin", Game.GIN.label), ("romme", Game.ROMME.label)]
+
+
+def _signed(delta: int) -> str:
+    """A change as players read it: +14, −9 (a real minus sign), ±0."""
+    if delta > 0:
+        return f"+{delta}"
+    if delta < 0:
+        return f"\u2212{-delta}"
+    return "±0"
+
+
+def _decorate(row: dict | None, profile_url: str, own_id: int | None) -> dict | None:
+    """A leaderboard row with its numbers already in the page's language (grouped as that language groups
+    them), so the template of 100 rows only prints: the page stays fast."""
+    if row is None:
+        return None
+    return {
+        **row,
+        "is_own": row["user_id"] == own_id,
+        "user_id_text": str(row["user_id"]),
+        "display_text": str(row["display"]),  # a Wertungszahl is never grouped: 1534, not 1.534
+        "place_text": formats.number_format(row["place"], force_grouping=True),
+        "matches_text": formats.number_format(row["matches"], force_grouping=True),
+        "win_text": formats.number_format(round(100 * row["win_share"]), force_grouping=True),
+        "change_text": _signed(row["change_7d"]),
+        "change_class": "is-up" if row["change_7d"] > 0 else "is-down" if row["change_7d"] < 0 else "",
+        "url": profile_url.replace(_NAME_SLOT, quote(row["username"], safe="@+")),
+    }
+
+
+_NAME_SLOT = "__name__"
+
+
+@require_GET
+def leaderboard(request: HttpRequest, game: str = "gin") -> HttpResponse:
+    if game not in Game.values:
+        raise Http404
+    board = selectors.leaderboard(game=game, user=request.user)
+    profile_url = reverse("accounts:public", args=[_NAME_SLOT])
+    own_id = request.user.pk if request.user.is_authenticated else None
+    rows = [_decorate(row, profile_url, own_id) for row in board["rows"]]
+    own = _decorate(board["own"], profile_url, own_id)
+    own_rating = board["own_rating"]
+    return render(
+        request,
+        "ratings/leaderboard.html",
+        {
+            "game": game,
+            "game_name": Game(game).label,
+            "tabs": [{"code": code, "name": name, "current": code == game} for code, name in GAME_TABS],
+            "rows": rows,
+            "own": own,
+            "own_in_rows": own is not None and own["place"] <= len(rows),
+            "own_rating": own_rating,
+            "missing_matches": max(0, PROVISIONAL_MATCHES - own_rating["matches"]) if own_rating else PROVISIONAL_MATCHES,
+            "active_days": selectors.ACTIVE_DAYS,
+            "change_days": selectors.CHANGE_DAYS,
+            "provisional_matches": PROVISIONAL_MATCHES,
+            "now": timezone.now(),
+        },
+    )
+
+
+# --- the pool -------------------------------------------------------------------------------------------
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def pool_state(*, user) -> dict:
+    """What the lobby shows about ranked play for ``user``: waiting, table ready, or a wait for abandoning."""
+    state: dict = {"state": "idle", "waiting": {g: selectors.pool_waiting_count(game=g) for g in Game.values}}
+    if not getattr(user, "is_authenticated", False):
+        state["state"] = "signed_out"
+        return state
+    wait = selectors.abandon_wait(user=user)
+    if wait is not None:
+        state["abandon"] = {"until": wait.until, "left": wait.left, "message": pool.abandon_message(wait=wait)}
+    entry = selectors.pool_entry_of(user=user)
+    if entry is not None:
+        state["game"] = entry.game
+        state["game_name"] = Game(entry.game).label
+        state["since"] = entry.joined_at
+        state["waited_seconds"] = int(max(0.0, (timezone.now() - entry.joined_at).total_seconds()))
+        if entry.table_id is not None and entry.table.status in (Table.Status.OPEN, Table.Status.PLAYING):
+            state["state"] = "ready"
+            state["table_url"] = reverse("games:table", args=[entry.table_id])
+        elif entry.table_id is None:
+            state["state"] = "waiting"
+    return state
+
+
+@login_required
+@require_POST
+def pool_join(request: HttpRequest, game: str) -> HttpResponse:
+    if game not in Game.values:
+        raise Http404
+    try:
+        entry = pool.pool_join(user=request.user, game=game)
+    except ServiceError as error:
+        if _wants_json(request):
+            return JsonResponse({"error": error.code, "message": error.message}, status=409)
+        messages.error(request, error.message)
+        return redirect("games:lobby")
+    if _wants_json(request):
+        return JsonResponse(_jsonable(pool_state(user=request.user)))
+    if entry.table_id is not None:
+        return redirect("games:table", table_id=entry.table_id)
+    return redirect(reverse("games:lobby") + "#ranked")
+
+
+@login_required
+@require_POST
+def pool_leave(request: HttpRequest) -> HttpResponse:
+    pool.pool_leave(user=request.user)
+    if _wants_json(request):
+        return JsonResponse(_jsonable(pool_state(user=request.user)))
+    return redirect(reverse("games:lobby") + "#ranked")
+
+
+def _jsonable(state: dict) -> dict:
+    out = dict(state)
+    for key in ("since",):
+        if out.get(key) is not None:
+            out[key] = out[key].isoformat()
+    if "abandon" in out:
+        out["abandon"] = {**out["abandon"], "until": out["abandon"]["until"].isoformat()}
+    return out
+
+
+@never_cache
+@require_GET
+def pool_status(request: HttpRequest) -> JsonResponse:
+    """The lobby polls this every 2 s while waiting; ``table_url`` appears once a table is ready."""
+    return JsonResponse(_jsonable(pool_state(user=request.user)))
+
+
+@never_cache
+@require_GET
+def pool_panel(request: HttpRequest) -> HttpResponse:
+    """The lobby's "Gewertet spielen" panel, rendered here (the lobby fetches it; the games app does not
+    know ratings)."""
+    return render(request, "ratings/_pool.html", {"ranked": pool_state(user=request.user), "games": GAME_TABS})
+
+
+@never_cache
+@require_GET
+def seat_ratings(request: HttpRequest) -> JsonResponse:
+    """The Wertungszahl of every person at the public ranked tables in play or open, for the lobby:
+    ``{"tables": {table_id: {seat_index: {"display": 1534, "provisional": false}}}}``. Two queries."""
+    seats = list(
+        Seat.objects.filter(
+            table__ranked=True, table__private=False, user__isnull=False,
+            table__status__in=[Table.Status.OPEN, Table.Status.PLAYING],
+        ).values_list("table_id", "index", "user_id", "table__game")[:2000]
+    )
+    ratings = {
+        (user_id, game): (display, matches)
+        for user_id, game, display, matches in Rating.objects.filter(
+            user_id__in={user_id for _t, _i, user_id, _g in seats}
+        ).values_list("user_id", "game", "display", "matches")
+    }
+    tables: dict[str, dict[str, dict]] = {}
+    for table_id, index, user_id, game in seats:
+        display, matches = ratings.get((user_id, game), (wertungszahl(DEFAULT_MU), 0))
+        tables.setdefault(str(table_id), {})[str(index)] = {
+            "display": display, "provisional": matches < PROVISIONAL_MATCHES,
+        }
+    return JsonResponse({"tables": tables})
