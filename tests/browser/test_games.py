@@ -256,8 +256,9 @@ def test_two_people_sign_up_and_play_a_gin_match_to_the_end(game_server, server_
     winner = ["anna", "ben"][result["winner"]]
     assert anna.locator("#match-end").inner_text().startswith(f"{winner} gewinnt die Partie!")
     shot(anna, "gin_round_end")
+    # The end view names the final score too, and holds the record and the rematch.
+    assert anna.locator("#final-score tbody tr").count() == 2
     # The match record as a download, every round with its deal and moves.
-    anna.click("#btn-round-close")
     with anna.expect_download() as download:
         anna.click("#match-record")
     record = json.loads(Path(download.value.path()).read_text())
@@ -266,7 +267,6 @@ def test_two_people_sign_up_and_play_a_gin_match_to_the_end(game_server, server_
     assert Move.objects.filter(table_id=table_id, action__action="knock").exists()
 
     # Both ask for a rematch: a new match starts at the same table.
-    ben.click("#btn-round-close")
     for page in (anna, ben):
         page.click("#btn-rematch")
     for page in (anna, ben):
@@ -330,6 +330,10 @@ def test_one_person_plays_romme_against_three_computers_through_opening_layoff_a
                 for code in reversed(meld):
                     page.locator(f"#hand .pcard[data-card='{code}']:not(.is-selected):not(.is-staged)").first.click()
                 page.click("#btn-stage")
+            # The server reads each staged meld (order and points); the total follows its answers.
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('#melds .meld--staged')].every((m) => m.dataset.status === 'ok')"
+            )
             total = page.locator("#opening-total strong").inner_text()
             assert int(total.split("/")[0]) >= 40, total
             assert page.locator("#melds .meld--staged").count() == len(suggestion["melds"])
@@ -564,25 +568,29 @@ def romme_melds(draw):
     return draw(st.permutations(cards))
 
 
-@pytest.fixture(scope="module")
-def meld_page(browser, game_server):
-    context = browser.new_context(base_url=game_server.url)
-    page = context.new_page()
-    page.goto("/spielen/")
-    yield page
-    context.close()
+@pytest.fixture
+def meld_page(server_url, open_page):
+    """A table page: its socket answers `meld_preview` for the meld builder."""
+    user = make_user("mona")
+    table = services.table_create(user=user, game="romme", options={"turn_seconds": 600})
+    page = open_page(user)
+    page.goto(f"/spielen/tisch/{table.pk}/")
+    wait_connected(page)
+    return page
 
 
 @settings(max_examples=5, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(picked=st.lists(romme_melds(), min_size=40, max_size=40))
 def test_meld_builder_arranges_chosen_cards_into_melds_the_engine_accepts_with_its_points(meld_page, picked):
-    arranged = meld_page.evaluate(
+    # The page computes nothing: it asks the server, which answers from the engine.
+    answers = meld_page.evaluate(
         """async (melds) => {
-            const m = await import("/static/games/melds.js");
-            return melds.map((cards) => { const a = m.arrangeMeld(cards); return [a, m.pointsInOrder(a)]; });
+            const store = await import("/static/games/table/store.js");
+            return Promise.all(melds.map((cards) => store.askMeldPreview(cards)));
         }""",
         picked,
     )
-    for cards, (order, points) in zip(picked, arranged, strict=True):
-        meld = validate_meld(order)  # raises if the page's order is not a meld
-        assert points == meld.points, (cards, order)
+    for cards, answer in zip(picked, answers, strict=True):
+        assert sorted(answer["meld"]) == sorted(cards), (cards, answer)
+        meld = validate_meld(answer["meld"])  # raises if the server's order is not a meld
+        assert answer["points"] == meld.points, (cards, answer)
