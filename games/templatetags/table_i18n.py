@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django import template
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
 register = template.Library()
 
@@ -23,10 +23,11 @@ _GAME_NAMES = {"gin": "Gin Rommé", "romme": "Rommé", "Gin Rommé": "Gin Rommé
 def game_label(game: str) -> str:
     """A game's name in the page's language: "Gin Rommé" / "Gin Rummy", "Rommé" / "Rummy"."""
     german = _GAME_NAMES.get(str(game))
+    # With a context of their own: the names as titles, whatever other pages' running text says.
     if german == "Gin Rommé":
-        return _("Gin Rommé")
+        return pgettext("Spielname", "Gin Rommé")
     if german == "Rommé":
-        return _("Rommé")
+        return pgettext("Spielname", "Rommé")
     return str(game)
 
 
