@@ -8,7 +8,7 @@ import { addChat, wireChat } from "./table/chat.js";
 import { $, clearToast, root, toast } from "./table/dom.js";
 import { renderGinNumbers } from "./table/gin.js";
 import { LANG, t } from "./table/i18n.js";
-import { codeOf, discardKey, handKeys, orderClicked, renderHand, toggleSelect } from "./table/hand.js";
+import { discardKey, handKeys, orderClicked, renderHand, toggleSelect } from "./table/hand.js";
 import { animate, capture, moving } from "./table/motion.js";
 import { layOff, renderMelds, renderRommeNumbers } from "./table/romme.js";
 import { endClosed, renderEnd, renderScores, reopenEnd } from "./table/scores.js";
@@ -217,7 +217,14 @@ root.addEventListener("keydown", (event) => {
     event.preventDefault();
     layOff([...store.selected][0], meld.dataset.meld);
   }
-  if (event.key === "Escape") setPanel(false);
+  if (event.key === "Escape") {
+    setPanel(false);
+    const end = document.getElementById("round-end");
+    if (end.open && end.contains(event.target)) {
+      end.close();
+      render();
+    }
+  }
 });
 
 // --- the page's own buttons ------------------------------------------------------------------------------
@@ -291,5 +298,4 @@ window.ginTable = {
   get selected() {
     return [...store.selected];
   },
-  codeOf,
 };

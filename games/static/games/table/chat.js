@@ -16,7 +16,8 @@ export function addChat(line) {
   list.scrollTop = list.scrollHeight;
   const badge = document.getElementById("panel-badge");
   const side = document.getElementById("side");
-  if (badge && side && !side.classList.contains("is-open") && getComputedStyle(side).position === "fixed") badge.hidden = false;
+  // In a closed drawer (narrow screens) a new line is announced by a dot on the drawer's button.
+  if (badge && side && getComputedStyle(side).display === "none") badge.hidden = false;
 }
 
 export function wireChat() {

@@ -305,9 +305,12 @@ export function renderEnd(tb, v) {
   ready.textContent = mine && mine.ready ? t("waiting_others") : t("next_round");
   if (!dialog.open && shownEnd !== key) {
     shownEnd = key;
+    // Who plays by keyboard lands on the view's first button; someone typing in the chat keeps typing.
+    const typing = document.activeElement && document.activeElement.matches("input, textarea");
     dialog.show();
-    dialog.scrollTop = 0;
     dialog.querySelector(".gt-end__body").scrollTop = 0;
+    const first = [...dialog.querySelectorAll("button")].find((b) => !b.hidden && !b.disabled);
+    if (!typing && first) first.focus({ preventScroll: true });
   }
 }
 
