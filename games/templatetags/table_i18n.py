@@ -74,7 +74,6 @@ def table_strings() -> dict:
         "level_expert": _("Experte"),
         "left": _("hat verlassen"),
         "offline": _("offline"),
-        "cards_n": _forms(ngettext("{n} Karte", "{n} Karten", 1), ngettext("{n} Karte", "{n} Karten", 2)),
         "cards_in_hand": _forms(
             ngettext("{n} Karte auf der Hand", "{n} Karten auf der Hand", 1),
             ngettext("{n} Karte auf der Hand", "{n} Karten auf der Hand", 2),
@@ -83,8 +82,6 @@ def table_strings() -> dict:
         "not_opened": _("noch nicht ausgelegt"),
         "timeouts_n": _("{n}× Zeit abgelaufen"),
         "you_are": _("Deine Karten, {name}"),
-        "you_left": _("Du hast diese Partie verlassen. Die anderen spielen ohne dich weiter."),
-        "to_lobby": _("Zur Lobby"),
         # --- stock, pile, whose turn
         "stock_n": _forms(
             ngettext("Stapel: {n} Karte", "Stapel: {n} Karten", 1),
@@ -165,7 +162,6 @@ def table_strings() -> dict:
         "lay_off_high": _("{card} oben an Meldung {n} anlegen"),
         "swap_joker": _("{card} gegen den Joker in Meldung {n} tauschen"),
         "cannot_discard": _("{card} kannst du jetzt nicht abwerfen."),
-        "cannot_lay_off": _("{card} passt an keine Meldung."),
         "cannot_lay_off_here": _("{card} passt nicht an Meldung {n}."),
         # --- the score sheet
         "round": _("Runde"),
@@ -187,7 +183,6 @@ def table_strings() -> dict:
         "match_end_title": _("Ende der Partie"),
         "waiting_others": _("Warte auf die anderen …"),
         "next_round": _("Weiter zur nächsten Runde"),
-        "show_result": _("Ergebnis ansehen"),
         "dead_round": _("Tote Runde – niemand punktet, derselbe Geber gibt neu."),
         "round_winner": _forms(
             ngettext("{name} gewinnt die Runde – {what}, {n} Punkt", "{name} gewinnt die Runde – {what}, {n} Punkte", 1),
@@ -205,7 +200,6 @@ def table_strings() -> dict:
         "result_resign": _("Aufgabe"),
         "result_abandoned": _("abgebrochen"),
         "knocker": _("klopft"),
-        "melds_label": _("Meldungen"),
         "layoffs": _("angelegt"),
         "deadwood_cards": _("Restpunkte"),
         "in_hand": _("auf der Hand"),
@@ -235,7 +229,6 @@ def table_strings() -> dict:
         "mv_lay_off": _("legt {card} an"),
         "mv_swap": _("tauscht {card} gegen einen Joker"),
         "mv_resign": _("gibt auf"),
-        "mv_reshuffle": _("Der Ablagestapel wird neu gemischt."),
         "timeout_played": _("Zeit abgelaufen – für dich wurde gespielt: {moves}"),
         # --- fairness
         "deal_hash": _("Runde {n}, Prüfsumme der Mischung: {hash}…"),
