@@ -52,10 +52,11 @@ def server_url(layout_server, transactional_db):
 def open_page(browser, server_url):
     contexts = []
 
-    def make(user, size, *, locale="de-DE"):
+    def make(user, size, *, locale="de-DE", reduced_motion="no-preference"):
         phone = size["width"] < 700
         context = browser.new_context(
-            base_url=server_url, locale=locale, viewport=size, has_touch=phone, is_mobile=phone
+            base_url=server_url, locale=locale, viewport=size, has_touch=phone, is_mobile=phone,
+            reduced_motion=reduced_motion,
         )
         context.set_default_timeout(10_000)
         client = Client()
@@ -600,3 +601,20 @@ def test_keyboard_alone_chooses_and_plays_a_card(server_url, open_page):
     me = frame(page)["table"]["you"]
     assert {"seat": me, "action": "discard", "card": card} in frame(page)["view"]["history"]
     assert not page.errors
+
+
+@pytest.mark.parametrize("reduced", [False, True], ids=["motion", "reduced-motion"])
+def test_a_drawn_card_slides_into_the_hand_unless_the_system_asks_for_less_motion(server_url, open_page, reduced):
+    page = open_page(make_user("mika"), LAPTOP, reduced_motion="reduce" if reduced else "no-preference")
+    quick_table(page, "gin")
+    my_turn(page, phase="draw")
+    settled(page)
+    before = page.evaluate("window.ginTable.flights")
+    version = page.evaluate("window.ginTable.version")
+    page.click("#stock")
+    page.wait_for_function(f"() => window.ginTable.version > {version}")
+    settled(page)
+    moved = page.evaluate("window.ginTable.flights") - before
+    assert (moved == 0) if reduced else (moved >= 1), moved
+    assert not page.errors
+

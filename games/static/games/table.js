@@ -9,7 +9,7 @@ import { $, clearToast, root, toast } from "./table/dom.js";
 import { renderGinNumbers } from "./table/gin.js";
 import { LANG, t } from "./table/i18n.js";
 import { discardKey, handKeys, orderClicked, renderHand, toggleSelect } from "./table/hand.js";
-import { animate, capture, moving } from "./table/motion.js";
+import { animate, capture, flights, moving } from "./table/motion.js";
 import { layOff, renderMelds, renderRommeNumbers } from "./table/romme.js";
 import { endClosed, renderEnd, renderScores, reopenEnd } from "./table/scores.js";
 import { play, setSound, soundOn } from "./table/sound.js";
@@ -294,6 +294,9 @@ window.ginTable = {
   },
   get moving() {
     return moving();
+  },
+  get flights() {
+    return flights();
   },
   get selected() {
     return [...store.selected];

@@ -10,6 +10,7 @@ const DURATION = 260;
 const EASING = "cubic-bezier(.2, .7, .2, 1)";
 const reducedQuery = window.matchMedia("(prefers-reduced-motion: reduce)");
 let running = 0;
+let started = 0;
 
 export function reduced() {
   return reducedQuery.matches;
@@ -18,6 +19,11 @@ export function reduced() {
 /** How many card movements are playing (tests wait for none before they measure or take pictures). */
 export function moving() {
   return running;
+}
+
+/** How many card movements have been started since the page loaded. */
+export function flights() {
+  return started;
 }
 
 const rectOf = (node) => (node ? node.getBoundingClientRect() : null);
@@ -37,6 +43,7 @@ export function capture() {
 
 function track(animation) {
   running += 1;
+  started += 1;
   const done = () => {
     running = Math.max(0, running - 1);
   };
