@@ -156,6 +156,7 @@ def table_strings() -> dict:
             ngettext("Auslegen ({n} Punkt)", "Auslegen ({n} Punkte)", 2),
         ),
         "unstage": _("Zurücknehmen"),
+        "unstage_one": _("{cards} – antippen nimmt die Meldung zurück"),
         "use_suggestion": _("Vorschlag übernehmen"),
         "lay_off_at": _("{card} an Meldung {n} anlegen"),
         "lay_off_low": _("{card} unten an Meldung {n} anlegen"),

@@ -567,6 +567,13 @@ def test_sounds_wait_for_the_first_interaction_and_the_off_switch_is_remembered(
     assert page.evaluate("localStorage.getItem('games:sound')") == "off"
     my_turn(page, phase="discard")
     assert page.evaluate("window.__contexts") == 0  # switched off: no sound at all
+    # Switched on again (a click: the page may sound now), the next card laid down is heard.
+    page.click("#btn-sound")
+    card = next(a["card"] for a in frame(page)["view"]["legal_actions"] if a["action"] == "discard")
+    version = page.evaluate("window.ginTable.version")
+    page.locator(f"#hand [data-card='{card}']").dblclick()
+    page.wait_for_function(f"() => window.ginTable.version > {version}")
+    page.wait_for_function("() => window.__contexts === 1")
     assert not page.errors
 
 

@@ -177,10 +177,22 @@ function offline() {
   return true;
 }
 
+// A double click discards. Counted here, not by the browser's dblclick: the first click redraws the hand,
+// and a browser does not pair two clicks on different elements.
+let lastCardClick = { key: null, at: 0 };
+
 root.addEventListener("click", (event) => {
   const card = event.target.closest("#hand .pcard");
   if (card) {
-    toggleSelect(card.dataset.key);
+    const key = card.dataset.key;
+    const now = performance.now();
+    if (lastCardClick.key === key && now - lastCardClick.at < 450 && event.detail !== 0) {
+      lastCardClick = { key: null, at: 0 };
+      if (!offline()) discardKey(key);
+      return;
+    }
+    lastCardClick = { key, at: event.detail === 0 ? 0 : now };
+    toggleSelect(key);
     return;
   }
   if (event.target.closest("#stock")) {
@@ -195,6 +207,13 @@ root.addEventListener("click", (event) => {
     else if (store.selected.size === 1) discardKey([...store.selected][0]);
     return;
   }
+  const staged = event.target.closest("#melds .meld--staged");
+  if (staged) {
+    // A meld being built goes back to the hand with a click (or Enter).
+    store.staged.splice(Number(staged.dataset.staged), 1);
+    render();
+    return;
+  }
   const meld = event.target.closest("#melds .meld[data-meld]");
   if (meld && store.selected.size === 1) {
     layOff([...store.selected][0], meld.dataset.meld);
@@ -206,16 +225,16 @@ root.addEventListener("click", (event) => {
   if (actionButton && !store.connected) toast(t("not_connected"));
 });
 
-root.addEventListener("dblclick", (event) => {
-  const card = event.target.closest("#hand .pcard");
-  if (card) discardKey(card.dataset.key);
-});
-
 root.addEventListener("keydown", (event) => {
   const meld = event.target.closest && event.target.closest("#melds .meld[data-meld]");
   if (meld && (event.key === "Enter" || event.key === " ") && store.selected.size === 1) {
     event.preventDefault();
     layOff([...store.selected][0], meld.dataset.meld);
+  }
+  const staged = event.target.closest && event.target.closest("#melds .meld--staged");
+  if (staged && (event.key === "Enter" || event.key === " ")) {
+    event.preventDefault();
+    staged.click();
   }
   if (event.key === "Escape") {
     setPanel(false);

@@ -138,7 +138,14 @@ export function renderMelds(tb, v) {
     for (const [i, keys] of store.staged.entries()) {
       const preview = previewOf(keys);
       const cards = preview.status === "ok" ? preview.meld : keys.map(codeOf);
-      const box = meldBox(cards, { class: `meld meld--staged meld--${preview.status}`, dataset: { staged: String(i), status: preview.status } });
+      const box = meldBox(cards, {
+        class: `meld meld--staged meld--${preview.status}`,
+        dataset: { staged: String(i), status: preview.status },
+        role: "button",
+        tabindex: "0",
+        "aria-label": t("unstage_one", { cards: cards.map(short).join(" ") }),
+        title: t("unstage_one", { cards: cards.map(short).join(" ") }),
+      });
       const note =
         preview.status === "ok" ? t("points_n", { n: preview.points }) : preview.status === "invalid" ? t("meld_invalid") : t("meld_checking");
       box.append(el("span", { class: "meld__points", text: note }));
