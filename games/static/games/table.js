@@ -44,7 +44,7 @@ function render() {
   if (v || tb.status === "finished") renderEnd(tb, v);
   $("#btn-show-result").hidden = !endClosed(tb, v);
   const resign = document.getElementById("btn-resign");
-  if (resign) resign.hidden = tb.status !== "playing" || me === null;
+  if (resign) resign.hidden = tb.status !== "playing" || me === null || Boolean(v && v.over);
   const chat = document.getElementById("chat-form");
   if (chat) chat.hidden = ownSeat() !== null && hasLeft(ownSeat());
   tick();

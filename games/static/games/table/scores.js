@@ -69,9 +69,9 @@ export function renderScores(tb, v) {
   }
   sheet.append(body);
   const foot = el("tfoot");
-  const addRow = (label, values, format = (x) => x) => {
+  const addRow = (label, values, format = (x) => x, title = undefined) => {
     if (!Array.isArray(values)) return;
-    const row = el("tr", {}, el("th", { scope: "row", class: "scores__round", text: label }));
+    const row = el("tr", {}, el("th", { scope: "row", class: "scores__round", text: label, title }));
     for (let seat = 0; seat < seats; seat += 1) row.append(el("td", { text: values[seat] === undefined ? "" : format(values[seat]) }));
     foot.append(row);
   };
@@ -82,9 +82,9 @@ export function renderScores(tb, v) {
     if (bonuses) addRow(t("bonuses"), bonuses, (x) => (x ? `+${x}` : "0"));
     if (v.over || scores.columns) addRow(t("final"), scores.final);
   } else if (masters) {
-    addRow(t("wp"), scores.wertungspunkte);
+    addRow(t("wp_short"), scores.wertungspunkte, undefined, t("wp"));
     addRow(t("augen_total"), scores.augen);
-    addRow(t("result"), scores.results);
+    addRow(t("result_short"), scores.results, undefined, t("result"));
   } else {
     addRow(t("totals"), scores.minus, signedMinus);
   }

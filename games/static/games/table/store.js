@@ -79,11 +79,13 @@ export function plainName(seat) {
   return info && info.bot ? t("computer_plain", { n: seat + 1 }) : playerName(seat);
 }
 
-/** A short name where space is tight (score sheet columns): "Comp. 2" for computer players. */
+/** A short name where space is tight (score sheet columns): "Comp. 2" for computer players, "C2" when
+ * five or six columns share the sheet. */
 export function shortName(seat) {
   const tb = table();
   const info = tb && tb.seats && tb.seats[seat];
-  return info && info.bot ? t("computer_n", { n: seat + 1 }) : playerName(seat);
+  if (!info || !info.bot) return playerName(seat);
+  return t(tb.seat_count >= 5 ? "computer_tiny" : "computer_n", { n: seat + 1 });
 }
 
 // --- the socket -------------------------------------------------------------------------------------------
