@@ -141,12 +141,13 @@ export function discardKey(key) {
 
 // --- drawing the hand -----------------------------------------------------------------------------------
 
-let focusKey = null; // the card that keeps the keyboard focus across renders (roving tabindex)
+let focusKey = null; // the card that is to have the keyboard focus after the next render
+let rovingKey = null; // the hand's one Tab stop (roving tabindex): the card last walked to
 
 export function renderHand(tb, v) {
   const area = $("#hand");
   const hadFocus = area.contains(document.activeElement);
-  const focused = hadFocus ? document.activeElement.dataset.key : focusKey;
+  const focused = focusKey || (hadFocus ? document.activeElement.dataset.key : rovingKey);
   area.replaceChildren();
   const groups = orderedHand(v);
   const discardable = new Set(legalOf("discard").map((a) => a.card));
@@ -156,6 +157,7 @@ export function renderHand(tb, v) {
   const melds = store.order === "melds" ? arrangementMelds(v).length : 0;
   const keys = groups.flat();
   const roving = keys.includes(focused) ? focused : keys[0];
+  rovingKey = roving;
   for (const [index, group] of groups.entries()) {
     const isMeld = index < melds;
     const wrap = el("div", { class: `hand__group${isMeld ? ` hand__group--meld hand__group--${index % 2 ? "b" : "a"}` : ""}`, role: "group" });
@@ -195,6 +197,7 @@ root.addEventListener("keydown", (event) => {
     event.preventDefault();
     for (const other of cards) other.tabIndex = -1;
     next.tabIndex = 0;
+    rovingKey = next.dataset.key;
     next.focus();
   };
   if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
