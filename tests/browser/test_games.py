@@ -19,12 +19,9 @@ from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from games import services
 from games.engine.gin.melds import best_melds
-from games.engine.romme.melds import validate_meld
 from games.models import Move, Table
 from tests.browser.conftest import SCREENSHOT_DIR, _mails_in, serving
 
@@ -536,61 +533,3 @@ def test_lobby_lists_tables_live_and_offers_quick_games(server_url, open_page):
         "() => window.ginTable.frame.view.history.some((m) => m.seat !== window.ginTable.frame.table.you)"
     )
     assert not page.errors
-
-
-# --- the meld builder's arithmetic against the engine -------------------------------------------------------
-
-RANKS = "A23456789TJQK"
-
-
-@st.composite
-def romme_melds(draw):
-    """A valid Rommé meld as the engine sees it, then shuffled: the cards a player picks, in any order."""
-    if draw(st.booleans()):
-        rank = draw(st.sampled_from(RANKS))
-        suits = draw(st.lists(st.sampled_from("CDHS"), min_size=3, max_size=4, unique=True))
-        cards = [rank + suit for suit in suits]
-        if draw(st.booleans()):
-            cards[draw(st.integers(0, len(cards) - 1))] = "JK"
-    else:
-        suit = draw(st.sampled_from("CDHS"))
-        length = draw(st.integers(3, 9))
-        start = draw(st.integers(0, 14 - length))  # positions 0..13: ace low .. ace high
-        cards = [("A" if p == 13 else RANKS[p]) + suit for p in range(start, start + length)]
-        wanted = draw(st.sets(st.integers(0, length - 1), max_size=(length - 1) // 2))
-        kept: list[int] = []
-        for i in sorted(wanted):  # two jokers never lie side by side
-            if not kept or i > kept[-1] + 1:
-                kept.append(i)
-        for i in kept:
-            cards[i] = "JK"
-    validate_meld(cards)  # the strategy itself makes only melds the engine accepts
-    return draw(st.permutations(cards))
-
-
-@pytest.fixture
-def meld_page(server_url, open_page):
-    """A table page: its socket answers `meld_preview` for the meld builder."""
-    user = make_user("mona")
-    table = services.table_create(user=user, game="romme", options={"turn_seconds": 600})
-    page = open_page(user)
-    page.goto(f"/spielen/tisch/{table.pk}/")
-    wait_connected(page)
-    return page
-
-
-@settings(max_examples=5, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(picked=st.lists(romme_melds(), min_size=40, max_size=40))
-def test_meld_builder_arranges_chosen_cards_into_melds_the_engine_accepts_with_its_points(meld_page, picked):
-    # The page computes nothing: it asks the server, which answers from the engine.
-    answers = meld_page.evaluate(
-        """async (melds) => {
-            const store = await import("/static/games/table/store.js");
-            return Promise.all(melds.map((cards) => store.askMeldPreview(cards)));
-        }""",
-        picked,
-    )
-    for cards, answer in zip(picked, answers, strict=True):
-        assert sorted(answer["meld"]) == sorted(cards), (cards, answer)
-        meld = validate_meld(answer["meld"])  # raises if the server's order is not a meld
-        assert answer["points"] == meld.points, (cards, answer)
