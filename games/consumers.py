@@ -16,12 +16,69 @@ from django.db import connection
 from django.utils.html import escape
 
 from games import events, selectors, services
+from games.engine.cards import JOKER, RANKS
+from games.engine.romme.melds import InvalidMeld, validate_meld
 from games.services import ServiceError
 
 logger = logging.getLogger(__name__)
 
 #: The largest message a client may send (bytes of text).
 MESSAGE_MAX_BYTES = 4096
+
+#: The most cards a meld can have (a run of one suit, ace low to ace high).
+MELD_MAX_CARDS = 14
+
+
+def meld_preview(cards: list[str]) -> dict:
+    """What ``cards``, chosen in any order, make as one Rommé meld: the order it is laid in and its points,
+    or why it is none. Read-only, for the page's meld builder (the page knows no rules).
+
+    The candidate orders are the natural cards by rank (each ace low or high) with the jokers placed in
+    every way; ``validate_meld`` alone decides which are melds. Of several readings the one worth most
+    points is given (a joker at the top end of a run rather than the bottom; a set's jokers last).
+
+    >>> meld_preview(["7H", "JK", "5H"])
+    {'meld': ['5H', 'JK', '7H'], 'points': 18, 'kind': 'run'}
+    """
+    naturals = [c for c in cards if c != JOKER]
+    jokers = len(cards) - len(naturals)
+    aces = [c for c in naturals if c[0] == "A"]
+    others = sorted((c for c in naturals if c[0] != "A"), key=lambda c: RANKS.find(c[0]))
+    best = None
+    error = "no cards"
+    seen: set[tuple[str, ...]] = set()
+    for high in range(len(aces) + 1):
+        line = aces[high:] + others + aces[:high]  # aces below the 2, or above the king
+        for places in _joker_places(len(line) + jokers, jokers):
+            order, rest = [], iter(line)
+            for i in range(len(line) + jokers):
+                order.append(JOKER if i in places else next(rest))
+            key = tuple(order)
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                meld = validate_meld(order)
+            except InvalidMeld as exc:
+                error = str(exc)
+                continue
+            # Among equals the last reading wins: jokers as far up as they go (a set's at its end).
+            if best is None or meld.points >= best.points:
+                best = meld
+    if best is None:
+        return {"meld": None, "points": None, "error": error}
+    return {"meld": list(best.cards), "points": best.points, "kind": best.kind}
+
+
+def _joker_places(length: int, jokers: int):
+    """Every set of ``jokers`` positions out of ``length`` with no two side by side (the rules never allow it)."""
+    def choose(start: int, left: int, taken: tuple[int, ...]):
+        if left == 0:
+            yield frozenset(taken)
+            return
+        for i in range(start, length - 2 * (left - 1)):
+            yield from choose(i + 2, left - 1, (*taken, i))
+    yield from choose(0, jokers, ())
 
 
 def _poll_seconds() -> float:
@@ -233,6 +290,21 @@ class TableConsumer(_JsonConsumer):
     async def on_chat(self, message):
         await self._call(services.chat_post, text=message.get("text"))
 
+    async def on_meld_preview(self, message):
+        # Read-only and the same for everyone: nothing of the table is read or changed.
+        cards = message.get("cards")
+        if (
+            not isinstance(cards, list)
+            or not 1 <= len(cards) <= MELD_MAX_CARDS
+            or not all(isinstance(c, str) and len(c) == 2 for c in cards)
+        ):
+            await self.send_error("bad_message", f"meld_preview braucht 'cards': 1 bis {MELD_MAX_CARDS} Kartencodes.",
+                                  version=self.version)
+            return
+        answer = meld_preview(cards) if len(cards) >= 3 else {"meld": None, "points": None,
+                                                               "error": "a meld needs at least 3 cards"}
+        await self.send_frame({"type": "meld_preview", "id": message.get("id"), "cards": cards, **answer})
+
     HANDLERS = {
         "hello": on_sync,
         "sync": on_sync,
@@ -247,6 +319,7 @@ class TableConsumer(_JsonConsumer):
         "bots": on_bots,
         "start": on_start,
         "chat": on_chat,
+        "meld_preview": on_meld_preview,
     }
 
 

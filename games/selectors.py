@@ -7,7 +7,7 @@ import hmac
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from games import engines, presenters
 from games.models import ChatMessage, Seat, Table
@@ -16,10 +16,17 @@ from games.models import ChatMessage, Seat, Table
 CHAT_HISTORY = 30
 
 
+def _someone_plays() -> Exists:
+    """A person still in the match at the table (computer players have no user; who resigned has left)."""
+    return Exists(Seat.objects.filter(table=OuterRef("pk"), user__isnull=False, left=False))
+
+
 def lobby_tables(*, game: str | None = None, limit: int = 100) -> list[dict]:
-    """Public tables that are open or being played, newest first, as lobby summaries."""
+    """Public tables that are open or being played, newest first, as lobby summaries. A match that only
+    computer players still play (everyone who sat down resigned) is nobody's game any more: not listed."""
     tables = (
-        Table.objects.filter(private=False, status__in=[Table.Status.OPEN, Table.Status.PLAYING])
+        Table.objects.filter(private=False)
+        .filter(Q(status=Table.Status.OPEN) | Q(_someone_plays(), status=Table.Status.PLAYING))
         .prefetch_related("seats__user")
         .order_by("-created_at")
     )
@@ -119,9 +126,10 @@ def chat_recent(*, table_id, limit: int = CHAT_HISTORY) -> list[dict]:
 
 
 def user_tables(*, user) -> QuerySet[Table]:
-    """Tables where ``user`` holds a seat and play is not over (to take them back to their table)."""
+    """Tables where ``user`` holds a seat and play is not over (to take them back to their table). A match
+    the user resigned from (a Rommé list goes on without them) is no longer theirs."""
     return Table.objects.filter(
-        seats__user=user, status__in=[Table.Status.OPEN, Table.Status.PLAYING]
+        seats__user=user, seats__left=False, status__in=[Table.Status.OPEN, Table.Status.PLAYING]
     ).order_by("-created_at")
 
 

@@ -26,7 +26,7 @@ def test_guest_with_an_english_browser_reads_english(client):
     page = client.get("/", headers={"accept-language": "en-US,en;q=0.9"}).content.decode()
 
     assert '<html lang="en">' in page
-    assert "Gin Rummy and Rommé online – live at the table" in page
+    assert "Gin Rummy and Rummy online – live at the table" in page
     assert "Sign up for free" in page
 
 
@@ -34,7 +34,7 @@ def test_guest_language_switch_sets_the_cookie_and_the_page_follows(client):
     response = switch(client, "en")
 
     assert client.cookies[settings.LANGUAGE_COOKIE_NAME].value == "en"
-    assert "Gin Rummy and Rommé online – live at the table" in response.content.decode()
+    assert "Gin Rummy and Rummy online – live at the table" in response.content.decode()
 
 
 def test_player_language_switch_is_saved_to_the_profile_and_applied(signed_in, player):

@@ -32,7 +32,7 @@ TEXTS = {
     },
     "en": {
         "locale": "en-US",
-        "home": "Gin Rummy and Rommé online – live at the table",
+        "home": "Gin Rummy and Rummy online – live at the table",
         "signup_link": "Sign up for free",
         "signup_button": "Sign Up",
         "verify_heading": "Verify Your Email Address",

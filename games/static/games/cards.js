@@ -1,7 +1,11 @@
-// Draws playing cards as plain DOM + CSS: suit symbols and German rank labels (B, D, K, A, 10).
+// Draws playing cards as plain DOM + CSS: suit symbols and the rank letters of the page's language
+// (German B, D, K, A; English J, Q, K, A).
 
 export const SUIT_SYMBOLS = { C: "♣", D: "♦", H: "♥", S: "♠" };
-export const RANK_LABELS = { A: "A", T: "10", J: "B", Q: "D", K: "K" };
+const RANK_LABELS = {
+  de: { A: "A", T: "10", J: "B", Q: "D", K: "K" },
+  en: { A: "A", T: "10", J: "J", Q: "Q", K: "K" },
+};
 const SUIT_NAMES = {
   de: { C: "Kreuz", D: "Karo", H: "Herz", S: "Pik" },
   en: { C: "clubs", D: "diamonds", H: "hearts", S: "spades" },
@@ -14,13 +18,15 @@ const RANK_NAMES = {
 export const SUIT_ORDER = { C: 0, S: 1, H: 2, D: 3 };
 export const RANK_ORDER = "A23456789TJQK";
 
+const language = (lang) => (String(lang).startsWith("en") ? "en" : "de");
+
 export function isJoker(code) {
   return code === "JK";
 }
 
-export function rankLabel(code) {
+export function rankLabel(code, lang = "de") {
   if (isJoker(code)) return "★";
-  return RANK_LABELS[code[0]] || code[0];
+  return RANK_LABELS[language(lang)][code[0]] || code[0];
 }
 
 export function suitSymbol(code) {
@@ -29,17 +35,17 @@ export function suitSymbol(code) {
 
 /** A spoken name for screen readers and titles, e.g. "Herz Dame" / "queen of hearts". */
 export function cardName(code, lang = "de") {
-  const l = lang.startsWith("en") ? "en" : "de";
+  const l = language(lang);
   if (isJoker(code)) return "Joker";
   const rank = RANK_NAMES[l][code[0]] || code[0];
   const suit = SUIT_NAMES[l][code[1]];
   return l === "de" ? `${suit} ${rank}` : `${rank} of ${suit}`;
 }
 
-/** Short text form for move lines: "♥D", "♣10", "Joker". */
-export function cardShort(code) {
+/** Short text form for move lines and buttons: "♥D" / "♥Q", "♣10", "Joker". */
+export function cardShort(code, lang = "de") {
   if (isJoker(code)) return "Joker";
-  return `${SUIT_SYMBOLS[code[1]]}${rankLabel(code)}`;
+  return `${SUIT_SYMBOLS[code[1]]}${rankLabel(code, lang)}`;
 }
 
 export function cardSortKey(code) {
@@ -52,40 +58,46 @@ function colourClass(code) {
   return code[1] === "H" || code[1] === "D" ? "pcard--red" : "pcard--black";
 }
 
+function span(className, text) {
+  const node = document.createElement("span");
+  node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function corner(rank, suit, end = false) {
+  const box = span(`pcard__corner${end ? " pcard__corner--end" : ""}`);
+  box.setAttribute("aria-hidden", "true");
+  box.append(span("pcard__rank", rank));
+  if (suit) box.append(span("pcard__suit", suit));
+  return box;
+}
+
 /**
  * A face-up card. `tag` "button" makes it focusable and clickable (the own hand); anything else is a
- * plain picture. `small` draws the compact size used in meld rows and the round summary.
+ * plain picture. `small` draws the compact size used in melds and the round summary.
  */
 export function cardElement(code, { tag = "div", small = false, lang = "de" } = {}) {
-  const el = document.createElement(tag);
-  el.className = `pcard ${colourClass(code)}${small ? " pcard--small" : ""}`;
-  el.dataset.card = code;
-  if (tag === "button") el.type = "button";
-  el.setAttribute("aria-label", cardName(code, lang));
-  el.title = cardName(code, lang);
-  const rank = rankLabel(code);
+  const node = document.createElement(tag);
+  node.className = `pcard ${colourClass(code)}${small ? " pcard--small" : ""}`;
+  node.dataset.card = code;
+  if (tag === "button") node.type = "button";
+  node.setAttribute("aria-label", cardName(code, lang));
+  node.title = cardName(code, lang);
+  const rank = rankLabel(code, lang);
   const suit = suitSymbol(code);
-  if (isJoker(code)) {
-    el.innerHTML =
-      '<span class="pcard__corner" aria-hidden="true"><span class="pcard__rank">★</span></span>' +
-      '<span class="pcard__pip pcard__pip--joker" aria-hidden="true">★<small>Joker</small></span>' +
-      '<span class="pcard__corner pcard__corner--end" aria-hidden="true"><span class="pcard__rank">★</span></span>';
-    return el;
-  }
-  el.innerHTML =
-    `<span class="pcard__corner" aria-hidden="true"><span class="pcard__rank">${rank}</span>` +
-    `<span class="pcard__suit">${suit}</span></span>` +
-    `<span class="pcard__pip" aria-hidden="true">${suit}</span>` +
-    `<span class="pcard__corner pcard__corner--end" aria-hidden="true"><span class="pcard__rank">${rank}</span>` +
-    `<span class="pcard__suit">${suit}</span></span>`;
-  return el;
+  const pip = span(`pcard__pip${isJoker(code) ? " pcard__pip--joker" : ""}`, isJoker(code) ? "★" : suit);
+  pip.setAttribute("aria-hidden", "true");
+  if (isJoker(code)) pip.append(span("pcard__joker", "Joker"));
+  node.append(corner(rank, suit), pip, corner(rank, suit, true));
+  return node;
 }
 
 /** A face-down card (the stock, an opponent's hand). */
 export function cardBack({ small = false, label = "" } = {}) {
-  const el = document.createElement("div");
-  el.className = `pcard pcard--back${small ? " pcard--small" : ""}`;
-  if (label) el.setAttribute("aria-label", label);
-  else el.setAttribute("aria-hidden", "true");
-  return el;
+  const node = document.createElement("div");
+  node.className = `pcard pcard--back${small ? " pcard--small" : ""}`;
+  if (label) node.setAttribute("aria-label", label);
+  else node.setAttribute("aria-hidden", "true");
+  return node;
 }

@@ -1,0 +1,308 @@
+// Rommé's own part of the table: the melds on the table (numbered, grouped by who laid them), the meld
+// builder, lay-offs and joker swaps. The page knows no rules: a meld's order and points come from the
+// server (`meld_preview`), and whether a lay-off or a lay-out is allowed is the server's call.
+
+import { cardElement, cardShort } from "../cards.js";
+import { $, button, el, toast } from "./dom.js";
+import { LANG, t } from "./i18n.js";
+import { addDropTarget, codeOf, handKeys, selectedCodes } from "./hand.js";
+import { askMeldPreview, legal, legalOf, mySeat, plainName, playerName, rerender, sendAction, store, view } from "./store.js";
+
+const short = (code) => cardShort(code, LANG);
+
+// --- what the server says a staged meld is ------------------------------------------------------------------
+
+const previews = new Map(); // sorted codes → {status: "pending" | "ok" | "invalid" | "offline", meld, points}
+
+const previewKey = (codes) => [...codes].sort().join(",");
+
+/** The server's reading of a staged meld (asked once per set of cards; the answer redraws the page). */
+function previewOf(keys) {
+  const codes = keys.map(codeOf);
+  const id = previewKey(codes);
+  let known = previews.get(id);
+  if (!known || known.status === "offline") {
+    known = { status: "pending" };
+    previews.set(id, known);
+    askMeldPreview(codes).then((answer) => {
+      if (!answer) previews.set(id, { status: "offline" });
+      else if (Array.isArray(answer.meld)) previews.set(id, { status: "ok", meld: answer.meld, points: answer.points });
+      else previews.set(id, { status: "invalid", error: answer.error || "" });
+      rerender();
+    });
+  }
+  return known;
+}
+
+function stagedPreviews() {
+  return store.staged.map(previewOf);
+}
+
+function stagedTotal() {
+  return stagedPreviews().reduce((sum, p) => sum + (p.status === "ok" ? p.points : 0), 0);
+}
+
+function stagedReady() {
+  const all = stagedPreviews();
+  return all.length > 0 && all.every((p) => p.status === "ok");
+}
+
+/** Stage melds given as card codes (the server's suggestion), picking matching keys from the hand. */
+function stageMelds(melds) {
+  const v = view();
+  const free = handKeys(v.hand || []).filter((key) => !store.staged.some((meld) => meld.includes(key)));
+  for (const meld of melds) {
+    const keys = [];
+    for (const code of meld) {
+      const i = free.findIndex((key) => codeOf(key) === code);
+      if (i >= 0) keys.push(free.splice(i, 1)[0]);
+    }
+    if (keys.length) store.staged.push(keys);
+  }
+  store.selected.clear();
+}
+
+// --- lay-offs and swaps --------------------------------------------------------------------------------------
+
+/** Melds a selected card may be laid off on (or swapped into), by the legal actions (numbers as strings). */
+function targetMelds() {
+  const selected = selectedCodes();
+  const targets = new Set();
+  for (const action of [...legalOf("lay_off"), ...legalOf("swap")]) {
+    if (action.meld === undefined) continue;
+    if (!selected.length || selected.includes(action.card)) targets.add(String(action.meld));
+  }
+  return targets;
+}
+
+/** Lays the card of `key` off on meld `number` (or swaps it for the joker there), as the server allows. */
+export function layOff(key, number) {
+  const code = codeOf(key);
+  const fits = legalOf("lay_off").filter((a) => a.card === code && String(a.meld) === String(number));
+  if (fits.length > 1) {
+    // The card fits both ends of the run (a joker, or an ace on 2 … K): the player picks the end.
+    store.endChoice = fits;
+    rerender();
+    return true;
+  }
+  // Else the card may stand in for a joker there: dropping it swaps.
+  const action = fits[0] || legalOf("swap").find((a) => a.card === code && String(a.meld) === String(number));
+  if (action) return sendAction(action);
+  toast(t("cannot_lay_off_here", { card: short(code), n: number }));
+  return false;
+}
+
+const layingAllowed = () => legalOf("discard").length > 0;
+
+addDropTarget("#melds .meld[data-meld]", (key, node) => layOff(key, node.dataset.meld), { active: layingAllowed });
+addDropTarget(
+  "#melds",
+  (key) => {
+    // Dropped on the table but not on a meld: start or extend a meld being built.
+    if (store.staged.some((meld) => meld.includes(key))) return false;
+    const last = store.staged[store.staged.length - 1];
+    if (!last || last.length >= 3) store.staged.push([key]);
+    else last.push(key);
+    store.selected.delete(key);
+    rerender();
+    return true;
+  },
+  { active: layingAllowed },
+);
+
+// --- drawing the melds ---------------------------------------------------------------------------------------
+
+function meldBox(cards, attrs = {}) {
+  const box = el("div", attrs);
+  for (const code of cards) box.append(cardElement(code, { small: true, lang: LANG }));
+  return box;
+}
+
+export function renderMelds(tb, v) {
+  const area = $("#melds");
+  area.replaceChildren();
+  const onTable = v.melds || [];
+  const targets = targetMelds();
+  // Grouped by who laid them, so "who has opened" reads at a glance; the own melds first.
+  const me = mySeat();
+  const bySeat = new Map(me === null ? [] : [[me, []]]);
+  for (const [index, meld] of onTable.entries()) {
+    const owner = meld.owner ?? null;
+    if (!bySeat.has(owner)) bySeat.set(owner, []);
+    bySeat.get(owner).push({ number: meld.number ?? index + 1, meld });
+  }
+  // The melds being built come first (and stay in view while the table's melds scroll under them).
+  if (store.staged.length) {
+    const row = el("div", { class: "meld-row meld-row--staged" });
+    row.append(el("span", { class: "meld-row__owner", text: t("your_new_melds") }));
+    for (const [i, keys] of store.staged.entries()) {
+      const preview = previewOf(keys);
+      const cards = preview.status === "ok" ? preview.meld : keys.map(codeOf);
+      const box = meldBox(cards, {
+        class: `meld meld--staged meld--${preview.status}`,
+        dataset: { staged: String(i), status: preview.status },
+        role: "button",
+        tabindex: "0",
+        "aria-label": t("unstage_one", { cards: cards.map(short).join(" ") }),
+        title: t("unstage_one", { cards: cards.map(short).join(" ") }),
+      });
+      const note =
+        preview.status === "ok" ? t("points_n", { n: preview.points }) : preview.status === "invalid" ? t("meld_invalid") : t("meld_checking");
+      box.append(el("span", { class: "meld__points", text: note }));
+      row.append(box);
+    }
+    area.append(row);
+  }
+  if (!onTable.length && !store.staged.length) area.append(el("p", { class: "gt-melds__empty", text: t("no_melds") }));
+  for (const [owner, melds] of bySeat) {
+    if (!melds.length) continue;
+    const row = el("div", { class: "meld-row", dataset: { owner: String(owner) } });
+    row.append(el("span", { class: "meld-row__owner", text: owner === null ? "" : plainName(owner), title: owner === null ? "" : playerName(owner) }));
+    for (const { number, meld } of melds) {
+      const cards = meld.cards || [];
+      const target = targets.has(String(number));
+      const label = t(target ? "meld_target" : "meld_label", { n: number, cards: cards.map(short).join(" ") });
+      const box = meldBox(cards, {
+        class: `meld${target ? " is-target" : ""}`,
+        dataset: { meld: String(number) },
+        tabindex: "0",
+        role: "button",
+        "aria-label": label,
+        title: label,
+      });
+      box.prepend(el("span", { class: "meld__no", "aria-hidden": "true", text: number }));
+      row.append(box);
+    }
+    area.append(row);
+  }
+  // A newly chosen card that fits somewhere: the first meld it fits is scrolled into view.
+  const chosen = selectedCodes().join(",");
+  if (chosen && chosen !== lastChosen) area.querySelector(".meld.is-target")?.scrollIntoView({ block: "nearest" });
+  lastChosen = chosen;
+}
+
+let lastChosen = "";
+
+// --- the numbers above the hand ---------------------------------------------------------------------------
+
+/** A label with a short form for phones (the long one stays for screen readers). */
+function label(long, shortText) {
+  return el("span", { class: "stat__label" }, el("span", { class: "stat__long", text: long }), el("span", { class: "stat__short", "aria-hidden": "true", text: shortText }));
+}
+
+export function renderRommeNumbers(box, v) {
+  const augen = v.hand_augen ?? null;
+  if (augen !== null) box.append(el("div", { class: "stat", id: "augen" }, label(t("augen"), t("augen_short")), el("strong", { text: augen })));
+  const me = mySeat();
+  const opened = Array.isArray(v.opened) && me !== null ? v.opened[me] : false;
+  const needed = v.opening_points ?? (v.options && v.options.opening_points) ?? 40;
+  if (!opened) {
+    const total = stagedTotal();
+    box.append(
+      el(
+        "div",
+        { class: `stat${total >= needed ? " stat--ok" : ""}`, id: "opening-total" },
+        label(t("opening_total"), t("opening_short")),
+        el("strong", { text: `${total} / ${needed}` }),
+      ),
+    );
+    const best = v.best_opening;
+    if (best && best.value !== undefined) {
+      box.append(
+        el("div", { class: `stat stat--hint${best.reaches ? " stat--ok" : ""}`, id: "best-opening" }, label(t("best_opening"), t("best_short")), el("strong", { text: best.value })),
+      );
+    }
+  } else {
+    box.append(el("div", { class: "stat stat--ok" }, el("span", { text: t("you_opened") })));
+  }
+}
+
+// --- the buttons ------------------------------------------------------------------------------------------
+
+export function renderRommeActions(bar, v) {
+  const selected = selectedCodes();
+  const choice = (store.endChoice || []).filter((a) => legal().some((b) => JSON.stringify(a) === JSON.stringify(b)));
+  store.endChoice = choice;
+  for (const action of choice) {
+    bar.append(
+      button(t(action.end === "low" ? "lay_off_low" : "lay_off_high", { card: short(action.card), n: action.meld }), {
+        id: `btn-end-${action.end}`,
+        kind: "primary",
+        onclick: () => {
+          store.endChoice = [];
+          sendAction(action);
+        },
+      }),
+    );
+  }
+  // After drawing, any melds may be laid: the page gathers them, the server checks them when sent.
+  if (!layingAllowed()) return;
+  const suggestion = legalOf("lay")[0];
+  if (suggestion && !store.staged.length) {
+    bar.append(
+      button(t("use_suggestion"), {
+        id: "btn-suggest",
+        kind: "ghost",
+        onclick: () => {
+          stageMelds(suggestion.melds);
+          rerender();
+        },
+      }),
+    );
+  }
+  if (selected.length) {
+    bar.append(
+      button(t("stage_meld"), {
+        id: "btn-stage",
+        disabled: selected.length < 3,
+        onclick: () => {
+          store.staged.push([...store.selected]);
+          store.selected.clear();
+          rerender();
+        },
+      }),
+    );
+  }
+  if (store.staged.length) {
+    bar.append(
+      button(t("lay_out", { n: stagedTotal() }), {
+        id: "btn-lay-out",
+        kind: "primary",
+        disabled: !stagedReady(),
+        onclick: () => {
+          const melds = stagedPreviews().map((p) => p.meld);
+          if (sendAction({ action: "lay", melds })) store.staged = [];
+        },
+      }),
+      button(t("unstage"), {
+        id: "btn-unstage",
+        kind: "ghost",
+        onclick: () => {
+          store.staged = [];
+          rerender();
+        },
+      }),
+    );
+  }
+  if (selected.length !== 1 || choice.length) return;
+  // The chosen card's lay-offs and swaps as buttons too: reachable without dragging, by keyboard.
+  const card = selected[0];
+  const layoffs = legalOf("lay_off").filter((a) => a.card === card);
+  const seen = new Set();
+  for (const action of layoffs) {
+    if (seen.has(action.meld)) continue;
+    seen.add(action.meld);
+    const both = layoffs.filter((a) => a.meld === action.meld).length > 1;
+    bar.append(
+      button(t("lay_off_at", { card: short(card), n: action.meld }), {
+        kind: "ghost",
+        extra: "btn-lay-off",
+        onclick: () => (both ? layOff(`${card}#0`, action.meld) : sendAction(action)),
+      }),
+    );
+  }
+  for (const swap of legalOf("swap")) {
+    if (swap.card !== card) continue;
+    bar.append(button(t("swap_joker", { card: short(swap.card), n: swap.meld }), { kind: "ghost", extra: "btn-swap", onclick: () => sendAction(swap) }));
+  }
+}

@@ -1,0 +1,204 @@
+// The table's one source of truth in the page: the last `state` frame the server sent, what the player
+// has chosen meanwhile, and the WebSocket that brings frames and carries moves (docs/protocol.md).
+
+import { t } from "./i18n.js";
+
+export const config = JSON.parse(document.getElementById("table-config").textContent);
+
+export const store = {
+  frame: config.state || null, // the last `state` frame
+  previous: null, // the frame before it (motion and sounds compare the two)
+  version: config.state ? config.state.version : -1,
+  receivedAt: Date.now(),
+  selected: new Set(), // keys of selected hand cards ("7H#0": Rommé has two of each card)
+  staged: [], // Rommé: melds being built, each a list of keys
+  tip: null, // gin: the card the Tipp button points at
+  endChoice: [], // Rommé: a lay-off that fits both ends of a run waits for the player's pick
+  pending: false, // a move is on its way; buttons wait for the answer
+  sentAt: undefined, // the version a move of ours was sent at (tells our moves from the server's timeouts)
+  offline: new Set(), // user ids whose socket is known to be gone
+  connected: false,
+  order: localStorage.getItem("games:hand-order-mode") || "melds",
+};
+
+export function view() {
+  return store.frame ? store.frame.view : null;
+}
+
+export function table() {
+  return store.frame ? store.frame.table : null;
+}
+
+/** The seat of whoever looks at the page, or null for a spectator. A player who left the match watches. */
+export function mySeat() {
+  const tb = table();
+  const v = view();
+  let seat = null;
+  if (v && Number.isInteger(v.seat)) seat = v.seat;
+  else if (tb && Number.isInteger(tb.you)) seat = tb.you;
+  if (seat !== null && hasLeft(seat)) return null;
+  return seat;
+}
+
+/** The seat the page's user holds, even after leaving the match (the server then sends the public view
+ * with `you` null and `left` naming the seat they had, so the page can say so). */
+export function ownSeat() {
+  const tb = table();
+  if (!tb) return null;
+  if (Number.isInteger(tb.you)) return tb.you;
+  return Number.isInteger(tb.left) ? tb.left : null;
+}
+
+export function hasLeft(seat) {
+  const tb = table();
+  const v = view();
+  return Boolean((tb && tb.seats && tb.seats[seat] && tb.seats[seat].left) || (v && Array.isArray(v.left) && v.left[seat]));
+}
+
+export function legal() {
+  const v = view();
+  if (mySeat() === null) return [];
+  return (v && Array.isArray(v.legal_actions) && v.legal_actions) || [];
+}
+
+export function legalOf(kind) {
+  return legal().filter((action) => action.action === kind);
+}
+
+export function playerName(seat) {
+  const tb = table();
+  const v = view();
+  const info = tb && tb.seats && tb.seats[seat];
+  // Computer players are named here, in the page's language, with their level.
+  if (info && info.bot) return t("computer_name", { n: seat + 1, level: t(`level_${info.bot}`) });
+  const fromView = v && v.players && v.players[seat];
+  return (info && info.name) || fromView || t("seat_n", { n: seat + 1 });
+}
+
+/** A computer player without its level ("Computer 2"), a person by name: for labels beside cards. */
+export function plainName(seat) {
+  const tb = table();
+  const info = tb && tb.seats && tb.seats[seat];
+  return info && info.bot ? t("computer_plain", { n: seat + 1 }) : playerName(seat);
+}
+
+/** A short name where space is tight (score sheet columns): "Comp. 2" for computer players, "C2" when
+ * five or six columns share the sheet. */
+export function shortName(seat) {
+  const tb = table();
+  const info = tb && tb.seats && tb.seats[seat];
+  if (!info || !info.bot) return playerName(seat);
+  return t(tb.seat_count >= 5 ? "computer_tiny" : "computer_n", { n: seat + 1 });
+}
+
+// --- the socket -------------------------------------------------------------------------------------------
+
+let socket = null;
+let attempts = 0;
+let reconnectTimer = null;
+let handlers = {};
+let previewId = 0;
+const previewWaiters = new Map();
+
+function socketUrl() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  return `${scheme}://${location.host}${config.ws_path}`;
+}
+
+/** Opens the socket and keeps it open. `on` maps message types (and "open"/"close") to handlers. */
+export function connect(on) {
+  handlers = on;
+  open();
+  // A quiet socket is checked now and then: it keeps proxies from closing it, and a pong with a newer
+  // version than ours (a missed frame) brings the current state.
+  setInterval(() => {
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: "ping" }));
+  }, 25000);
+}
+
+function open() {
+  clearTimeout(reconnectTimer);
+  socket = new WebSocket(socketUrl());
+  socket.addEventListener("open", () => {
+    const wasDown = attempts > 0 || store.everConnected;
+    attempts = 0;
+    store.connected = true;
+    store.everConnected = true;
+    handlers.open?.(wasDown);
+    // The server sends the full current state on every (re)connect: whatever happened meanwhile is in it.
+  });
+  socket.addEventListener("message", (event) => {
+    let message;
+    try {
+      message = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    if (message.type === "state" && message.version < store.version) return; // overtaken by a newer frame
+    if (message.type === "meld_preview") {
+      const waiter = previewWaiters.get(message.id);
+      previewWaiters.delete(message.id);
+      waiter?.(message);
+      return;
+    }
+    if (message.type === "pong" && Number.isInteger(message.version) && message.version > store.version) {
+      send({ type: "sync" });
+      return;
+    }
+    handlers[message.type]?.(message);
+  });
+  socket.addEventListener("close", (event) => {
+    store.connected = false;
+    store.pending = false;
+    for (const waiter of previewWaiters.values()) waiter(null);
+    previewWaiters.clear();
+    handlers.close?.();
+    if (event.code === 4404 || event.code === 4403) return; // no such table / not allowed: do not retry
+    // Back off so that a restarting server is not hammered, but come back quickly after a short blip.
+    const delay = Math.min(8000, 400 * 2 ** attempts) + Math.random() * 300;
+    attempts += 1;
+    reconnectTimer = setTimeout(open, delay);
+  });
+}
+
+/** Sends one message; false (and nothing sent) while the socket is down. */
+export function send(message) {
+  if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+  socket.send(JSON.stringify(message));
+  return true;
+}
+
+/** Sends one engine action at the current version, once: further clicks wait for the server's answer. */
+export function sendAction(action) {
+  if (store.pending) return false;
+  if (!send({ type: "move", version: store.version, action })) return false;
+  store.sentAt = store.version;
+  store.pending = true;
+  return true;
+}
+
+/** Asks the server what `cards` make as one Rommé meld: {meld, points, kind} or {error}; null offline. */
+export function askMeldPreview(cards) {
+  return new Promise((resolve) => {
+    previewId += 1;
+    const id = previewId;
+    if (!send({ type: "meld_preview", id, cards })) {
+      resolve(null);
+      return;
+    }
+    previewWaiters.set(id, resolve);
+  });
+}
+
+// --- redrawing ----------------------------------------------------------------------------------------------
+
+let renderer = () => {};
+
+/** The page's render function (table.js sets it); modules call `rerender()` after a change of choice. */
+export function onRender(fn) {
+  renderer = fn;
+}
+
+export function rerender() {
+  renderer();
+}

@@ -1,0 +1,240 @@
+"""The words of the live table page, translated for the request: the catalogue the table's ES modules read
+(``{% table_strings as strings %}{{ strings|json_script:"table-strings" }}``) and the games' names.
+
+Texts carry ``{name}`` placeholders that the page fills in. Texts with a number come in both plural forms
+(``{"one": ..., "other": ...}``, from ``ngettext``); the page picks one with ``Intl.PluralRules``, which for
+German and English knows exactly these two. One word per thing: ``Restpunkte`` (gin deadwood), ``Augen``
+(the cards' value in a Rommé hand), ``Meldung`` (a meld), ``Stapel`` (stock), ``Ablagestapel`` (discard pile).
+"""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
+
+register = template.Library()
+
+#: The games by code and by their German model label (views hand either to templates).
+_GAME_NAMES = {"gin": "Gin Rommé", "romme": "Rommé", "Gin Rommé": "Gin Rommé", "Rommé": "Rommé"}
+
+
+@register.filter
+def game_label(game: str) -> str:
+    """A game's name in the page's language: "Gin Rommé" / "Gin Rummy", "Rommé" / "Rummy"."""
+    german = _GAME_NAMES.get(str(game))
+    # With a context of their own: the names as titles, whatever other pages' running text says.
+    if german == "Gin Rommé":
+        return pgettext("Spielname", "Gin Rommé")
+    if german == "Rommé":
+        return pgettext("Spielname", "Rommé")
+    return str(game)
+
+
+def _forms(one: str, other: str) -> dict[str, str]:
+    return {"one": one, "other": other}
+
+
+@register.simple_tag
+def table_strings() -> dict:
+    """Every text the live table shows, in the request's language."""
+    return {
+        # --- connection and errors
+        "conn_back": _("Wieder verbunden"),
+        "conn_reconnecting": _("Verbindung unterbrochen – verbinde neu …"),
+        "conn_connecting": _("Verbinde …"),
+        "not_connected": _("Keine Verbindung – dein Zug wurde nicht gesendet. Sobald die Verbindung wieder steht, bitte noch einmal."),
+        "error": _("Das ging nicht."),
+        "err_not_your_turn": _("Du bist nicht am Zug."),
+        "err_stale_version": _("Der Tisch hat sich inzwischen geändert – bitte noch einmal."),
+        "err_illegal_action": _("Dieser Zug ist nach den Regeln nicht erlaubt."),
+        "err_chat_rate_limited": _("Bitte langsamer: höchstens 5 Nachrichten in 10 Sekunden."),
+        "err_chat_off": _("An Turniertischen ist der Chat aus."),
+        "err_chat_too_long": _("Eine Chat-Nachricht hat höchstens 300 Zeichen."),
+        "err_not_seated": _("Du sitzt nicht (mehr) an diesem Tisch."),
+        "err_seat_left": _("Jemand hat die Partie verlassen; für eine Revanche braucht es alle."),
+        "err_turn_over": _("Deine Zeit war abgelaufen; für dich wurde gespielt."),
+        # --- the bar, seats and players
+        "round_n": _("Runde {n}"),
+        "round_n_of": _("Runde {n} von {total}"),
+        "ranked": _("gewertet"),
+        "seats_free": _forms(
+            ngettext("Noch {n} Platz frei", "Noch {n} Plätze frei", 1),
+            ngettext("Noch {n} Platz frei", "Noch {n} Plätze frei", 2),
+        ),
+        "sound_on": _("Töne an"),
+        "sound_off": _("Töne aus"),
+        "panel_open": _("Punkteliste und Chat zeigen"),
+        "panel_close": _("Punkteliste und Chat schließen"),
+        "seat_n": _("Platz {n}"),
+        "computer_n": _("Comp. {n}"),
+        "computer_tiny": _("C{n}"),
+        "computer_name": _("Computer {n} ({level})"),
+        "computer_plain": _("Computer {n}"),
+        "level_simple": _("Einfach"),
+        "level_expert": _("Experte"),
+        "left": _("hat verlassen"),
+        "offline": _("offline"),
+        "cards_in_hand": _forms(
+            ngettext("{n} Karte auf der Hand", "{n} Karten auf der Hand", 1),
+            ngettext("{n} Karte auf der Hand", "{n} Karten auf der Hand", 2),
+        ),
+        "opened": _("ausgelegt"),
+        "not_opened": _("noch nicht ausgelegt"),
+        "timeouts_n": _("{n}× Zeit abgelaufen"),
+        "you_are": _("Deine Karten, {name}"),
+        # --- stock, pile, whose turn
+        "stock_n": _forms(
+            ngettext("Stapel: {n} Karte", "Stapel: {n} Karten", 1),
+            ngettext("Stapel: {n} Karte", "Stapel: {n} Karten", 2),
+        ),
+        "draw_stock_n": _forms(
+            ngettext("Vom Stapel ziehen (noch {n} Karte)", "Vom Stapel ziehen (noch {n} Karten)", 1),
+            ngettext("Vom Stapel ziehen (noch {n} Karte)", "Vom Stapel ziehen (noch {n} Karten)", 2),
+        ),
+        "empty": _("leer"),
+        "pile_top": _forms(
+            ngettext("Ablagestapel: oben {card}, {n} Karte", "Ablagestapel: oben {card}, {n} Karten", 1),
+            ngettext("Ablagestapel: oben {card}, {n} Karte", "Ablagestapel: oben {card}, {n} Karten", 2),
+        ),
+        "pile_empty": _("Ablagestapel: leer"),
+        "take_pile": _("Offene Karte nehmen"),
+        "drop_here": _("Karte hierher ziehen zum Abwerfen"),
+        "match_over": _("Partie beendet"),
+        "round_over": _("Runde beendet"),
+        "turn_of": _("{name} ist am Zug"),
+        "your_turn": _("Du bist am Zug"),
+        "hint_first_turn": _("Du bist am Zug: die offene Karte nehmen oder passen?"),
+        "hint_draw": _("Du bist am Zug: vom Stapel ziehen oder die offene Karte nehmen."),
+        "hint_discard": _("Wirf eine Karte ab: auf den Ablagestapel ziehen oder wählen und „Abwerfen“ tippen."),
+        "hint_discard_romme": _("Melden, anlegen – zum Schluss eine Karte auf den Ablagestapel."),
+        # --- gin: the Restpunkte meter
+        "deadwood": _("Restpunkte"),
+        "deadwood_after": _("Restpunkte nach bestem Abwurf"),
+        "gin_possible": _("Gin möglich!"),
+        "knock_possible": _("Klopfen möglich"),
+        "knock_limit": _forms(
+            ngettext("Klopfen bei höchstens {n} Restpunkt", "Klopfen bei höchstens {n} Restpunkten", 1),
+            ngettext("Klopfen bei höchstens {n} Restpunkt", "Klopfen bei höchstens {n} Restpunkten", 2),
+        ),
+        "gin_only": _("Nur Gin beendet die Runde"),
+        "tip_text": _forms(
+            ngettext("Tipp: {card} abwerfen – dann bleibt {n} Restpunkt.", "Tipp: {card} abwerfen – dann bleiben {n} Restpunkte.", 1),
+            ngettext("Tipp: {card} abwerfen – dann bleibt {n} Restpunkt.", "Tipp: {card} abwerfen – dann bleiben {n} Restpunkte.", 2),
+        ),
+        # --- Rommé: numbers and melds
+        "augen": _("Augen auf der Hand"),
+        "augen_short": _("Augen"),
+        "opening_total": _("Neue Meldungen"),
+        "opening_short": _("Meldungen"),
+        "best_opening": _("Beste Auslage auf der Hand"),
+        "best_short": _("Beste"),
+        "you_opened": _("Du hast ausgelegt"),
+        "no_melds": _("Noch liegt nichts auf dem Tisch."),
+        "meld_label": _("Meldung {n}: {cards}"),
+        "meld_target": _("Meldung {n}: {cards} – hier anlegen"),
+        "your_new_melds": _("Deine neuen Meldungen"),
+        "meld_checking": _("wird geprüft …"),
+        "meld_invalid": _("keine gültige Meldung"),
+        # --- action buttons
+        "take_upcard": _("{card} nehmen"),
+        "pass": _("Passen"),
+        "draw_stock": _("Vom Stapel ziehen"),
+        "discard": _("Abwerfen"),
+        "discard_card": _("{card} abwerfen"),
+        "knock": _("Klopfen"),
+        "knock_with": _forms(
+            ngettext("Klopfen mit {card} ({n} Restpunkt)", "Klopfen mit {card} ({n} Restpunkte)", 1),
+            ngettext("Klopfen mit {card} ({n} Restpunkt)", "Klopfen mit {card} ({n} Restpunkte)", 2),
+        ),
+        "gin": _("Gin!"),
+        "gin_with": _("Gin! ({card} abwerfen)"),
+        "big_gin": _("Big Gin!"),
+        "tip": _("Tipp"),
+        "stage_meld": _("Als Meldung vormerken"),
+        "lay_out": _forms(
+            ngettext("Auslegen ({n} Punkt)", "Auslegen ({n} Punkte)", 1),
+            ngettext("Auslegen ({n} Punkt)", "Auslegen ({n} Punkte)", 2),
+        ),
+        "unstage": _("Zurücknehmen"),
+        "unstage_one": _("{cards} – antippen nimmt die Meldung zurück"),
+        "use_suggestion": _("Vorschlag übernehmen"),
+        "lay_off_at": _("{card} an Meldung {n} anlegen"),
+        "lay_off_low": _("{card} unten an Meldung {n} anlegen"),
+        "lay_off_high": _("{card} oben an Meldung {n} anlegen"),
+        "swap_joker": _("{card} gegen den Joker in Meldung {n} tauschen"),
+        "cannot_discard": _("{card} kannst du jetzt nicht abwerfen."),
+        "cannot_lay_off_here": _("{card} passt nicht an Meldung {n}."),
+        # --- the score sheet
+        "round": _("Runde"),
+        "totals": _("Summe"),
+        "boxes": _("Gewonnene Runden"),
+        "bonuses": _("Boni"),
+        "wp": _("Wertungspunkte"),
+        "wp_short": _("WP"),
+        "augen_total": _("Augen"),
+        "result": _("Ergebnis"),
+        "result_short": _("Erg."),
+        "final": _("Endstand"),
+        "minus": _("Minuspunkte"),
+        "place": _("Platz"),
+        "player": _("Spieler"),
+        "column_n": _("Spalte {n}"),
+        "no_rounds": _("Noch keine Runde beendet."),
+        "left_short": _("ausgestiegen"),
+        # --- round end and match end
+        "round_end_title": _("Ende von Runde {n}"),
+        "match_end_title": _("Ende der Partie"),
+        "waiting_others": _("Warte auf die anderen …"),
+        "next_round": _("Weiter zur nächsten Runde"),
+        "dead_round": _("Tote Runde – niemand punktet, derselbe Geber gibt neu."),
+        "round_winner": _forms(
+            ngettext("{name} gewinnt die Runde – {what}, {n} Punkt", "{name} gewinnt die Runde – {what}, {n} Punkte", 1),
+            ngettext("{name} gewinnt die Runde – {what}, {n} Punkt", "{name} gewinnt die Runde – {what}, {n} Punkte", 2),
+        ),
+        "round_winner_romme": _("{name} gewinnt die Runde – {what}!"),
+        "round_no_winner": _("Die Runde endet ohne Sieger ({what})."),
+        "result_knock": _("Klopfen"),
+        "result_undercut": _("Unterbieten"),
+        "result_gin": _("Gin"),
+        "result_big_gin": _("Big Gin"),
+        "result_romme": _("Rommé"),
+        "result_hand_romme": _("Hand-Rommé"),
+        "result_dead": _("tote Runde"),
+        "result_resign": _("Aufgabe"),
+        "result_abandoned": _("abgebrochen"),
+        "knocker": _("klopft"),
+        "layoffs": _("angelegt"),
+        "deadwood_cards": _("Restpunkte"),
+        "in_hand": _("auf der Hand"),
+        "deadwood_n": _forms(ngettext("{n} Restpunkt", "{n} Restpunkte", 1), ngettext("{n} Restpunkt", "{n} Restpunkte", 2)),
+        "augen_n": _forms(ngettext("{n} Auge", "{n} Augen", 1), ngettext("{n} Auge", "{n} Augen", 2)),
+        "wp_n": _forms(
+            ngettext("{n} Wertungspunkt", "{n} Wertungspunkte", 1), ngettext("{n} Wertungspunkt", "{n} Wertungspunkte", 2)
+        ),
+        "points_n": _forms(ngettext("{n} Punkt", "{n} Punkte", 1), ngettext("{n} Punkt", "{n} Punkte", 2)),
+        "minus_n": _forms(ngettext("{n} Minuspunkt", "{n} Minuspunkte", 1), ngettext("{n} Minuspunkt", "{n} Minuspunkte", 2)),
+        "match_winner": _("{name} gewinnt die Partie!"),
+        "match_draw": _("Die Partie endet unentschieden."),
+        "rematch": _("Revanche"),
+        "rematch_waiting": _("Revanche angefragt – warte auf die anderen …"),
+        # --- what the others did (a turn is "{name} {moves}", the moves joined as a list)
+        "turn_line": _("{name} {moves}"),
+        "mv_pass": _("passt"),
+        "mv_draw": _("zieht vom Stapel"),
+        "mv_take": _("nimmt {card} vom Ablagestapel"),
+        "mv_discard": _("wirft {card} ab"),
+        "mv_knock": _("klopft und wirft {card} ab"),
+        "mv_big_gin": _("macht Big Gin"),
+        "mv_lay_out": _forms(
+            ngettext("legt {n} Meldung aus", "legt {n} Meldungen aus", 1),
+            ngettext("legt {n} Meldung aus", "legt {n} Meldungen aus", 2),
+        ),
+        "mv_lay_off": _("legt {card} an"),
+        "mv_swap": _("tauscht {card} gegen einen Joker"),
+        "mv_resign": _("gibt auf"),
+        "timeout_played": _("Zeit abgelaufen – für dich wurde gespielt: {moves}"),
+        # --- fairness
+        "deal_hash": _("Runde {n}, Prüfsumme der Mischung: {hash}…"),
+        "deal_download": _("Mischung von Runde {n} zum Nachprüfen (JSON)"),
+    }
