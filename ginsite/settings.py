@@ -95,18 +95,28 @@ ASGI_APPLICATION = "ginsite.asgi.application"
 WSGI_APPLICATION = None
 
 # --- Database: DATABASE_URL or an SQLite file in the project folder -------------------------------------
+# Row locks do not exist on SQLite; IMMEDIATE transactions serialise writers instead, and the timeout lets a
+# second writer (the referee beside daphne) wait rather than fail at once with "database is locked".
+SQLITE_OPTIONS = {"transaction_mode": "IMMEDIATE", "timeout": 20}
+
+
+def with_sqlite_guarantees(database: dict) -> dict:
+    """Give an SQLite database the same OPTIONS however it was named (``SQLITE_PATH`` or ``sqlite:///``);
+    options the URL sets itself win. Other engines are returned as they are."""
+    if database.get("ENGINE") == "django.db.backends.sqlite3":
+        database["OPTIONS"] = {**SQLITE_OPTIONS, **database.get("OPTIONS", {})}
+    return database
+
+
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+    DATABASES = {"default": with_sqlite_guarantees(dj_database_url.parse(DATABASE_URL, conn_max_age=0))}
 else:
     DATABASES = {
-        "default": {
+        "default": with_sqlite_guarantees({
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": os.environ.get("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
-            # Row locks do not exist on SQLite; IMMEDIATE transactions serialise writers instead,
-            # and the timeout lets a second writer wait rather than fail at once.
-            "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
-        }
+        })
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
