@@ -160,6 +160,13 @@ ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS = 3
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 ACCOUNT_USERNAME_MIN_LENGTH = 3
 ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+# Sign-in limits (allauth's own, counted in the cache): failed sign-ins 10 a minute per address and 5 in 5
+# minutes per account (then even the right password is refused until the window has passed), and any sign-in
+# POST 30 a minute per address (then allauth's 429 page). Several web processes need a shared CACHES for the
+# counts to be the site's, not each process's.
+ACCOUNT_RATE_LIMITS = {"login": "30/m/ip", "login_failed": "10/m/ip,5/300s/key", "signup": "20/m/ip"}
+# Behind a proxy every request comes from the proxy's address: count the client's (X-Forwarded-For) instead.
+ALLAUTH_TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 LOGIN_REDIRECT_URL = "/"
 LOGIN_URL = "account_login"
 
