@@ -8,6 +8,7 @@ every production safety that ``manage.py check --deploy`` asks for.
 import os
 from pathlib import Path
 
+import csp.constants
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
@@ -52,6 +53,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "channels",
+    "csp",
     "allauth",
     "allauth.account",
     "accounts",
@@ -61,6 +63,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -216,6 +219,22 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
+
+# Content-Security-Policy (django-csp 4): scripts, styles and everything else only from this site, no inline
+# script or style anywhere; sockets to this host only ('self' covers ws:// and wss:// of the same host).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [csp.constants.SELF],
+        "script-src": [csp.constants.SELF],
+        "style-src": [csp.constants.SELF],
+        "img-src": [csp.constants.SELF],
+        "connect-src": [csp.constants.SELF],
+        "object-src": [csp.constants.NONE],
+        "base-uri": [csp.constants.SELF],
+        "form-action": [csp.constants.SELF],
+        "frame-ancestors": [csp.constants.NONE],
+    },
+}
 
 # --- Game settings --------------------------------------------------------------------------------------
 # Tests may fix the deal (a seed for the shuffles). The site refuses to start with it when DEBUG is off.
