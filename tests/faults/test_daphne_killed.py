@@ -48,3 +48,25 @@ def test_kill_9_of_a_daphne_mid_match_loses_and_doubles_nothing(site):
     # The end each client saw is the one stored.
     versions = site.versions(table_ids)
     assert all(f["version"] == versions[f["table"]["id"]] for f in finals)
+
+
+def test_a_real_daphne_closes_unknown_paths_with_4404_and_logs_no_traceback(site):
+    daphne = site.daphne("daphne")
+
+    async def knock(path: str) -> int | None:
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import ConnectionClosed
+
+        async with connect(f"ws://127.0.0.1:{daphne.port}{path}", origin=f"http://127.0.0.1:{daphne.port}",
+                           open_timeout=5) as ws:
+            try:
+                await asyncio.wait_for(ws.recv(), timeout=5)
+            except ConnectionClosed as closed:
+                return closed.rcvd.code if closed.rcvd else None
+        return None
+
+    codes = [asyncio.run(knock(path)) for path in ("/ws/table/abc/", "/ws/nothing/", "/ws/table/1/x/")]
+    assert codes == [4404, 4404, 4404]
+    daphne.stop()
+    log = daphne.log_text()
+    assert "Traceback" not in log and "No route found" not in log, log[-2000:]
