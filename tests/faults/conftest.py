@@ -68,3 +68,26 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if report.when == "call":
         item.rep_call = report
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory):
+    """A migrated SQLite file, copied for each test that runs on the embedded stack."""
+    folder = tmp_path_factory.mktemp("faults-sqlite")
+    path = folder / "template.sqlite3"
+    harness.Site(folder, f"sqlite:///{path}").manage("migrate", "--noinput", "-v", "0")
+    return path
+
+
+@pytest.fixture(params=["postgres", "sqlite"])
+def referee_site(request, tmp_path):
+    """The referee's fault tests run on both stacks: PostgreSQL + Redis, and SQLite named by DATABASE_URL with
+    the in-memory channel layer (sockets then poll), where the referee and daphne write to one file."""
+    if request.param == "postgres":
+        yield request.getfixturevalue("site")
+        return
+    path = tmp_path / "site.sqlite3"
+    shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
+    site = harness.Site(tmp_path, f"sqlite:///{path}")
+    yield site
+    site.close()

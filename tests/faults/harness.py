@@ -274,6 +274,16 @@ class Site:
             cursor = db.execute(query, params)
             return cursor.fetchall() if cursor.description is not None else []
 
+    def make_overdue(self, table_ids: list[int], seconds: float = 5.0) -> None:
+        """Let the turn time of these tables run out ``seconds`` ago."""
+        from datetime import UTC, datetime, timedelta
+
+        marks = ",".join(["%s"] * len(table_ids))
+        moment = datetime.now(UTC) - timedelta(seconds=seconds)
+        # SQLite: the text Django stores for an aware datetime (UTC); PostgreSQL takes the datetime itself.
+        value = moment.strftime("%Y-%m-%d %H:%M:%S.%f") if self.database_url.startswith("sqlite") else moment
+        self.sql(f"UPDATE games_table SET turn_deadline = %s WHERE id IN ({marks})", (value, *table_ids))
+
     def move_count(self, table_ids: list[int]) -> int:
         marks = ",".join(["%s"] * len(table_ids))
         return self.sql(f"SELECT count(*) FROM games_move WHERE table_id IN ({marks})", tuple(table_ids))[0][0]

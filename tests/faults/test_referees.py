@@ -23,8 +23,7 @@ def idle_tables(site, prefix: str) -> tuple[list[int], dict[int, int]]:
               for i in range(OVERDUE_TABLES)]
     setup = site.setup([p for t in tables for p in t["players"]], tables)
     ids = [t["id"] for t in setup["tables"]]
-    marks = ",".join(["%s"] * len(ids))
-    site.sql(f"UPDATE games_table SET turn_deadline = now() - interval '5 seconds' WHERE id IN ({marks})", tuple(ids))
+    site.make_overdue(ids)
     return ids, site.versions(ids)
 
 
@@ -49,13 +48,16 @@ def all_played(site, ids, before) -> bool:
     return all(after[i] > before[i] for i in ids)
 
 
-def test_timeouts_overdue_while_the_referee_was_dead_are_played_once_late(site):
+def test_timeouts_overdue_while_the_referee_was_dead_are_played_once_late(referee_site):
+    site = referee_site
     ids, before = idle_tables(site, "rk")
     # The referee dies mid-pass (kill -9), several times, with overdue tables left and right of it.
     for attempt in range(3):
         referee = site.referee(f"referee-{attempt}")
-        time.sleep(1.2 + 0.3 * attempt)
-        referee.kill9()
+        played = sum(site.versions(ids)[i] - before[i] for i in ids)
+        wait_until(lambda played=played: sum(site.versions(ids)[i] - before[i] for i in ids) > played,
+                   timeout=30, interval=0.02, what="the referee's first timeout")
+        referee.kill9()  # in the middle of its pass
     time.sleep(1.0)
     frozen = site.versions(ids)
     time.sleep(1.0)
@@ -69,7 +71,8 @@ def test_timeouts_overdue_while_the_referee_was_dead_are_played_once_late(site):
     print(f"\n{played_while_alive} of {len(ids)} timeouts played before the last kill, the rest late, each once")
 
 
-def test_two_referees_apply_each_timeout_once(site):
+def test_two_referees_apply_each_timeout_once(referee_site):
+    site = referee_site
     ids, before = idle_tables(site, "rt")
     referees = [site.referee("referee-1"), site.referee("referee-2")]
     wait_until(lambda: all_played(site, ids, before), timeout=60, what="every overdue timeout")
@@ -83,7 +86,8 @@ def bot_tables(prefix: str, count: int) -> list[dict]:
              "players": [f"{prefix}{i}"], "bots": "simple"} for i in range(count)]
 
 
-def test_matches_of_computer_players_survive_a_killed_referee_and_two_at_once(site):
+def test_matches_of_computer_players_survive_a_killed_referee_and_two_at_once(referee_site):
+    site = referee_site
     tables = bot_tables("rb", 4)
     setup = site.setup([p for t in tables for p in t["players"]], tables)
     ids = [t["id"] for t in setup["tables"]]
