@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test bench bench-leaderboard lint messages migrate services clean
+.PHONY: run test faults bench bench-leaderboard lint messages migrate services clean
 
 # A stamp per requirements set: the venv is (re)installed only when a requirements file changes.
 $(VENV)/.runtime: requirements.txt
@@ -41,6 +41,11 @@ test: $(VENV)/.dev messages
 	$(VENV)/bin/ruff check .
 	$(PY) manage.py makemigrations --check --dry-run -v 0
 	$(VENV)/bin/pytest
+
+## Fault tests (minutes): daphne killed, Redis and PostgreSQL restarted, the referee killed or doubled, under
+## running matches, on a PostgreSQL cluster and a Redis server of their own (needs their programs installed).
+faults: $(VENV)/.dev messages
+	GINSITE_FAULTS=1 $(VENV)/bin/pytest tests/faults -m faults
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .

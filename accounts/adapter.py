@@ -3,6 +3,8 @@
 from allauth.account.adapter import DefaultAccountAdapter
 from django import forms
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db.models import Q
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -27,6 +29,17 @@ class AccountAdapter(DefaultAccountAdapter):
                 profile_for(user=user)
                 profile_language_set(user=user, language=language)
         return user
+
+    def _get_login_attempts_cache_key(self, request, **credentials):
+        # allauth counts failed sign-ins per name typed: "anna", "Anna@Example.com" and "anna@example.com"
+        # would be separate budgets for one account. Count per account (its id) when the name is one.
+        login = str(credentials.get("email") or credentials.get("username") or "").strip()
+        User = get_user_model()
+        account = (User.objects.filter(Q(username__iexact=login) | Q(email__iexact=login))
+                   .order_by("pk").values_list("pk", flat=True).first()) if login else None
+        if account is None:
+            return super()._get_login_attempts_cache_key(request, **credentials)
+        return f"account:{account}"
 
     def format_email_subject(self, subject):
         # allauth would prefix the host name (there is no sites framework); the brand reads better.

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils.html import escape
 
-from games import events, selectors, services
+from games import events, ratelimit, selectors, services
 from games.engine.cards import JOKER, RANKS
 from games.engine.romme.melds import InvalidMeld, validate_meld
 from games.services import ServiceError
@@ -231,8 +231,12 @@ class TableConsumer(_JsonConsumer):
                 version=self.version,
             )
             return
+        if not ratelimit.allow(self, kind):
+            await self.send_error("rate_limited", ratelimit.MESSAGE, version=self.version)
+            return
         try:
             await handler(self, message)
+            ratelimit.accepted(self, kind)
         except ServiceError as error:
             await self.send_error(error.code, error.message, version=error.version if error.version is not None else self.version)
             if error.code in ("stale_version", "not_your_turn", "not_between_rounds", "turn_over"):
@@ -357,7 +361,9 @@ class LobbyConsumer(_JsonConsumer):
             message = json.loads(text_data or "")
         except (ValueError, RecursionError):
             message = None
-        if isinstance(message, dict) and message.get("type") == "sync" and len(text_data) <= MESSAGE_MAX_BYTES:
+        if not ratelimit.allow(self, "sync"):
+            await self.send_error("rate_limited", ratelimit.MESSAGE)
+        elif isinstance(message, dict) and message.get("type") == "sync" and len(text_data) <= MESSAGE_MAX_BYTES:
             await self.send_list()
         else:
             await self.send_error("bad_message", 'Die Lobby versteht nur {"type": "sync"}.')

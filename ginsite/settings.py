@@ -8,6 +8,7 @@ every production safety that ``manage.py check --deploy`` asks for.
 import os
 from pathlib import Path
 
+import csp.constants
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
@@ -52,6 +53,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "channels",
+    "csp",
     "allauth",
     "allauth.account",
     "accounts",
@@ -62,6 +64,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -96,18 +99,28 @@ ASGI_APPLICATION = "ginsite.asgi.application"
 WSGI_APPLICATION = None
 
 # --- Database: DATABASE_URL or an SQLite file in the project folder -------------------------------------
+# Row locks do not exist on SQLite; IMMEDIATE transactions serialise writers instead, and the timeout lets a
+# second writer (the referee beside daphne) wait rather than fail at once with "database is locked".
+SQLITE_OPTIONS = {"transaction_mode": "IMMEDIATE", "timeout": 20}
+
+
+def with_sqlite_guarantees(database: dict) -> dict:
+    """Give an SQLite database the same OPTIONS however it was named (``SQLITE_PATH`` or ``sqlite:///``);
+    options the URL sets itself win. Other engines are returned as they are."""
+    if database.get("ENGINE") == "django.db.backends.sqlite3":
+        database["OPTIONS"] = {**SQLITE_OPTIONS, **database.get("OPTIONS", {})}
+    return database
+
+
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+    DATABASES = {"default": with_sqlite_guarantees(dj_database_url.parse(DATABASE_URL, conn_max_age=0))}
 else:
     DATABASES = {
-        "default": {
+        "default": with_sqlite_guarantees({
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": os.environ.get("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
-            # Row locks do not exist on SQLite; IMMEDIATE transactions serialise writers instead,
-            # and the timeout lets a second writer wait rather than fail at once.
-            "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
-        }
+        })
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -151,6 +164,13 @@ ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS = 3
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 ACCOUNT_USERNAME_MIN_LENGTH = 3
 ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+# Sign-in limits (allauth's own, counted in the cache): failed sign-ins 10 a minute per address and 5 in 5
+# minutes per account (then even the right password is refused until the window has passed), and any sign-in
+# POST 30 a minute per address (then allauth's 429 page). Several web processes need a shared CACHES for the
+# counts to be the site's, not each process's.
+ACCOUNT_RATE_LIMITS = {"login": "30/m/ip", "login_failed": "10/m/ip,5/300s/key", "signup": "20/m/ip"}
+# Behind a proxy every request comes from the proxy's address: count the client's (X-Forwarded-For) instead.
+ALLAUTH_TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 LOGIN_REDIRECT_URL = "/"
 LOGIN_URL = "account_login"
 
@@ -200,6 +220,22 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
+
+# Content-Security-Policy (django-csp 4): scripts, styles and everything else only from this site, no inline
+# script or style anywhere; sockets to this host only ('self' covers ws:// and wss:// of the same host).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [csp.constants.SELF],
+        "script-src": [csp.constants.SELF],
+        "style-src": [csp.constants.SELF],
+        "img-src": [csp.constants.SELF],
+        "connect-src": [csp.constants.SELF],
+        "object-src": [csp.constants.NONE],
+        "base-uri": [csp.constants.SELF],
+        "form-action": [csp.constants.SELF],
+        "frame-ancestors": [csp.constants.NONE],
+    },
+}
 
 # --- Game settings --------------------------------------------------------------------------------------
 # Tests may fix the deal (a seed for the shuffles). The site refuses to start with it when DEBUG is off.

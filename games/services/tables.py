@@ -6,6 +6,8 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from games import engines, events, selectors
@@ -80,6 +82,7 @@ def table_create(
     if ranked:
         _common.require_may_sit_ranked(None, [user])
     with transaction.atomic():
+        _require_below_open_table_cap(user)
         table = Table.objects.create(
             game=game,
             preset=preset,
@@ -99,6 +102,26 @@ def table_create(
             table_fill_with_bots(table_id=table.pk, user=user, level=bots)
             table.refresh_from_db()
     return table
+
+
+#: How many open or running tables one person may have opened at once (``GAMES_MAX_OPEN_TABLES``; 0: no cap).
+MAX_OPEN_TABLES = 5
+
+
+def _require_below_open_table_cap(user) -> None:
+    """Refuse (``too_many_tables``) a sixth open or running table of one creator. The creator's row is locked
+    first, so two tabs racing cannot both open the last one."""
+    cap = int(getattr(settings, "GAMES_MAX_OPEN_TABLES", MAX_OPEN_TABLES))
+    if not cap:
+        return
+    list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True))
+    opened = Table.objects.filter(created_by=user, status__in=[Table.Status.OPEN, Table.Status.PLAYING]).count()
+    if opened >= cap:
+        raise ServiceError(
+            "too_many_tables",
+            f"Du hast schon {opened} offene oder laufende Tische eröffnet (höchstens {cap}); "
+            "spiele oder schließe erst einen davon.",
+        )
 
 
 def table_create_seated(

@@ -248,6 +248,15 @@ root.addEventListener("keydown", (event) => {
 
 // --- the page's own buttons ------------------------------------------------------------------------------
 
+document.getElementById("btn-copy-invite")?.addEventListener("click", async (event) => {
+  const button = event.currentTarget;
+  try {
+    await navigator.clipboard.writeText(document.getElementById("invite-link").value);
+    button.textContent = button.dataset.done;
+  } catch {
+    document.getElementById("invite-link").select(); // no clipboard (plain http): the link is selected to copy
+  }
+});
 document.getElementById("btn-ready")?.addEventListener("click", () => send({ type: "ready" }));
 document.getElementById("btn-show-result")?.addEventListener("click", () => {
   reopenEnd();
