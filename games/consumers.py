@@ -9,13 +9,17 @@ import json
 import logging
 from urllib.parse import parse_qs
 
+from channels.auth import UserLazyObject, get_user
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import connection
+from django.utils.functional import empty
 from django.utils.html import escape
 
-from games import events, selectors, services
+from games import events, presenters, selectors, services, timekeeper
 from games.services import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -25,13 +29,10 @@ MESSAGE_MAX_BYTES = 4096
 
 
 def _poll_seconds() -> float:
-    """How often a socket checks the table version by itself. Needed only when events cannot cross
-    processes (the in-memory channel layer, with the referee in its own process); off with Redis."""
-    configured = getattr(settings, "GAMES_STATE_POLL_SECONDS", None)
-    if configured is not None:
-        return float(configured)
-    backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND", "")
-    return 1.0 if backend.endswith("InMemoryChannelLayer") else 0.0
+    """How often a socket checks the table version by itself: off (0) unless ``GAMES_STATE_POLL_SECONDS``
+    asks for it. Every change reaches sockets through the channel layer, the referee's too (with the
+    in-memory layer it runs inside the daphne process, see games/timekeeper.py)."""
+    return float(getattr(settings, "GAMES_STATE_POLL_SECONDS", 0) or 0)
 
 
 def in_thread(function):
@@ -42,9 +43,35 @@ def in_thread(function):
     return database_sync_to_async(function, thread_sensitive=not parallel)
 
 
+def resolve_user(scope) -> None:
+    """Load the user of the socket's session, inside a database call of the consumer's own: ginsite.asgi
+    leaves ``scope["user"]`` unresolved, so that a handshake costs one trip to the database thread, not two.
+    A user resolved already (another middleware, a test) is left as it is."""
+    user = scope.get("user")
+    if isinstance(user, UserLazyObject) and user._wrapped is empty:
+        user._wrapped = get_user.func(scope)
+    elif user is None and "session" in scope:
+        scope["user"] = get_user.func(scope)
+
+
 class _JsonConsumer(AsyncWebsocketConsumer):
+    async def dispatch(self, message):
+        # channels' dispatch first hops to the database thread to close old connections, for every frame
+        # from the client and every message from the layer: on the embedded default that is one queue for
+        # the whole process, so every frame of every socket waited behind the moves. The database calls
+        # here (in_thread) close old connections in their own thread, before and after.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+    async def websocket_disconnect(self, message):
+        # As channels' own, without its hop to close connections (see dispatch).
+        await self.disconnect(message["code"])
+        raise StopConsumer()
+
     async def send_frame(self, frame: dict) -> None:
-        await self.send(text_data=json.dumps(frame, separators=(",", ":"), ensure_ascii=False))
+        await self.send(text_data=events.frame_text(frame))
 
     async def send_error(self, code: str, message: str, *, version: int | None = None) -> None:
         await self.send_frame({"type": "error", "code": code, "message": message, "version": version})
@@ -55,31 +82,43 @@ class TableConsumer(_JsonConsumer):
 
     async def connect(self):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        self.user = self.scope.get("user")
-        self.user_id = self.user.pk if self.user is not None and self.user.is_authenticated else None
+        self.user = None
+        self.user_id = None
         self.version = -1
         self.poll_task = None
+        self.groups_joined: list[str] = []
         query = parse_qs(self.scope.get("query_string", b"").decode("latin1"))
         invite = (query.get("invite") or [""])[0]
-        allowed = await in_thread(self._may_watch)(invite)
-        if not allowed:
+        # One trip to the database for everything a handshake needs: who this is (session and user), whether
+        # they may watch, the whole state and the chat (a burst of sockets after a restart is what this is for).
+        opened = await in_thread(self._open)(invite)
+        if not isinstance(opened, tuple):
             # Accept first so that the client learns why (a refused handshake tells a browser nothing).
             await self.accept()
-            await self.close(code=4404 if allowed is None else 4403)
+            await self.close(code=4404 if opened is None else 4403)
             return
-        self.groups_joined = [events.public_group(self.table_id), events.everyone_group(self.table_id)]
+        state, chat = opened
+        # A seated player's frames come on their user group; the public group is for everyone else.
+        groups = [events.everyone_group(self.table_id)]
         if self.user_id is not None:
-            self.groups_joined.append(events.user_group(self.table_id, self.user_id))
-        for group in self.groups_joined:
+            groups.append(events.user_group(self.table_id, self.user_id))
+        if state["table"]["you"] is None:
+            groups.append(events.public_group(self.table_id))
+        for group in groups:
             await self.channel_layer.group_add(group, self.channel_name)
+            self.groups_joined.append(group)
         await self.accept()
-        # Joined the groups first, then read: nothing can fall between the full state and the next event.
-        # One trip to the database for both (a burst of sockets after a restart is what this is for).
-        state, chat = await in_thread(self._welcome)()
-        if state is None:
+        # The state was read before the groups were joined: a change committed in between reached nobody
+        # here. One cheap look at the version says whether there was one (then read the state again).
+        version = await in_thread(selectors.table_version)(table_id=self.table_id)
+        if version is None:
             await self.send_error("no_table", "Diesen Tisch gibt es nicht mehr.")
+        elif version > state["version"]:
+            await self.send_state()
         else:
             await self._deliver(state)
+        timekeeper.socket_opened(self.table_id, self.version)
+        self.watched = True
         for frame in chat:
             await self.send_frame(frame)
         await self._presence(online=True)
@@ -87,26 +126,46 @@ class TableConsumer(_JsonConsumer):
         if seconds > 0:
             self.poll_task = asyncio.create_task(self._poll(seconds))
 
-    def _welcome(self) -> tuple[dict | None, list[dict]]:
-        return (
-            selectors.table_state_for(table_id=self.table_id, user=self.user),
-            selectors.chat_recent(table_id=self.table_id),
-        )
-
-    def _may_watch(self, invite: str) -> bool | None:
+    def _open(self, invite: str) -> tuple[dict, list[dict]] | bool | None:
+        """Sign in from the session, check the table may be watched, and read its state and chat: None if
+        there is no such table, False if it may not be watched."""
+        resolve_user(self.scope)
+        self.user = self.scope.get("user")
+        if self.user is not None and self.user.is_authenticated:
+            self.user_id = self.user.pk
         table = selectors.table_get(table_id=self.table_id)
         if table is None:
             return None
-        return selectors.table_may_watch(table=table, user=self.user, invite_token=invite)
+        if not selectors.table_may_watch(table=table, user=self.user, invite_token=invite):
+            return False
+        snapshot = selectors.table_snapshot(table=table)
+        state = presenters.table_state(snapshot, presenters.seat_of_user(snapshot.seats, self.user))
+        return state, selectors.chat_recent(table_id=self.table_id)
+
+    async def _follow(self, *, seated: bool) -> None:
+        """Keep the public group for sockets whose user holds no seat (a frame said the seating changed)."""
+        public = events.public_group(self.table_id)
+        if seated and public in self.groups_joined:
+            self.groups_joined.remove(public)
+            await self.channel_layer.group_discard(public, self.channel_name)
+        elif not seated and public not in self.groups_joined:
+            await self.channel_layer.group_add(public, self.channel_name)
+            self.groups_joined.append(public)
+            # A public frame sent between the change and the join reached nobody here: read the state again.
+            await self.send_state()
 
     async def disconnect(self, code):
         if self.poll_task is not None:
             self.poll_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.poll_task
-        for group in getattr(self, "groups_joined", []):
+        if getattr(self, "watched", False):
+            self.watched = False
+            timekeeper.socket_closed(self.table_id)
+        joined = getattr(self, "groups_joined", [])
+        for group in joined:
             await self.channel_layer.group_discard(group, self.channel_name)
-        if getattr(self, "groups_joined", None):
+        if joined:
             await self._presence(online=False)
 
     async def _presence(self, *, online: bool) -> None:
@@ -114,9 +173,9 @@ class TableConsumer(_JsonConsumer):
             return
         name = escape(self.user.get_username())
         frame = {"type": "presence", "user_id": self.user_id, "user": name, "online": online}
-        await self.channel_layer.group_send(
-            events.everyone_group(self.table_id), {"type": "table.frame", "audience": "all", "frame": frame}
-        )
+        await events.send_now(self.channel_layer, events.wire(
+            [(events.everyone_group(self.table_id), {"type": "table.frame", "audience": "all", "frame": frame})]
+        ))
 
     async def _poll(self, seconds: float) -> None:
         while True:
@@ -140,12 +199,28 @@ class TableConsumer(_JsonConsumer):
     # --- frames from the channel layer ------------------------------------------------------------------
 
     async def table_frame(self, event):
-        frame = event["frame"]
-        # A seated player gets their own view on their user group; the public copy is for spectators. Decided
-        # by the frame itself, so the order in which the two copies arrive does not matter.
-        if event.get("audience") == "public" and self._seated_in(frame):
+        text = event.get("text")
+        if text is None:  # a message of an older sender: the frame itself
+            frame = event["frame"]
+            if event.get("audience") == "public" and self._seated_in(frame):
+                return
+            await self._deliver(frame)
             return
-        await self._deliver(frame)
+        # A seated player gets their own view on their user group; the public copy is for spectators. Decided
+        # by the frame itself (who it says is seated), so the order in which the two copies arrive does not
+        # matter; and the socket follows the seating: in the public group only while its user holds no seat.
+        seated = event.get("seated")
+        if seated is not None and self.user_id is not None:
+            here = self.user_id in seated
+            if event.get("audience") == "public" and here:
+                await self._follow(seated=True)
+                return
+            if event.get("audience") == "user":
+                await self._follow(seated=here)
+        version = event.get("version")
+        if version is not None:
+            self.version = max(self.version, version)
+        await self.send(text_data=text)
 
     def _seated_in(self, frame: dict) -> bool:
         return self.user_id is not None and any(seat["user_id"] == self.user_id for seat in frame["table"]["seats"])
@@ -256,6 +331,8 @@ class LobbyConsumer(_JsonConsumer):
     async def connect(self):
         self.poll_task = None
         await self.channel_layer.group_add(events.LOBBY_GROUP, self.channel_name)
+        timekeeper.lobby_socket(True)
+        self.counted = True
         await self.accept()
         await self.send_list()
         seconds = _poll_seconds()
@@ -277,6 +354,9 @@ class LobbyConsumer(_JsonConsumer):
             with contextlib.suppress(asyncio.CancelledError):
                 await self.poll_task
         await self.channel_layer.group_discard(events.LOBBY_GROUP, self.channel_name)
+        if getattr(self, "counted", False):
+            self.counted = False
+            timekeeper.lobby_socket(False)
 
     async def receive(self, text_data=None, bytes_data=None):
         # The lobby listens only; "sync" asks for the whole list again.
@@ -290,4 +370,5 @@ class LobbyConsumer(_JsonConsumer):
             await self.send_error("bad_message", 'Die Lobby versteht nur {"type": "sync"}.')
 
     async def lobby_frame(self, event):
-        await self.send_frame(event["frame"])
+        text = event.get("text")
+        await self.send(text_data=text if text is not None else events.frame_text(event["frame"]))
