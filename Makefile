@@ -29,12 +29,11 @@ messages: $(VENV)/.runtime
 migrate: $(VENV)/.runtime messages
 	$(PY) manage.py migrate --noinput -v 0
 
-## Serve the site on http://$(HOST):$(PORT) with daphne, plus the referee (turn timers, computer players).
+## Serve the site on http://$(HOST):$(PORT) with daphne; the referee (turn timers, computer players) runs
+## inside it (no Redis: the in-memory channel layer). With REDIS_URL set, start `manage.py referee` beside it.
 run: migrate
-	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C stops the server and the referee)"
-	@$(PY) manage.py referee & referee=$$!; \
-	trap 'kill $$referee 2>/dev/null' EXIT INT TERM; \
-	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) ginsite.asgi:application
+	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
+	@$(VENV)/bin/daphne -e tcp:port=$(PORT):interface=$(HOST):backlog=1024 ginsite.asgi:application
 
 ## Lint and run the whole test suite (browser tests need /usr/bin/chromium; REQUIRE_BROWSER=1 makes it a must).
 test: $(VENV)/.dev messages
