@@ -131,14 +131,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Channel layer: REDIS_URL or in-memory --------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
-if REDIS_URL and os.environ.get("REDIS_LAYER", "core") == "pubsub":
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [{"address": REDIS_URL}]},
-        }
-    }
-elif REDIS_URL:
+if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             # channels-redis's layer, sending a move's frames in two round trips (see ginsite/layers.py).
