@@ -87,36 +87,38 @@ class TableConsumer(_JsonConsumer):
         self.version = -1
         self.poll_task = None
         self.groups_joined: list[str] = []
+        self.admitted = False  # frames go out only once the socket may watch (see table_frame)
         query = parse_qs(self.scope.get("query_string", b"").decode("latin1"))
         invite = (query.get("invite") or [""])[0]
+        # Groups that do not depend on who this is are joined first, so that nothing falls between the state
+        # read below and the next frame.
+        for group in (events.everyone_group(self.table_id), events.public_group(self.table_id)):
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.groups_joined.append(group)
         # One trip to the database for everything a handshake needs: who this is (session and user), whether
         # they may watch, the whole state and the chat (a burst of sockets after a restart is what this is for).
         opened = await in_thread(self._open)(invite)
         if not isinstance(opened, tuple):
+            for group in self.groups_joined:
+                await self.channel_layer.group_discard(group, self.channel_name)
+            self.groups_joined = []
             # Accept first so that the client learns why (a refused handshake tells a browser nothing).
             await self.accept()
             await self.close(code=4404 if opened is None else 4403)
             return
         state, chat = opened
-        # A seated player's frames come on their user group; the public group is for everyone else.
-        groups = [events.everyone_group(self.table_id)]
+        # The state was read before this socket was in its groups: a change committed in between must not
+        # get lost. The public group was joined before the read (see _open), so such a change shows up as a
+        # public frame newer than the state; a seated socket then reads its own state again (table_frame).
         if self.user_id is not None:
-            groups.append(events.user_group(self.table_id, self.user_id))
-        if state["table"]["you"] is None:
-            groups.append(events.public_group(self.table_id))
-        for group in groups:
-            await self.channel_layer.group_add(group, self.channel_name)
-            self.groups_joined.append(group)
+            await self.channel_layer.group_add(events.user_group(self.table_id, self.user_id), self.channel_name)
+            self.groups_joined.append(events.user_group(self.table_id, self.user_id))
+        if state["table"]["you"] is not None:
+            # Seated: its frames come on the user group; the public group is for everyone else.
+            await self._leave_public()
+        self.admitted = True
         await self.accept()
-        # The state was read before the groups were joined: a change committed in between reached nobody
-        # here. One cheap look at the version says whether there was one (then read the state again).
-        version = await in_thread(selectors.table_version)(table_id=self.table_id)
-        if version is None:
-            await self.send_error("no_table", "Diesen Tisch gibt es nicht mehr.")
-        elif version > state["version"]:
-            await self.send_state()
-        else:
-            await self._deliver(state)
+        await self._deliver(state)
         timekeeper.socket_opened(self.table_id, self.version)
         self.watched = True
         for frame in chat:
@@ -142,13 +144,18 @@ class TableConsumer(_JsonConsumer):
         state = presenters.table_state(snapshot, presenters.seat_of_user(snapshot.seats, self.user))
         return state, selectors.chat_recent(table_id=self.table_id)
 
+    async def _leave_public(self) -> None:
+        public = events.public_group(self.table_id)
+        if public in self.groups_joined:
+            self.groups_joined.remove(public)
+            await self.channel_layer.group_discard(public, self.channel_name)
+
     async def _follow(self, *, seated: bool) -> None:
         """Keep the public group for sockets whose user holds no seat (a frame said the seating changed)."""
         public = events.public_group(self.table_id)
-        if seated and public in self.groups_joined:
-            self.groups_joined.remove(public)
-            await self.channel_layer.group_discard(public, self.channel_name)
-        elif not seated and public not in self.groups_joined:
+        if seated:
+            await self._leave_public()
+        elif public not in self.groups_joined:
             await self.channel_layer.group_add(public, self.channel_name)
             self.groups_joined.append(public)
             # A public frame sent between the change and the join reached nobody here: read the state again.
@@ -199,6 +206,9 @@ class TableConsumer(_JsonConsumer):
     # --- frames from the channel layer ------------------------------------------------------------------
 
     async def table_frame(self, event):
+        if not self.admitted:
+            # Joined the public group before the check: a private table's frames never reach a socket it refused.
+            return
         text = event.get("text")
         if text is None:  # a message of an older sender: the frame itself
             frame = event["frame"]
@@ -214,6 +224,10 @@ class TableConsumer(_JsonConsumer):
             here = self.user_id in seated
             if event.get("audience") == "public" and here:
                 await self._follow(seated=True)
+                if event.get("version", -1) > self.version:
+                    # A change this seat's own frame may have missed (it came while the socket was joining
+                    # its groups, or just as its user took the seat): read the seat's state again.
+                    await self.send_state()
                 return
             if event.get("audience") == "user":
                 await self._follow(seated=here)

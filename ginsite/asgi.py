@@ -12,6 +12,7 @@ Two things beyond the plain stack:
   daphne's reactor runs; ``GAMES_REFEREE_IN_PROCESS`` turns it on or off.
 """
 
+import contextlib
 import os
 import sys
 
@@ -27,7 +28,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from channels.sessions import CookieMiddleware, SessionMiddleware  # noqa: E402
 
-from games import timekeeper  # noqa: E402
+from games import engines, timekeeper  # noqa: E402
 from games.routing import websocket_urlpatterns as games_websocket_urlpatterns  # noqa: E402
 
 
@@ -57,4 +58,15 @@ application = ProtocolTypeRouter(
     }
 )
 
+def _warm_up() -> None:
+    """Import every game's engine and bots now: their modules build lookup tables on import (over a second
+    on these machines), which would otherwise be paid inside the first handshake, on the one database thread,
+    with a burst of sockets waiting behind it (a restart)."""
+    for game in engines.GAMES:
+        engines.engine(game)
+        with contextlib.suppress(ImportError):  # a game without bots yet
+            engines.bots(game)
+
+
+_warm_up()
 _start_referee_with_daphne()
