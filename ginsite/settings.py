@@ -141,6 +141,8 @@ if REDIS_URL:
                 "hosts": [{"address": REDIS_URL, "max_connections": int(os.environ.get("REDIS_MAX_CONNECTIONS", "1000"))}],
                 "capacity": 1500,
                 "expiry": 30,
+                # Keys of this site in Redis (several sites or test runs can share one Redis).
+                "prefix": os.environ.get("REDIS_PREFIX", "asgi"),
             },
         }
     }
@@ -194,7 +196,7 @@ USE_TZ = True
 
 # --- Static files (whitenoise) --------------------------------------------------------------------------
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Under daphne there is no runserver static handler: whitenoise serves from the finders while developing.
 WHITENOISE_USE_FINDERS = DEBUG
