@@ -63,13 +63,13 @@ def scaled_site(tmp_path):
     if not (os.environ.get("REDIS_URL") or os.environ.get("SCALE_TEST") == "1"):
         pytest.skip("the scale-out test runs with Redis (REDIS_URL set, as in CI's PostgreSQL + Redis run) "
                     "or SCALE_TEST=1")
-    missing = run_scaled.missing_services(PG_URL, REDIS_URL)
+    admin = _server_base(PG_URL).replace("postgres://", "postgresql://", 1) + "/postgres"
+    missing = run_scaled.missing_services(admin, REDIS_URL)  # the server; the test makes its own database
     if missing:
         _skip_or_fail(missing)
     import psycopg
 
     name = f"ginsite_scale_{secrets.token_hex(4)}"
-    admin = _server_base(PG_URL).replace("postgres://", "postgresql://", 1) + "/postgres"
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     port = _free_base_port()
