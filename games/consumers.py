@@ -92,16 +92,12 @@ class TableConsumer(_JsonConsumer):
         invite = (query.get("invite") or [""])[0]
         # Groups that do not depend on who this is are joined first, so that nothing falls between the state
         # read below and the next frame.
-        for group in (events.everyone_group(self.table_id), events.public_group(self.table_id)):
-            await self.channel_layer.group_add(group, self.channel_name)
-            self.groups_joined.append(group)
+        await self._regroup(add=[events.everyone_group(self.table_id), events.public_group(self.table_id)])
         # One trip to the database for everything a handshake needs: who this is (session and user), whether
         # they may watch, the whole state and the chat (a burst of sockets after a restart is what this is for).
         opened = await in_thread(self._open)(invite)
         if not isinstance(opened, tuple):
-            for group in self.groups_joined:
-                await self.channel_layer.group_discard(group, self.channel_name)
-            self.groups_joined = []
+            await self._regroup(discard=list(self.groups_joined))
             # Accept first so that the client learns why (a refused handshake tells a browser nothing).
             await self.accept()
             await self.close(code=4404 if opened is None else 4403)
@@ -110,12 +106,11 @@ class TableConsumer(_JsonConsumer):
         # The state was read before this socket was in its groups: a change committed in between must not
         # get lost. The public group was joined before the read (see _open), so such a change shows up as a
         # public frame newer than the state; a seated socket then reads its own state again (table_frame).
-        if self.user_id is not None:
-            await self.channel_layer.group_add(events.user_group(self.table_id, self.user_id), self.channel_name)
-            self.groups_joined.append(events.user_group(self.table_id, self.user_id))
-        if state["table"]["you"] is not None:
-            # Seated: its frames come on the user group; the public group is for everyone else.
-            await self._leave_public()
+        # Seated: its frames come on the user group; the public group is for everyone else.
+        await self._regroup(
+            add=[events.user_group(self.table_id, self.user_id)] if self.user_id is not None else [],
+            discard=[events.public_group(self.table_id)] if state["table"]["you"] is not None else [],
+        )
         self.admitted = True
         await self.accept()
         await self._deliver(state)
@@ -144,6 +139,19 @@ class TableConsumer(_JsonConsumer):
         state = presenters.table_state(snapshot, presenters.seat_of_user(snapshot.seats, self.user))
         return state, selectors.chat_recent(table_id=self.table_id)
 
+    async def _regroup(self, *, add=(), discard=()) -> None:
+        """Join ``add`` and leave ``discard`` (in one round trip where the layer can, see ginsite.layers)."""
+        add = [g for g in add if g not in self.groups_joined]
+        discard = [g for g in discard if g in self.groups_joined or g in add]
+        if hasattr(self.channel_layer, "regroup"):
+            await self.channel_layer.regroup(self.channel_name, add=add, discard=discard)
+        else:
+            for group in add:
+                await self.channel_layer.group_add(group, self.channel_name)
+            for group in discard:
+                await self.channel_layer.group_discard(group, self.channel_name)
+        self.groups_joined = [g for g in self.groups_joined + add if g not in discard]
+
     async def _leave_public(self) -> None:
         public = events.public_group(self.table_id)
         if public in self.groups_joined:
@@ -169,10 +177,9 @@ class TableConsumer(_JsonConsumer):
         if getattr(self, "watched", False):
             self.watched = False
             timekeeper.socket_closed(self.table_id)
-        joined = getattr(self, "groups_joined", [])
-        for group in joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
+        joined = list(getattr(self, "groups_joined", []))
         if joined:
+            await self._regroup(discard=joined)
             await self._presence(online=False)
 
     async def _presence(self, *, online: bool) -> None:

@@ -96,6 +96,13 @@ class InMemoryChannelLayer(_ChannelsInMemoryChannelLayer):
         for group, message in messages:
             await self.group_send(group, message)
 
+    async def regroup(self, channel: str, *, add=(), discard=()) -> None:
+        """Add ``channel`` to the groups ``add`` and take it out of ``discard`` (see RedisChannelLayer)."""
+        for group in add:
+            await self.group_add(group, channel)
+        for group in discard:
+            await self.group_discard(group, channel)
+
 
 class RedisChannelLayer(_ChannelsRedisChannelLayer):
     """channels-redis's layer (``channels_redis.core``) with the same keys, messages and semantics (capacity,
@@ -106,7 +113,7 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
       and a script);
     - ``group_send_many`` does that for several groups at once, so a move's frames (one per seated user,
       one public) cost two round trips, not twelve;
-    - ``group_add`` pipelines its two commands;
+    - ``group_add`` pipelines its two commands, and ``regroup`` joins and leaves several groups at once;
     - receiving a message that is already waiting takes one script instead of three commands.
 
     Each round trip is a Redis command parsed by redis-py in pure Python: a move cost ~20 of them.
@@ -162,6 +169,25 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         pipe.zadd(group_key, {channel: time.time()})
         pipe.expire(group_key, self.group_expiry)
         await pipe.execute()
+
+    async def regroup(self, channel: str, *, add=(), discard=()) -> None:
+        """Join and leave several groups in one pipelined round trip per shard (a socket's handshake)."""
+        assert self.require_valid_channel_name(channel), "Channel name not valid"
+        pipes = {}
+        now = time.time()
+        for group in add:
+            assert self.require_valid_group_name(group), "Group name not valid"
+            index = self.consistent_hash(group)
+            pipe = pipes.setdefault(index, self.connection(index).pipeline(transaction=False))
+            pipe.zadd(self._group_key(group), {channel: now})
+            pipe.expire(self._group_key(group), self.group_expiry)
+        for group in discard:
+            assert self.require_valid_group_name(group), "Group name not valid"
+            index = self.consistent_hash(group)
+            pipe = pipes.setdefault(index, self.connection(index).pipeline(transaction=False))
+            pipe.zrem(self._group_key(group), channel)
+        for pipe in pipes.values():
+            await pipe.execute()
 
     async def group_send(self, group, message):
         await self.group_send_many([(group, message)])
