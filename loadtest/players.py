@@ -76,6 +76,7 @@ class Socket:
         self.changed = asyncio.Event()
         self.reader: asyncio.Task | None = None
         self.closed = False
+        self.states = 0  # state frames received
 
     async def open(self, url: str, *, headers: dict | None = None, origin: str | None = None) -> bool:
         started = time.perf_counter()
@@ -105,6 +106,7 @@ class Socket:
                 if self.site:
                     kind = frame.get("type")
                     if kind == "state":
+                        self.states += 1
                         if frame["version"] >= self.version:
                             self.state, self.version = frame, frame["version"]
                             self.changed.set()
@@ -271,9 +273,11 @@ class SiteTable:
         live = [seat for seat in self.seats if not seat.closed]
         if len(live) == 2:
             before = max(seat.version for seat in live)
+            counts = [seat.states for seat in live]
             await asyncio.gather(*(seat.send({"type": "sync"}) for seat in live))
-            await asyncio.sleep(0)
-            await asyncio.gather(*(seat.wait(lambda: False, timeout=0.5) for seat in live))
+            # Each socket's answer to its sync (a whole state), before it closes.
+            await asyncio.gather(*(seat.wait(lambda s=seat, n=n: s.states > n, timeout=FRAME_TIMEOUT)
+                                   for seat, n in zip(live, counts, strict=True)))
             self.last_seen = min(seat.version for seat in live)
             if self.last_seen < before:
                 self.figures.error("sync:behind")
