@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test faults bench bench-leaderboard lint messages migrate services clean
+.PHONY: run run-scaled test faults bench bench-leaderboard loadtest lint messages migrate services clean
 
 # A stamp per requirements set: the venv is (re)installed only when a requirements file changes.
 $(VENV)/.runtime: requirements.txt
@@ -29,12 +29,28 @@ messages: $(VENV)/.runtime
 migrate: $(VENV)/.runtime messages
 	$(PY) manage.py migrate --noinput -v 0
 
-## Serve the site on http://$(HOST):$(PORT) with daphne, plus the referee (turn timers, computer players).
+## Serve the site on http://$(HOST):$(PORT) with daphne; the referee (turn timers, computer players) runs
+## inside it (no Redis: the in-memory channel layer). With REDIS_URL set, start `manage.py referee` beside it.
 run: migrate
-	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C stops the server and the referee)"
-	@$(PY) manage.py referee & referee=$$!; \
-	trap 'kill $$referee 2>/dev/null' EXIT INT TERM; \
-	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) ginsite.asgi:application
+	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
+	@$(VENV)/bin/daphne -e tcp:port=$(PORT):interface=$(HOST):backlog=1024 ginsite.asgi:application
+
+## The site at scale on one machine: nginx in front of $(DAPHNES) daphne processes, $(REFEREES) referee(s),
+## PostgreSQL and Redis (deploy/services.sh installs and starts them; root the first time), DEBUG=0.
+## RUN_SECONDS=N stops it by itself after N seconds (0: Ctrl-C stops it). See docs/scale.md.
+DAPHNES ?= 2
+REFEREES ?= 1
+RUN_SECONDS ?= 0
+run-scaled: $(VENV)/.runtime messages
+	bash deploy/services.sh
+	$(PY) deploy/run_scaled.py --daphnes $(DAPHNES) --referees $(REFEREES) --host $(HOST) --port $(PORT) --seconds $(RUN_SECONDS)
+
+## Load test: scripted players on the site and on the bare stack (../shared/stackbench) in the same run,
+## every profile on both stacks; LOADTEST_ARGS="--profile ceiling --stack embedded" for one. See docs/scale.md.
+LOADTEST_ARGS ?=
+loadtest: $(VENV)/.dev messages
+	bash deploy/services.sh || echo "PostgreSQL/Redis not available: the scaled stack will be skipped"
+	$(PY) -m loadtest $(LOADTEST_ARGS)
 
 ## Lint and run the whole test suite (browser tests need /usr/bin/chromium; REQUIRE_BROWSER=1 makes it a must).
 test: $(VENV)/.dev messages

@@ -9,15 +9,17 @@ import json
 import logging
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
+from channels.auth import UserLazyObject, get_user
+from channels.consumer import get_handler_name
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.db import connection
+from django.utils.functional import empty
 from django.utils.html import escape
 
-from games import events, ratelimit, selectors, services
-from games.engine.cards import JOKER, RANKS
-from games.engine.romme.melds import InvalidMeld, validate_meld
+from games import events, presenters, ratelimit, selectors, services, timekeeper
+from games.dbthread import in_thread
+from games.engine.romme.hints import meld_preview
 from games.services import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -29,79 +31,42 @@ MESSAGE_MAX_BYTES = 4096
 MELD_MAX_CARDS = 14
 
 
-def meld_preview(cards: list[str]) -> dict:
-    """What ``cards``, chosen in any order, make as one Rommé meld: the order it is laid in and its points,
-    or why it is none. Read-only, for the page's meld builder (the page knows no rules).
-
-    The candidate orders are the natural cards by rank (each ace low or high) with the jokers placed in
-    every way; ``validate_meld`` alone decides which are melds. Of several readings the one worth most
-    points is given (a joker at the top end of a run rather than the bottom; a set's jokers last).
-
-    >>> meld_preview(["7H", "JK", "5H"])
-    {'meld': ['5H', 'JK', '7H'], 'points': 18, 'kind': 'run'}
-    """
-    naturals = [c for c in cards if c != JOKER]
-    jokers = len(cards) - len(naturals)
-    aces = [c for c in naturals if c[0] == "A"]
-    others = sorted((c for c in naturals if c[0] != "A"), key=lambda c: RANKS.find(c[0]))
-    best = None
-    error = "no cards"
-    seen: set[tuple[str, ...]] = set()
-    for high in range(len(aces) + 1):
-        line = aces[high:] + others + aces[:high]  # aces below the 2, or above the king
-        for places in _joker_places(len(line) + jokers, jokers):
-            order, rest = [], iter(line)
-            for i in range(len(line) + jokers):
-                order.append(JOKER if i in places else next(rest))
-            key = tuple(order)
-            if key in seen:
-                continue
-            seen.add(key)
-            try:
-                meld = validate_meld(order)
-            except InvalidMeld as exc:
-                error = str(exc)
-                continue
-            # Among equals the last reading wins: jokers as far up as they go (a set's at its end).
-            if best is None or meld.points >= best.points:
-                best = meld
-    if best is None:
-        return {"meld": None, "points": None, "error": error}
-    return {"meld": list(best.cards), "points": best.points, "kind": best.kind}
-
-
-def _joker_places(length: int, jokers: int):
-    """Every set of ``jokers`` positions out of ``length`` with no two side by side (the rules never allow it)."""
-    def choose(start: int, left: int, taken: tuple[int, ...]):
-        if left == 0:
-            yield frozenset(taken)
-            return
-        for i in range(start, length - 2 * (left - 1)):
-            yield from choose(i + 2, left - 1, (*taken, i))
-    yield from choose(0, jokers, ())
-
-
 def _poll_seconds() -> float:
-    """How often a socket checks the table version by itself. Needed only when events cannot cross
-    processes (the in-memory channel layer, with the referee in its own process); off with Redis."""
-    configured = getattr(settings, "GAMES_STATE_POLL_SECONDS", None)
-    if configured is not None:
-        return float(configured)
-    backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND", "")
-    return 1.0 if backend.endswith("InMemoryChannelLayer") else 0.0
+    """How often a socket checks the table version by itself: off (0) unless ``GAMES_STATE_POLL_SECONDS``
+    asks for it. Every change reaches sockets through the channel layer, the referee's too (with the
+    in-memory layer it runs inside the daphne process, see games/timekeeper.py)."""
+    return float(getattr(settings, "GAMES_STATE_POLL_SECONDS", 0) or 0)
 
 
-def in_thread(function):
-    """Run a database function off the event loop. On PostgreSQL calls run side by side in a thread pool (rows
-    are locked per table, so tables do not wait on each other); SQLite has a single writer anyway, and its
-    in-memory test database must stay on one thread. ``GAMES_DB_PARALLEL = False`` keeps one thread."""
-    parallel = getattr(settings, "GAMES_DB_PARALLEL", True) and connection.vendor == "postgresql"
-    return database_sync_to_async(function, thread_sensitive=not parallel)
+def resolve_user(scope) -> None:
+    """Load the user of the socket's session, inside a database call of the consumer's own: ginsite.asgi
+    leaves ``scope["user"]`` unresolved, so that a handshake costs one trip to the database thread, not two.
+    A user resolved already (another middleware, a test) is left as it is."""
+    user = scope.get("user")
+    if isinstance(user, UserLazyObject) and user._wrapped is empty:
+        user._wrapped = get_user.func(scope)
+    elif user is None and "session" in scope:
+        scope["user"] = get_user.func(scope)
 
 
 class _JsonConsumer(AsyncWebsocketConsumer):
+    async def dispatch(self, message):
+        # channels' dispatch first hops to the database thread to close old connections, for every frame
+        # from the client and every message from the layer: on the embedded default that is one queue for
+        # the whole process, so every frame of every socket waited behind the moves. The database calls
+        # here (in_thread) close old connections in their own thread, before and after.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+    async def websocket_disconnect(self, message):
+        # As channels' own, without its hop to close connections (see dispatch).
+        await self.disconnect(message["code"])
+        raise StopConsumer()
+
     async def send_frame(self, frame: dict) -> None:
-        await self.send(text_data=json.dumps(frame, separators=(",", ":"), ensure_ascii=False))
+        await self.send(text_data=events.frame_text(frame))
 
     async def send_error(self, code: str, message: str, *, version: int | None = None) -> None:
         await self.send_frame({"type": "error", "code": code, "message": message, "version": version})
@@ -112,31 +77,40 @@ class TableConsumer(_JsonConsumer):
 
     async def connect(self):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        self.user = self.scope.get("user")
-        self.user_id = self.user.pk if self.user is not None and self.user.is_authenticated else None
+        self.user = None
+        self.user_id = None
         self.version = -1
         self.poll_task = None
+        self.groups_joined: list[str] = []
+        self.admitted = False  # frames go out only once the socket may watch (see table_frame)
         query = parse_qs(self.scope.get("query_string", b"").decode("latin1"))
         invite = (query.get("invite") or [""])[0]
-        allowed = await in_thread(self._may_watch)(invite)
-        if not allowed:
+        # Groups that do not depend on who this is are joined first, so that nothing falls between the state
+        # read below and the next frame.
+        await self._regroup(add=[events.everyone_group(self.table_id), events.public_group(self.table_id)])
+        # One trip to the database for everything a handshake needs: who this is (session and user), whether
+        # they may watch, the whole state and the chat (a burst of sockets after a restart is what this is for).
+        opened = await in_thread(self._open)(invite)
+        if not isinstance(opened, tuple):
+            await self._regroup(discard=list(self.groups_joined))
             # Accept first so that the client learns why (a refused handshake tells a browser nothing).
             await self.accept()
-            await self.close(code=4404 if allowed is None else 4403)
+            await self.close(code=4404 if opened is None else 4403)
             return
-        self.groups_joined = [events.public_group(self.table_id), events.everyone_group(self.table_id)]
-        if self.user_id is not None:
-            self.groups_joined.append(events.user_group(self.table_id, self.user_id))
-        for group in self.groups_joined:
-            await self.channel_layer.group_add(group, self.channel_name)
+        state, chat = opened
+        # The state was read before this socket was in its groups: a change committed in between must not
+        # get lost. The public group was joined before the read (see _open), so such a change shows up as a
+        # public frame newer than the state; a seated socket then reads its own state again (table_frame).
+        # Seated: its frames come on the user group; the public group is for everyone else.
+        await self._regroup(
+            add=[events.user_group(self.table_id, self.user_id)] if self.user_id is not None else [],
+            discard=[events.public_group(self.table_id)] if state["table"]["you"] is not None else [],
+        )
+        self.admitted = True
         await self.accept()
-        # Joined the groups first, then read: nothing can fall between the full state and the next event.
-        # One trip to the database for both (a burst of sockets after a restart is what this is for).
-        state, chat = await in_thread(self._welcome)()
-        if state is None:
-            await self.send_error("no_table", "Diesen Tisch gibt es nicht mehr.")
-        else:
-            await self._deliver(state)
+        await self._deliver(state)
+        timekeeper.socket_opened(self.table_id, self.version)
+        self.watched = True
         for frame in chat:
             await self.send_frame(frame)
         await self._presence(online=True)
@@ -144,26 +118,63 @@ class TableConsumer(_JsonConsumer):
         if seconds > 0:
             self.poll_task = asyncio.create_task(self._poll(seconds))
 
-    def _welcome(self) -> tuple[dict | None, list[dict]]:
-        return (
-            selectors.table_state_for(table_id=self.table_id, user=self.user),
-            selectors.chat_recent(table_id=self.table_id),
-        )
-
-    def _may_watch(self, invite: str) -> bool | None:
+    def _open(self, invite: str) -> tuple[dict, list[dict]] | bool | None:
+        """Sign in from the session, check the table may be watched, and read its state and chat: None if
+        there is no such table, False if it may not be watched."""
+        resolve_user(self.scope)
+        self.user = self.scope.get("user")
+        if self.user is not None and self.user.is_authenticated:
+            self.user_id = self.user.pk
         table = selectors.table_get(table_id=self.table_id)
         if table is None:
             return None
-        return selectors.table_may_watch(table=table, user=self.user, invite_token=invite)
+        if not selectors.table_may_watch(table=table, user=self.user, invite_token=invite):
+            return False
+        snapshot = selectors.table_snapshot(table=table)
+        state = presenters.table_state(snapshot, presenters.seat_of_user(snapshot.seats, self.user))
+        return state, selectors.chat_recent(table_id=self.table_id)
+
+    async def _regroup(self, *, add=(), discard=()) -> None:
+        """Join ``add`` and leave ``discard`` (in one round trip where the layer can, see ginsite.layers)."""
+        add = [g for g in add if g not in self.groups_joined]
+        discard = [g for g in discard if g in self.groups_joined or g in add]
+        if hasattr(self.channel_layer, "regroup"):
+            await self.channel_layer.regroup(self.channel_name, add=add, discard=discard)
+        else:
+            for group in add:
+                await self.channel_layer.group_add(group, self.channel_name)
+            for group in discard:
+                await self.channel_layer.group_discard(group, self.channel_name)
+        self.groups_joined = [g for g in self.groups_joined + add if g not in discard]
+
+    async def _leave_public(self) -> None:
+        public = events.public_group(self.table_id)
+        if public in self.groups_joined:
+            self.groups_joined.remove(public)
+            await self.channel_layer.group_discard(public, self.channel_name)
+
+    async def _follow(self, *, seated: bool) -> None:
+        """Keep the public group for sockets whose user holds no seat (a frame said the seating changed)."""
+        public = events.public_group(self.table_id)
+        if seated:
+            await self._leave_public()
+        elif public not in self.groups_joined:
+            await self.channel_layer.group_add(public, self.channel_name)
+            self.groups_joined.append(public)
+            # A public frame sent between the change and the join reached nobody here: read the state again.
+            await self.send_state()
 
     async def disconnect(self, code):
         if self.poll_task is not None:
             self.poll_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.poll_task
-        for group in getattr(self, "groups_joined", []):
-            await self.channel_layer.group_discard(group, self.channel_name)
-        if getattr(self, "groups_joined", None):
+        if getattr(self, "watched", False):
+            self.watched = False
+            timekeeper.socket_closed(self.table_id)
+        joined = list(getattr(self, "groups_joined", []))
+        if joined:
+            await self._regroup(discard=joined)
             await self._presence(online=False)
 
     async def _presence(self, *, online: bool) -> None:
@@ -171,9 +182,9 @@ class TableConsumer(_JsonConsumer):
             return
         name = escape(self.user.get_username())
         frame = {"type": "presence", "user_id": self.user_id, "user": name, "online": online}
-        await self.channel_layer.group_send(
-            events.everyone_group(self.table_id), {"type": "table.frame", "audience": "all", "frame": frame}
-        )
+        await events.send_now(self.channel_layer, events.wire(
+            [(events.everyone_group(self.table_id), {"type": "table.frame", "audience": "all", "frame": frame})]
+        ))
 
     async def _poll(self, seconds: float) -> None:
         while True:
@@ -197,12 +208,35 @@ class TableConsumer(_JsonConsumer):
     # --- frames from the channel layer ------------------------------------------------------------------
 
     async def table_frame(self, event):
-        frame = event["frame"]
-        # A seated player gets their own view on their user group; the public copy is for spectators. Decided
-        # by the frame itself, so the order in which the two copies arrive does not matter.
-        if event.get("audience") == "public" and self._seated_in(frame):
+        if not self.admitted:
+            # Joined the public group before the check: a private table's frames never reach a socket it refused.
             return
-        await self._deliver(frame)
+        text = event.get("text")
+        if text is None:  # a message of an older sender: the frame itself
+            frame = event["frame"]
+            if event.get("audience") == "public" and self._seated_in(frame):
+                return
+            await self._deliver(frame)
+            return
+        # A seated player gets their own view on their user group; the public copy is for spectators. Decided
+        # by the frame itself (who it says is seated), so the order in which the two copies arrive does not
+        # matter; and the socket follows the seating: in the public group only while its user holds no seat.
+        seated = event.get("seated")
+        if seated is not None and self.user_id is not None:
+            here = self.user_id in seated
+            if event.get("audience") == "public" and here:
+                await self._follow(seated=True)
+                if event.get("version", -1) > self.version:
+                    # A change this seat's own frame may have missed (it came while the socket was joining
+                    # its groups, or just as its user took the seat): read the seat's state again.
+                    await self.send_state()
+                return
+            if event.get("audience") == "user":
+                await self._follow(seated=here)
+        version = event.get("version")
+        if version is not None:
+            self.version = max(self.version, version)
+        await self.send(text_data=text)
 
     def _seated_in(self, frame: dict) -> bool:
         return self.user_id is not None and any(seat["user_id"] == self.user_id for seat in frame["table"]["seats"])
@@ -333,6 +367,8 @@ class LobbyConsumer(_JsonConsumer):
     async def connect(self):
         self.poll_task = None
         await self.channel_layer.group_add(events.LOBBY_GROUP, self.channel_name)
+        timekeeper.lobby_socket(True)
+        self.counted = True
         await self.accept()
         await self.send_list()
         seconds = _poll_seconds()
@@ -354,6 +390,9 @@ class LobbyConsumer(_JsonConsumer):
             with contextlib.suppress(asyncio.CancelledError):
                 await self.poll_task
         await self.channel_layer.group_discard(events.LOBBY_GROUP, self.channel_name)
+        if getattr(self, "counted", False):
+            self.counted = False
+            timekeeper.lobby_socket(False)
 
     async def receive(self, text_data=None, bytes_data=None):
         # The lobby listens only; "sync" asks for the whole list again.
@@ -369,4 +408,5 @@ class LobbyConsumer(_JsonConsumer):
             await self.send_error("bad_message", 'Die Lobby versteht nur {"type": "sync"}.')
 
     async def lobby_frame(self, event):
-        await self.send_frame(event["frame"])
+        text = event.get("text")
+        await self.send(text_data=text if text is not None else events.frame_text(event["frame"]))

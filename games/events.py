@@ -3,11 +3,14 @@ spectators as the public one, and the lobby as a table summary, through the chan
 
 Frames are built inside the transaction (from the state just written) and sent only after it commits, so a
 client never hears of a change that was rolled back.
+
+What travels through the channel layer is each frame's JSON text, serialised once however many sockets get
+it (:func:`wire`), with the two facts a socket routes it by: the version, and which users are seated.
 """
 
 from __future__ import annotations
 
-import asyncio
+import json
 import logging
 from collections.abc import Iterable
 from contextvars import ContextVar
@@ -39,9 +42,47 @@ def user_group(table_id: int, user_id: int) -> str:
     return f"table.{table_id}.user.{user_id}"
 
 
+def frame_text(frame: dict) -> str:
+    """A frame as the socket sends it (compact JSON, UTF-8 as is)."""
+    return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
+
+
+def wire(messages: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """The messages as they go through the channel layer: ``frame`` replaced by its ``text`` (one
+    ``json.dumps`` per frame, shared by every group and socket that gets it), plus for a ``state`` frame its
+    ``version`` and the ``seated`` user ids (a seated socket ignores the public copy of its table)."""
+    texts: dict[int, tuple[str, dict]] = {}
+    out = []
+    for group, message in messages:
+        frame = message.get("frame")
+        if frame is None:
+            out.append((group, message))
+            continue
+        if id(frame) not in texts:
+            facts: dict = {}
+            if frame.get("type") == "state":
+                facts["table"] = frame["table"]["id"]
+                facts["version"] = frame["version"]
+                facts["seated"] = tuple(s["user_id"] for s in frame["table"]["seats"] if s["user_id"] is not None)
+            texts[id(frame)] = (frame_text(frame), facts)
+        text, facts = texts[id(frame)]
+        sent = {key: value for key, value in message.items() if key != "frame"}
+        sent["text"] = text
+        sent.update(facts)
+        out.append((group, sent))
+    return out
+
+
 def _send(messages: list[tuple[str, dict]]) -> None:
     layer = get_channel_layer()
     if layer is None:
+        return
+    messages = wire(messages)
+    if hasattr(layer, "group_send_many"):  # ginsite.layers: all groups in a few round trips
+        try:
+            async_to_sync(layer.group_send_many)(messages)
+        except Exception:  # a full or unreachable layer must not undo a committed move; clients resync
+            logger.exception("could not send to %s", ", ".join(group for group, _ in messages))
         return
     for group, message in messages:
         try:
@@ -58,17 +99,32 @@ OUTBOX: ContextVar[list | None] = ContextVar("games_outbox", default=None)
 def send_after_commit(messages: list[tuple[str, dict]]) -> None:
     outbox = OUTBOX.get()
     if outbox is not None:
-        transaction.on_commit(lambda: outbox.extend(messages))
+        transaction.on_commit(lambda: outbox.extend(wire(messages)))
     else:
         transaction.on_commit(lambda: _send(messages))
 
 
+#: Called with every batch of wired messages this process sends from the event loop (the in-process referee,
+#: ``games.timekeeper``, notes which versions went out). Registered by whoever listens; events imports none.
+on_sent: list = []
+
+
 async def send_now(layer, messages: list[tuple[str, dict]]) -> None:
-    """Send frames from async code (a socket that collected them in its OUTBOX), all groups at once."""
-    results = await asyncio.gather(*(layer.group_send(g, m) for g, m in messages), return_exceptions=True)
-    for (group, _), result in zip(messages, results, strict=True):
-        if isinstance(result, Exception):
-            logger.error("could not send to %s: %r", group, result)
+    """Send the wired messages a socket (or the in-process referee) collected in its OUTBOX, from the event
+    loop, in order. A failure is logged, not raised: the change is committed, and clients resync."""
+    for hook in on_sent:
+        hook(messages)
+    if hasattr(layer, "group_send_many"):  # ginsite.layers: all groups in a few round trips
+        try:
+            await layer.group_send_many(messages)
+        except Exception as error:  # noqa: BLE001 - see _send
+            logger.error("could not send to %s: %r", ", ".join(group for group, _ in messages), error)
+        return
+    for group, message in messages:
+        try:
+            await layer.group_send(group, message)
+        except Exception as error:  # noqa: BLE001 - see _send
+            logger.error("could not send to %s: %r", group, error)
 
 
 def table_frames(snapshot: presenters.TableSnapshot, *, also_users: Iterable[int] = ()) -> list[tuple[str, dict]]:

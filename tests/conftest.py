@@ -2,6 +2,7 @@
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # Property tests: enough examples to find rule bugs, bounded so `make test` stays quick on 2 cores.
@@ -12,3 +13,15 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("default")
+
+
+@pytest.fixture(autouse=True)
+def _close_worker_thread_connections():
+    """The sockets' database calls run on asgiref's worker thread, which keeps its connection open between
+    calls (persistent connections, CONN_MAX_AGE). Close it after each test, so that a test starts with a
+    fresh one and PostgreSQL can drop the test database at the end."""
+    yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)

@@ -94,8 +94,13 @@ class SentFrames:
         monkeypatch.setattr(events, "send_now", recorded_send_now)
 
     def _record(self, messages) -> None:
-        self.sent += [(group, message["frame"]) for group, message in messages
-                      if message.get("type") == "table.frame" and message["frame"].get("type") == "state"]
+        for group, message in messages:
+            if message.get("type") != "table.frame":
+                continue
+            # Built frames, or as they go through the layer: serialised once (``events.wire``).
+            frame = message["frame"] if "frame" in message else json.loads(message["text"])
+            if frame.get("type") == "state":
+                self.sent.append((group, frame))
 
     def take(self) -> list[tuple[str, dict]]:
         """The frames sent since the last call, oldest first."""

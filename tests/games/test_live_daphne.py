@@ -205,8 +205,12 @@ def test_complete_matches_of_both_games_through_daphne(tmp_path, transactional_d
 
     async def run_all():
         games = asyncio.gather(*(p.play() for p in players))
-        # Restart daphne once while the matches run: no move may be lost.
-        await asyncio.sleep(2)
+        # Restart daphne once while the matches run (every table a few moves in, none over): no move may be
+        # lost. Waiting on a condition, not a clock: how far two seconds get depends on the machine.
+        for _ in range(600):
+            if all(p.state is not None and p.state["version"] >= 6 for p in players):
+                break
+            await asyncio.sleep(0.05)
         nonlocal daphne
         await asyncio.to_thread(stop, daphne)
         daphne = await asyncio.to_thread(start_daphne, port, env)

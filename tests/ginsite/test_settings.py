@@ -43,7 +43,10 @@ def test_both_ways_of_naming_sqlite_give_the_same_options(tmp_path):
     by_path = settings_in_subprocess(SQLITE_PATH=f"{tmp_path}/a.sqlite3")
     default = settings_in_subprocess()
     assert by_url == by_path
-    assert by_url["OPTIONS"] == default["OPTIONS"] == {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    assert by_url["OPTIONS"] == default["OPTIONS"] == {
+        "transaction_mode": "IMMEDIATE", "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
 
 
 def test_postgresql_named_by_url_gets_no_sqlite_options():

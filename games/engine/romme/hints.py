@@ -1,4 +1,5 @@
-"""Hints for a hand at the table: a way to go out this turn (a Hand-Rommé included), built on the solver.
+"""Hints for a hand at the table: a way to go out this turn (a Hand-Rommé included), built on the solver;
+and the meld a set of chosen cards makes (the meld builder's preview).
 
 >>> lay, discard = going_out(["2H", "3H", "4H", "5C", "5S", "5D", "9C"], [])
 >>> lay["action"], sorted(lay["melds"]), discard
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from games.engine.cards import JOKER
+from games.engine.cards import JOKER, RANKS
 from games.engine.romme.melds import InvalidMeld, Meld, hand_augen, most_cards_layout, validate_meld
 from games.engine.romme.round import extended, layoff_ends
 
@@ -86,3 +87,55 @@ def going_out(hand: Sequence[str], table: Sequence[tuple[int, int, Meld]], *, op
             lay["lay_offs"] = lay_offs
         return [lay, discard]
     return [{"action": "lay_off", **item} for item in lay_offs] + [discard]
+
+
+def meld_preview(cards: list[str]) -> dict:
+    """What ``cards``, chosen in any order, make as one Rommé meld: the order it is laid in and its points,
+    or why it is none. Read-only, for the page's meld builder (the page knows no rules).
+
+    The candidate orders are the natural cards by rank (each ace low or high) with the jokers placed in
+    every way; ``validate_meld`` alone decides which are melds. Of several readings the one worth most
+    points is given (a joker at the top end of a run rather than the bottom; a set's jokers last).
+
+    >>> meld_preview(["7H", "JK", "5H"])
+    {'meld': ['5H', 'JK', '7H'], 'points': 18, 'kind': 'run'}
+    """
+    naturals = [c for c in cards if c != JOKER]
+    jokers = len(cards) - len(naturals)
+    aces = [c for c in naturals if c[0] == "A"]
+    others = sorted((c for c in naturals if c[0] != "A"), key=lambda c: RANKS.find(c[0]))
+    best = None
+    error = "no cards"
+    seen: set[tuple[str, ...]] = set()
+    for high in range(len(aces) + 1):
+        line = aces[high:] + others + aces[:high]  # aces below the 2, or above the king
+        for places in _joker_places(len(line) + jokers, jokers):
+            order, rest = [], iter(line)
+            for i in range(len(line) + jokers):
+                order.append(JOKER if i in places else next(rest))
+            key = tuple(order)
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                meld = validate_meld(order)
+            except InvalidMeld as exc:
+                error = str(exc)
+                continue
+            # Among equals the last reading wins: jokers as far up as they go (a set's at its end).
+            if best is None or meld.points >= best.points:
+                best = meld
+    if best is None:
+        return {"meld": None, "points": None, "error": error}
+    return {"meld": list(best.cards), "points": best.points, "kind": best.kind}
+
+
+def _joker_places(length: int, jokers: int):
+    """Every set of ``jokers`` positions out of ``length`` with no two side by side (the rules never allow it)."""
+    def choose(start: int, left: int, taken: tuple[int, ...]):
+        if left == 0:
+            yield frozenset(taken)
+            return
+        for i in range(start, length - 2 * (left - 1)):
+            yield from choose(i + 2, left - 1, (*taken, i))
+    yield from choose(0, jokers, ())

@@ -1,6 +1,11 @@
 """The referee: keeps time for every table. It plays the timeout move of overdue turns, deals the next round
 when a break ends, and plays computer players' moves once their pause is over, all through the services.
-Several referees may run at once; each change is applied exactly once."""
+Several referees may run at once; each change is applied exactly once.
+
+With Redis (``REDIS_URL``) this command is the referee: run one or more beside the web processes. Without
+Redis the channel layer is in memory, so a referee process could not reach the sockets; the referee then runs
+inside the daphne process (games/timekeeper.py) and this command, looping, says so and exits (``--once``
+still plays one pass, and ``--force`` loops anyway, e.g. for a site that polls)."""
 
 import logging
 import time
@@ -8,6 +13,7 @@ import time
 from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections
 
+from games import timekeeper
 from games.services import referee_pass
 from games.signals import referee_tick
 
@@ -20,8 +26,16 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--once", action="store_true", help="one pass, then exit")
         parser.add_argument("--interval", type=float, default=0.5, help="seconds between passes (default 0.5)")
+        parser.add_argument("--force", action="store_true",
+                            help="loop even when the referee runs inside the web process (no Redis)")
 
-    def handle(self, *args, once: bool = False, interval: float = 0.5, **options):
+    def handle(self, *args, once: bool = False, interval: float = 0.5, force: bool = False, **options):
+        if not once and not force and timekeeper.wanted():
+            self.stdout.write(
+                "Ohne Redis läuft der Schiedsrichter im daphne-Prozess (GAMES_REFEREE_IN_PROCESS); "
+                "hier ist nichts zu tun. (--force: trotzdem laufen.)"
+            )
+            return
         while True:
             try:
                 played = referee_pass()

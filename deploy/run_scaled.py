@@ -1,0 +1,245 @@
+"""The site at scale on one machine (``make run-scaled``): nginx in front of N daphne processes, one or more
+referees, PostgreSQL and Redis, production settings (``DEBUG=0``).
+
+    python deploy/run_scaled.py [--daphnes 2] [--referees 1] [--host 127.0.0.1] [--port 8000] [--seconds 0]
+
+- nginx listens on ``--host:--port``, serves ``/static/`` from collectstatic's folder and passes everything
+  else (pages and WebSockets) to the daphne processes on the next ports, round robin: no stickiness, any
+  process serves any table (the database is the truth, Redis carries every frame to every process).
+- The referees are ``manage.py referee`` processes (with Redis the referee does not run inside daphne).
+- ``DATABASE_URL`` and ``REDIS_URL`` default to the services ``deploy/services.sh`` starts. A ``SECRET_KEY``
+  is generated for the local run unless one is given (kept in the run folder, so sessions survive a
+  restart), ``ALLOWED_HOSTS`` is
+  the host, ``SECURE_SSL_REDIRECT`` is off (plain HTTP on the loopback; behind TLS set it to 1).
+- It stops cleanly on Ctrl-C or SIGTERM, or by itself after ``--seconds`` (0: until stopped), and stops
+  everything if one of its processes dies. It prints one line ``SCALED {json}`` with the URL and the ports
+  once nginx answers, for scripts and the scale-out test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATABASE_URL = "postgres://ginsite:ginsite@127.0.0.1:5432/ginsite"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def nginx_binary() -> str | None:
+    return shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+
+
+def missing_services(database_url: str, redis_url: str) -> str | None:
+    """None when nginx is installed and PostgreSQL and Redis answer, else what is missing."""
+    if nginx_binary() is None:
+        return "nginx is not installed (apt-get install nginx, or bash deploy/services.sh)"
+    try:
+        import psycopg
+
+        with psycopg.connect(database_url.replace("postgres://", "postgresql://", 1), connect_timeout=3):
+            pass
+    except Exception as error:  # noqa: BLE001 - any failure means: not there
+        return f"PostgreSQL does not answer at {database_url} ({error.__class__.__name__}; bash deploy/services.sh)"
+    try:
+        import redis
+
+        redis.Redis.from_url(redis_url, socket_connect_timeout=3).ping()
+    except Exception as error:  # noqa: BLE001
+        return f"Redis does not answer at {redis_url} ({error.__class__.__name__}; bash deploy/services.sh)"
+    return None
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def _wait_port(host: str, port: int, process: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{process.args[0]} stopped at start (exit {process.returncode})")
+        with socket.socket() as probe:
+            if probe.connect_ex((host, port)) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on {host}:{port} after {timeout} s")
+
+
+class Site:
+    def __init__(self, args):
+        self.args = args
+        self.run_dir = Path(args.run_dir or Path(tempfile.gettempdir()) / f"ginsite-scaled-{args.port}")
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.processes: list[tuple[str, subprocess.Popen]] = []
+        self.daphne_ports = [args.port + 1 + i for i in range(args.daphnes)]
+        self.env = self._environment()
+
+    def _environment(self) -> dict:
+        key_file = self.run_dir / "secret_key"
+        if os.environ.get("SECRET_KEY"):
+            key_file.write_text(os.environ["SECRET_KEY"])
+        elif not key_file.exists():
+            key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+        host, port = self.args.host, self.args.port
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GAMES_TEST_", "DJANGO_ALLOW_ASYNC"))}
+        env.update({
+            "DJANGO_SETTINGS_MODULE": "ginsite.settings",
+            "DEBUG": "0",
+            "SECRET_KEY": key_file.read_text().strip(),
+            "ALLOWED_HOSTS": f"{host},localhost",
+            "CSRF_TRUSTED_ORIGINS": f"http://{host}:{port},http://localhost:{port}",
+            "SECURE_SSL_REDIRECT": os.environ.get("SECURE_SSL_REDIRECT", "0"),
+            "DATABASE_URL": os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
+            "REDIS_URL": os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL,
+            "STATIC_ROOT": os.environ.get("STATIC_ROOT") or str(self.run_dir / "static"),
+            "PYTHONUNBUFFERED": "1",
+        })
+        return env
+
+    def manage(self, *command: str) -> None:
+        done = subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=self.env,
+                              capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            raise RuntimeError(f"manage.py {' '.join(command)} failed:\n{done.stdout[-2000:]}{done.stderr[-4000:]}")
+
+    def spawn(self, name: str, args: list[str], *, port: int | None = None) -> None:
+        log = open(self.run_dir / f"{name}.log", "ab")  # noqa: SIM115 - lives as long as the process
+        process = subprocess.Popen(args, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        self.processes.append((name, process))
+        if port is not None:
+            _wait_port(self.args.host, port, process)
+
+    def nginx_conf(self) -> Path:
+        template = (ROOT / "deploy" / "nginx.conf.template").read_text()
+        upstreams = "\n".join(f"        server {self.args.host}:{port};" for port in self.daphne_ports)
+        mime = "/etc/nginx/mime.types"
+        conf = (template.replace("@RUN_DIR@", str(self.run_dir)).replace("@UPSTREAMS@", upstreams)
+                .replace("@HOST@", self.args.host).replace("@PORT@", str(self.args.port))
+                .replace("@STATIC_ROOT@", self.env["STATIC_ROOT"]).replace("@MIME_TYPES@", mime))
+        if not os.path.exists(mime):
+            conf = conf.replace(f"    include {mime};\n", "")
+        path = self.run_dir / "nginx.conf"
+        path.write_text(conf)
+        return path
+
+    def start(self) -> None:
+        for port in [self.args.port, *self.daphne_ports]:
+            if not _port_free(self.args.host, port):
+                raise RuntimeError(f"port {port} is taken (choose another with --port)")
+        self.manage("migrate", "--noinput", "-v", "0")
+        self.manage("collectstatic", "--noinput", "-v", "0")
+        for i, port in enumerate(self.daphne_ports):
+            self.spawn(f"daphne{i + 1}", [
+                sys.executable, "-m", "daphne", "--proxy-headers",
+                "-e", f"tcp:port={port}:interface={self.args.host}:backlog=2048",
+                "ginsite.asgi:application",
+            ], port=port)
+        for i in range(self.args.referees):
+            self.spawn(f"referee{i + 1}", [sys.executable, "manage.py", "referee"])
+        conf = self.nginx_conf()
+        nginx = nginx_binary()
+        subprocess.run([nginx, "-t", "-q", "-p", str(self.run_dir), "-c", str(conf)], check=True,
+                       capture_output=True, timeout=30)
+        self.spawn("nginx", [nginx, "-p", str(self.run_dir), "-c", str(conf)], port=self.args.port)
+        url = f"http://{self.args.host}:{self.args.port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/", timeout=5):
+                    break
+            except urllib.error.HTTPError:
+                break  # it answered
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        print("SCALED " + json.dumps({"url": url, "daphne_ports": self.daphne_ports, "run_dir": str(self.run_dir),
+                                      "referees": self.args.referees}), flush=True)
+
+    def watch(self, seconds: float) -> int:
+        stop_at = time.monotonic() + seconds if seconds > 0 else None
+        while stop_at is None or time.monotonic() < stop_at:
+            for name, process in self.processes:
+                if process.poll() is not None:
+                    print(f"{name} stopped (exit {process.returncode}); stopping the site", file=sys.stderr)
+                    return 1
+            time.sleep(0.5)
+        return 0
+
+    def stop(self) -> None:
+        # nginx first (no new requests), then the referees and daphne processes.
+        for name, process in reversed(self.processes):
+            if process.poll() is None:
+                process.send_signal(signal.SIGQUIT if name == "nginx" else signal.SIGTERM)
+        for _, process in self.processes:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--daphnes", type=int, default=int(os.environ.get("DAPHNES", "2")))
+    parser.add_argument("--referees", type=int, default=int(os.environ.get("REFEREES", "1")))
+    parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    parser.add_argument("--seconds", type=float, default=float(os.environ.get("SECONDS_TO_RUN", "0")),
+                        help="stop by itself after this many seconds (0: run until Ctrl-C / SIGTERM)")
+    parser.add_argument("--run-dir", help="logs, nginx.conf, the generated key, static files (default: a temp folder)")
+    args = parser.parse_args(argv)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print("run_scaled serves on the loopback only (--host 127.0.0.1)", file=sys.stderr)
+        return 2
+    site = Site(args)
+    missing = missing_services(site.env["DATABASE_URL"], site.env["REDIS_URL"])
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
+    stopping = {"signal": None}
+
+    def on_signal(signum, frame):
+        stopping["signal"] = signum
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        site.start()
+        print(f"Serving on http://{args.host}:{args.port}/ with {args.daphnes} daphne and {args.referees} "
+              f"referee(s) behind nginx (logs in {site.run_dir}; Ctrl-C stops it)", flush=True)
+        code = site.watch(args.seconds)
+    except KeyboardInterrupt:
+        code = 0
+    except Exception as error:  # noqa: BLE001 - say why, stop what started
+        print(f"run_scaled: {error}", file=sys.stderr)
+        code = 1
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        site.stop()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

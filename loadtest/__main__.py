@@ -1,0 +1,251 @@
+"""``python -m loadtest``: the site and the bare stack under the same load, in the same run, side by side.
+
+    python -m loadtest                                  # every profile on both stacks (what `make loadtest` runs)
+    python -m loadtest --profile ceiling --stack embedded --seconds 20
+    python -m loadtest --profile evening --tables 500 --stack scaled
+    python -m loadtest --profile burst --tables 500
+
+Profiles: ``ceiling`` (closed loop: each table moves as soon as the last move reached both seats),
+``evening`` (a move every ``--think`` seconds per table, connects spread over ``--ramp`` seconds) and
+``burst`` (every socket connects at once, then the evening's pace). Everything listens on 127.0.0.1 only and
+stops by itself; each stack runs alone on the machine while it is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import resource
+import sys
+import time
+
+from loadtest import players, servers
+
+PROFILES = {
+    # tables, think seconds, ramp seconds, seconds of play, seconds before the measured window
+    "ceiling": {"tables": 20, "think": 0.0, "ramp": 0.0, "seconds": 20.0, "warmup": 3.0},
+    "evening": {"tables": 500, "think": 4.0, "ramp": 10.0, "seconds": 40.0, "warmup": 12.0},
+    "burst": {"tables": 500, "think": 4.0, "ramp": 0.0, "seconds": 20.0, "warmup": 5.0},
+}
+
+#: The goals of issue 10, checked at the end of each comparison (a figure outside is marked, the run goes on).
+GOALS = {
+    "ceiling": {"ratio": 0.70},
+    "evening": {"failed": 0, "p99": {"embedded": 0.250, "scaled": 0.150}},
+    "burst": {"failed": 0, "connect_p99": 3.0},
+}
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value * 1000:.1f} ms"
+
+
+def _raise_file_limit() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = min(hard, 65536) if hard != resource.RLIM_INFINITY else 65536
+    if soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+
+
+def _cpu_busy(seconds: float = 1.0) -> float:
+    """The share of the machine's CPU time in use over ``seconds`` (what others run, before we start)."""
+
+    def read():
+        with open("/proc/stat") as fh:
+            values = [int(v) for v in fh.readline().split()[1:]]
+        idle = values[3] + values[4]
+        return sum(values), idle
+
+    total0, idle0 = read()
+    time.sleep(seconds)
+    total1, idle1 = read()
+    return 1 - (idle1 - idle0) / max(1, total1 - total0)
+
+
+async def _drive(kind: str, tables_info, ports: list[int], profile: dict, seed: int):
+    figures = players.Figures()
+    rng = random.Random(seed)
+    if kind == "site":
+        tables = [players.SiteTable(i, t, ports, figures, random.Random(rng.random())) for i, t in enumerate(tables_info)]
+    else:
+        tables = [players.BareTable(i, ports, figures, random.Random(rng.random())) for i in range(tables_info)]
+    now = time.perf_counter()
+    plan = players.Plan(think=profile["think"], ramp=profile["ramp"], start_at=now,
+                        measure_from=now + profile["warmup"], stop_at=now + profile["seconds"])
+    await players.drive(tables, plan, figures)
+    return figures, tables
+
+
+def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> dict:
+    """Seed, serve, drive and stop one stack for one profile; returns its figures (and the check)."""
+    n = profile["tables"]
+    if kind == "bare":
+        bare = servers.BareStack(stack, workdir, backlog=args.backlog)
+        bare.seed(n)
+        srv = bare.start()
+        info = n
+    else:
+        site = args._sites.setdefault(stack, servers.SiteStack(stack, workdir, referee=args.referee,
+                                                               backlog=args.backlog))
+        info = site.seed(n, f"{name[:2]}{int(time.time()) % 100000}x")
+        srv = site.start()
+    busy = os.getloadavg()[0]
+    try:
+        time.sleep(0.5)
+        cpu_server, cpu_client = srv.cpu_seconds(), time.process_time()
+        figures, tables = asyncio.run(_drive(kind, info, srv.ports, profile, args.seed))
+        cpu_server, cpu_client = srv.cpu_seconds() - cpu_server, time.process_time() - cpu_client
+    finally:
+        srv.stop()
+    result = {"figures": figures, "load": busy, "server_errors": srv.errors_logged(),
+              "cpu": (cpu_server, cpu_client)}
+    if result["server_errors"] and args.verbose:
+        print(srv.log_tail(), file=sys.stderr)
+    if kind == "site":
+        result["check"] = site.verify({str(t.id): t.record() for t in tables}, f"{stack}-{name}")
+    return result
+
+
+def _line(label: str, f: players.Figures) -> str:
+    return (f"{label:<12}{f.moves_per_second:>9.0f}{_ms(players.quantile(f.latency, .5)):>12}"
+            f"{_ms(players.quantile(f.latency, .99)):>12}{_ms(players.quantile(f.connect, .5)):>13}"
+            f"{_ms(players.quantile(f.connect, .99)):>13}{f.failed_connects:>8}{f.errors:>8}")
+
+
+def _report(name: str, stack: str, profile: dict, results: dict) -> list[str]:
+    pace = "closed loop" if not profile["think"] else f"a move per {profile['think']:g} s per table"
+    ramp = f", connects over {profile['ramp']:g} s" if profile["ramp"] else ", all sockets at once"
+    lines = [
+        f"=== {name}: {profile['tables']} tables ({2 * profile['tables']} sockets), {pace}{ramp}, "
+        f"{profile['seconds']:g} s ({profile['seconds'] - profile['warmup']:g} s measured) — "
+        f"{servers.STACKS[stack]['label']}",
+        f"{'':<12}{'moves/s':>9}{'move p50':>12}{'move p99':>12}{'connect p50':>13}{'connect p99':>13}"
+        f"{'failed':>8}{'errors':>8}",
+    ]
+    for kind, label in (("bare", "bare stack"), ("site", "site")):
+        if kind in results:
+            lines.append(_line(label, results[kind]["figures"]))
+    if "bare" in results and "site" in results:
+        b, s = results["bare"]["figures"], results["site"]["figures"]
+        ratio = s.moves_per_second / b.moves_per_second if b.moves_per_second else 0
+        lines.append(f"{'site/bare':<12}{ratio * 100:>8.0f}%")
+    for kind in ("bare", "site"):
+        if kind in results:
+            f = results[kind]["figures"]
+            if f.error_kinds:
+                lines.append(f"  {kind} errors: {json.dumps(f.error_kinds, sort_keys=True)}")
+            if results[kind]["server_errors"]:
+                lines.append(f"  {kind} server log: {results[kind]['server_errors']} error lines")
+    if "site" in results:
+        c = results["site"]["check"]
+        lines.append(
+            f"  check: {c['seen']} moves seen by both seats, {c['logged']} in the move log; lost {c['lost']}, "
+            f"applied twice {c['twice']}, unknown {c['unknown']}, not by a player {c['not_player']}, "
+            f"sockets behind the table {c['behind']}" + (f" {c['examples']}" if c["examples"] else "")
+        )
+        lines.extend(_goals(name, stack, results))
+    for kind, r in results.items():
+        f, (server, client) = r["figures"], r["cpu"]
+        changes = f.all_moves + f.other_changes
+        if changes:
+            lines.append(f"  {kind} CPU per change (all {changes} moves and readies of the run): server "
+                         f"{server / changes * 1000:.2f} ms, load generator {client / changes * 1000:.2f} ms")
+    loads = ", ".join(f"{k} {v['load']:.1f}" for k, v in results.items())
+    lines.append(f"  machine load average (1 min) at start: {loads}")
+    return lines
+
+
+def _goals(name: str, stack: str, results: dict) -> list[str]:
+    goal, site = GOALS[name], results["site"]["figures"]
+    out = []
+    if "ratio" in goal and "bare" in results:
+        b = results["bare"]["figures"].moves_per_second
+        ratio = site.moves_per_second / b if b else 0
+        out.append(f"ceiling ≥ {goal['ratio']:.0%} of the bare stack: {'met' if ratio >= goal['ratio'] else 'NOT met'}")
+    if "failed" in goal:
+        out.append(f"0 failed connects: {'met' if site.failed_connects == 0 else 'NOT met'}")
+    if "p99" in goal:
+        p99, limit = players.quantile(site.latency, .99), goal["p99"][stack]
+        out.append(f"move p99 ≤ {limit * 1000:.0f} ms: {'met' if p99 is not None and p99 <= limit else 'NOT met'}")
+    if "connect_p99" in goal:
+        p99 = players.quantile(site.connect, .99)
+        ok = p99 is not None and p99 <= goal["connect_p99"] and len(site.connect) == site.sockets
+        out.append(f"all {site.sockets} connected, connect p99 ≤ {goal['connect_p99']:g} s: {'met' if ok else 'NOT met'}")
+    c = results["site"]["check"]
+    clean = c["lost"] == 0 and c["twice"] == 0 and c["unknown"] == 0 and c["behind"] == 0
+    out.append(f"nothing lost or applied twice: {'met' if clean else 'NOT met'}")
+    return ["  goal: " + line for line in out]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m loadtest", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--profile", choices=[*PROFILES, "all"], default="all")
+    parser.add_argument("--stack", choices=[*servers.STACKS, "both"], default="both")
+    parser.add_argument("--tables", type=int, help="tables (two sockets each); the profile's default otherwise")
+    parser.add_argument("--seconds", type=float, help="seconds of play per stack, connects included")
+    parser.add_argument("--think", type=float, help="seconds before each move (0: closed loop)")
+    parser.add_argument("--ramp", type=float, help="seconds over which the tables connect (0: all at once)")
+    parser.add_argument("--warmup", type=float, help="seconds of play before the measured window")
+    parser.add_argument("--only", choices=["site", "bare"], help="measure one side only (no ratio)")
+    parser.add_argument("--referee", choices=["auto", "process", "none"], default="auto",
+                        help="auto: a referee process with Redis, none without (the site runs it inside daphne)")
+    parser.add_argument("--backlog", type=int, default=2048, help="listen backlog of every daphne (both sides)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the players' random choices")
+    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, databases)")
+    parser.add_argument("--verbose", action="store_true", help="print the servers' log tails on server errors")
+    args = parser.parse_args(argv)
+    _raise_file_limit()
+    args._sites = {}
+    names = list(PROFILES) if args.profile == "all" else [args.profile]
+    stacks = list(servers.STACKS) if args.stack == "both" else [args.stack]
+    if "scaled" in stacks:
+        missing = servers.services_available()
+        if missing:
+            if args.stack == "scaled":
+                print(f"cannot run the scaled stack: {missing}", file=sys.stderr)
+                return 2
+            print(f"skipping the scaled stack: {missing}", file=sys.stderr)
+            stacks.remove("scaled")
+    print(f"machine: {os.cpu_count()} cores, {_cpu_busy():.0%} busy before the run, "
+          f"load average {os.getloadavg()[0]:.1f}", flush=True)
+    out, failed = [], False
+    with servers.workspace(keep=args.keep) as workdir:
+        if args.keep:
+            print(f"work folder: {workdir}")
+        for stack in stacks:
+            for name in names:
+                profile = dict(PROFILES[name])
+                for key in ("tables", "seconds", "think", "ramp", "warmup"):
+                    if getattr(args, key) is not None:
+                        profile[key] = getattr(args, key)
+                profile["warmup"] = min(profile["warmup"], profile["seconds"] * 0.5)
+                results = {}
+                for kind in ("bare", "site"):
+                    if args.only and args.only != kind:
+                        continue
+                    results[kind] = _run_one(kind, stack, name, profile, workdir, args)
+                lines = _report(name, stack, profile, results)
+                failed |= any("NOT met" in line for line in lines)
+                print("\n".join(lines) + "\n", flush=True)
+                out.append({"profile": name, "stack": stack, "settings": profile, **{
+                    kind: {"moves_per_s": r["figures"].moves_per_second,
+                           "move_p50": players.quantile(r["figures"].latency, .5),
+                           "move_p99": players.quantile(r["figures"].latency, .99),
+                           "connect_p50": players.quantile(r["figures"].connect, .5),
+                           "connect_p99": players.quantile(r["figures"].connect, .99),
+                           "failed_connects": r["figures"].failed_connects, "errors": r["figures"].errors,
+                           "error_kinds": r["figures"].error_kinds, "check": r.get("check")}
+                    for kind, r in results.items()}})
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(out, fh, indent=2)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,355 @@
+"""The scripted clients and their figures.
+
+A **site table** is two signed-in people at a gin table, each on their own socket (the session cookie in the
+handshake, an ``Origin`` of the site as a browser sends). Whoever is to act picks a random action from the
+``legal_actions`` of their own ``state`` frame and sends it with the version they hold (docs/protocol.md);
+the move counts once **both** sockets hold the new version. Between rounds both send ``ready``, after a
+match both ask for a ``rematch`` (neither is counted as a move). Every move both seats saw applied is
+recorded by version, for the check against the move log.
+
+A **bare table** is the same two sockets on ``../shared/stackbench``, driven as its ``load.py`` does
+(alternating seats, ``{"seat", "version"}``; a move counts when both sockets saw the new version).
+
+With sockets on two daphne processes, a table's two sockets are on different processes, so every move
+crosses the channel layer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import statistics
+import time
+from dataclasses import dataclass, field
+
+from websockets.asyncio.client import connect
+
+#: A socket that has no state frame this long after it started connecting has failed to connect.
+CONNECT_TIMEOUT = 15.0
+#: A move (or a ready) whose frames have not reached both sockets this long after it was sent is an error.
+FRAME_TIMEOUT = 10.0
+
+
+@dataclass
+class Figures:
+    """Everything one run of one stack measured."""
+
+    sockets: int = 0
+    connect: list[float] = field(default_factory=list)
+    failed_connects: int = 0
+    moves: int = 0  # moves completed inside the measured window
+    latency: list[float] = field(default_factory=list)  # of those moves
+    errors: int = 0
+    error_kinds: dict = field(default_factory=dict)
+    window: float = 0.0
+    other_changes: int = 0  # readies, rematches
+    all_moves: int = 0  # every move, measured or not
+
+    def error(self, kind: str) -> None:
+        self.errors += 1
+        self.error_kinds[kind] = self.error_kinds.get(kind, 0) + 1
+
+    @property
+    def moves_per_second(self) -> float:
+        return self.moves / self.window if self.window > 0 else 0.0
+
+
+def quantile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q * 100) - 1]
+
+
+class Socket:
+    """One WebSocket with a reader task that keeps the newest frame and counts error frames."""
+
+    def __init__(self, figures: Figures, *, site: bool):
+        self.figures = figures
+        self.site = site
+        self.ws = None
+        self.state: dict | None = None
+        self.version = -1
+        self.changed = asyncio.Event()
+        self.reader: asyncio.Task | None = None
+        self.closed = False
+        self.states = 0  # state frames received
+
+    async def open(self, url: str, *, headers: dict | None = None, origin: str | None = None) -> bool:
+        started = time.perf_counter()
+        try:
+            self.ws = await asyncio.wait_for(
+                connect(url, additional_headers=headers, origin=origin, open_timeout=CONNECT_TIMEOUT,
+                        max_size=2**22, ping_interval=None, close_timeout=2),
+                CONNECT_TIMEOUT,
+            )
+            self.reader = asyncio.create_task(self._read())
+            if self.site:  # the site sends the whole state first: connected means holding it
+                await self.wait_version(0, timeout=CONNECT_TIMEOUT - (time.perf_counter() - started))
+        except Exception as error:  # noqa: BLE001 - any failure to connect counts as one
+            self.figures.failed_connects += 1
+            self.figures.error_kinds[f"connect:{error.__class__.__name__}"] = (
+                self.figures.error_kinds.get(f"connect:{error.__class__.__name__}", 0) + 1
+            )
+            await self.close()
+            return False
+        self.figures.connect.append(time.perf_counter() - started)
+        return True
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                frame = json.loads(raw)
+                if self.site:
+                    kind = frame.get("type")
+                    if kind == "state":
+                        self.states += 1
+                        if frame["version"] >= self.version:
+                            self.state, self.version = frame, frame["version"]
+                            self.changed.set()
+                    elif kind == "error":
+                        self.figures.error(f"error:{frame.get('code')}")
+                else:
+                    if frame["version"] > self.version:
+                        self.version = frame["version"]
+                        self.changed.set()
+        except Exception as error:  # noqa: BLE001 - the server closed or broke the socket
+            if not self.closed:
+                self.figures.error(f"closed:{error.__class__.__name__}")
+                self.closed = True
+        finally:
+            if not self.closed:  # a clean close the client did not ask for
+                self.figures.error("closed")
+            self.closed = True
+            self.changed.set()
+
+    async def wait(self, predicate, timeout: float = FRAME_TIMEOUT) -> bool:
+        deadline = time.perf_counter() + timeout
+        while not predicate():
+            if self.closed:
+                return False
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                return False
+            self.changed.clear()
+            if predicate():
+                return True
+            try:
+                await asyncio.wait_for(self.changed.wait(), remaining)
+            except TimeoutError:
+                return predicate()
+        return True
+
+    async def wait_version(self, version: int, timeout: float = FRAME_TIMEOUT) -> bool:
+        ok = await self.wait(lambda: self.version >= version, timeout)
+        if not ok and not self.closed and timeout > 0:
+            raise TimeoutError(f"no frame of version {version}")
+        return ok
+
+    async def send(self, message: dict) -> None:
+        await self.ws.send(json.dumps(message))
+
+    async def close(self) -> None:
+        self.closed = True
+        if self.reader is not None:
+            self.reader.cancel()
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.ws.close(), 3)
+
+
+@dataclass
+class Plan:
+    """When a table plays: ``think`` seconds before each move (0: closed loop), connects spread over
+    ``ramp`` seconds (0: all at once), moves counted between ``measure_from`` and ``stop_at``."""
+
+    think: float
+    ramp: float
+    start_at: float
+    measure_from: float
+    stop_at: float
+
+
+class SiteTable:
+    def __init__(self, index: int, table: dict, ports: list[int], figures: Figures, rng: random.Random):
+        self.index = index
+        self.id = table["id"]
+        self.sessions = table["sessions"]
+        self.ports = [ports[index % len(ports)], ports[(index + 1) % len(ports)]]
+        self.figures = figures
+        self.rng = rng
+        self.seats = [Socket(figures, site=True), Socket(figures, site=True)]
+        self.moves: list[list] = []  # [version after, seat, action] seen applied by both
+        self.sent: list[list] = []  # [version sent, seat, action]
+        self.last_seen: int | None = None
+
+    async def connect(self) -> bool:
+        results = await asyncio.gather(*(
+            seat.open(f"ws://127.0.0.1:{port}/ws/table/{self.id}/", headers={"Cookie": f"sessionid={session}"},
+                      origin=f"http://127.0.0.1:{port}")
+            for seat, port, session in zip(self.seats, self.ports, self.sessions, strict=True)
+        ))
+        return all(results)
+
+    def _both(self) -> int:
+        return min(seat.version for seat in self.seats)
+
+    async def _until_both(self, version: int) -> bool:
+        for seat in self.seats:
+            if not await seat.wait_version(version):
+                return False
+        return True
+
+    async def play(self, plan: Plan) -> None:
+        figures = self.figures
+        if plan.think:
+            await asyncio.sleep(self.rng.uniform(0, plan.think))
+        while time.perf_counter() < plan.stop_at:
+            if any(seat.closed for seat in self.seats):
+                return
+            # Both seats hold the same version here (every step below waits for both).
+            version = self._both()
+            frame = self.seats[0].state
+            table, view = frame["table"], frame["view"]
+            if table["status"] == "finished":
+                await asyncio.gather(*(seat.send({"type": "rematch"}) for seat in self.seats))
+                if not await self._settle(lambda s: s.state["table"]["status"] == "playing"):
+                    return
+                figures.other_changes += 2
+                continue
+            if view is None or table["status"] != "playing":
+                figures.error(f"table:{table['status']}")
+                return
+            if view["to_act"] is None:
+                if view["over"]:
+                    await self._settle(lambda s: s.state["table"]["status"] == "finished", version + 1)
+                    continue
+                await asyncio.gather(*(seat.send({"type": "ready"}) for seat in self.seats))
+                if not await self._settle(lambda s: s.state["view"]["to_act"] is not None, version + 1):
+                    return
+                figures.other_changes += 2
+                continue
+            seat = view["to_act"]
+            mover = self.seats[seat]
+            if plan.think:
+                await asyncio.sleep(plan.think)
+                if time.perf_counter() >= plan.stop_at:
+                    break
+            action = self.rng.choice(mover.state["view"]["legal_actions"])
+            self.sent.append([version, seat, action])
+            started = time.perf_counter()
+            await mover.send({"type": "move", "version": version, "action": action})
+            try:
+                if not await self._until_both(version + 1):
+                    return
+            except TimeoutError:
+                figures.error("move:timeout")
+                return
+            done = time.perf_counter()
+            figures.all_moves += 1
+            if self._both() == version + 1:
+                self.moves.append([version + 1, seat, action])
+            if plan.measure_from <= started and done <= plan.stop_at + FRAME_TIMEOUT:
+                figures.moves += 1
+                figures.latency.append(done - started)
+
+    async def _settle(self, predicate, version: int | None = None) -> bool:
+        """Wait until both seats' frames satisfy ``predicate`` (and reach ``version``)."""
+        for seat in self.seats:
+            ok = await seat.wait(
+                lambda s=seat: s.state is not None and (version is None or s.version >= version) and predicate(s)
+            )
+            if not ok:
+                if not seat.closed:
+                    self.figures.error("settle:timeout")
+                return False
+        return True
+
+    async def finish(self) -> None:
+        """Ask both sockets for the whole state once more: each must hold the table's current version."""
+        live = [seat for seat in self.seats if not seat.closed]
+        if len(live) == 2:
+            before = max(seat.version for seat in live)
+            counts = [seat.states for seat in live]
+            await asyncio.gather(*(seat.send({"type": "sync"}) for seat in live))
+            # Each socket's answer to its sync (a whole state), before it closes.
+            await asyncio.gather(*(seat.wait(lambda s=seat, n=n: s.states > n, timeout=FRAME_TIMEOUT)
+                                   for seat, n in zip(live, counts, strict=True)))
+            self.last_seen = min(seat.version for seat in live)
+            if self.last_seen < before:
+                self.figures.error("sync:behind")
+        await asyncio.gather(*(seat.close() for seat in self.seats))
+
+    def record(self) -> dict:
+        return {"moves": self.moves, "sent": self.sent, "last_seen": self.last_seen}
+
+
+class BareTable:
+    """Two sockets on the bare stack, moving alternately as stackbench/load.py does."""
+
+    def __init__(self, index: int, ports: list[int], figures: Figures, rng: random.Random):
+        self.id = index + 1
+        self.ports = [ports[self.id % len(ports)], ports[(self.id + 1) % len(ports)]]
+        self.figures = figures
+        self.rng = rng
+        self.seats = [Socket(figures, site=False), Socket(figures, site=False)]
+        self.version = 0
+
+    async def connect(self) -> bool:
+        results = await asyncio.gather(*(
+            seat.open(f"ws://127.0.0.1:{port}/ws/{self.id}/") for seat, port in zip(self.seats, self.ports, strict=True)
+        ))
+        for seat in self.seats:
+            seat.version = max(seat.version, 0)
+        return all(results)
+
+    async def play(self, plan: Plan) -> None:
+        figures = self.figures
+        if plan.think:
+            await asyncio.sleep(self.rng.uniform(0, plan.think))
+        seat = 0
+        while time.perf_counter() < plan.stop_at:
+            if any(s.closed for s in self.seats):
+                return
+            if plan.think:
+                await asyncio.sleep(plan.think)
+                if time.perf_counter() >= plan.stop_at:
+                    break
+            started = time.perf_counter()
+            await self.seats[seat].send({"seat": seat, "version": self.version})
+            try:
+                for s in self.seats:
+                    if not await s.wait_version(self.version + 1):
+                        return
+            except TimeoutError:
+                figures.error("move:timeout")
+                return
+            done = time.perf_counter()
+            figures.all_moves += 1
+            self.version += 1
+            seat = 1 - seat
+            if plan.measure_from <= started:
+                figures.moves += 1
+                figures.latency.append(done - started)
+
+    async def finish(self) -> None:
+        await asyncio.gather(*(seat.close() for seat in self.seats))
+
+
+async def drive(tables: list, plan: Plan, figures: Figures) -> None:
+    """Connect every table (spread over the ramp, or all at once), let them play until ``stop_at``, then
+    let each finish cleanly."""
+    figures.sockets = 2 * len(tables)
+
+    async def one(i: int, table) -> None:
+        if plan.ramp and len(tables) > 1:
+            await asyncio.sleep(plan.ramp * i / len(tables))
+        if await table.connect():
+            await table.play(plan)
+
+    await asyncio.gather(*(one(i, t) for i, t in enumerate(tables)))
+    await asyncio.gather(*(t.finish() for t in tables))
+    figures.window = max(0.0, plan.stop_at - plan.measure_from)

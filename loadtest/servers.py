@@ -1,0 +1,296 @@
+"""Starting and stopping what the load test measures, all on 127.0.0.1: the site (daphne processes running
+``ginsite.asgi:application``, and a referee process where the site runs one) and the bare stack
+(``../shared/stackbench/stack.py`` under daphne, run from its own read-only folder), each on a fresh database.
+
+Two stacks, as the issue names them:
+
+- ``embedded``: SQLite and the in-memory channel layer, one daphne (the site as ``make run`` serves it);
+- ``scaled``: PostgreSQL and Redis, two daphne processes (the site as ``make run-scaled`` serves it, without
+  nginx, so that site and bare stack are driven the same way; ``--nginx`` is the scale-out test's business).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STACKBENCH = Path(os.environ.get("STACKBENCH_DIR", ROOT.parent / "shared" / "stackbench"))
+#: The bare stack's checkout may sit beside another folder than this one (a worktree): look there too.
+if not STACKBENCH.exists():
+    for candidate in (ROOT.parent.parent / "shared" / "stackbench", Path("/work/shared/stackbench")):
+        if candidate.exists():
+            STACKBENCH = candidate
+            break
+
+PG_BASE = os.environ.get("LOADTEST_PG", "postgres://ginsite:ginsite@127.0.0.1:5432")
+REDIS_BASE = os.environ.get("LOADTEST_REDIS", "redis://127.0.0.1:6379")
+#: Databases and Redis database numbers of their own, so a load run never touches the site's or the tests'.
+SITE_PG_DB, BARE_PG_DB = "ginsite_loadtest", "ginsite_stackbench"
+SITE_REDIS_DB, BARE_REDIS_DB = 14, 15
+
+STACKS = {
+    "embedded": {"label": "SQLite + in-memory, 1 daphne", "daphnes": 1},
+    "scaled": {"label": "PostgreSQL + Redis, 2 daphne", "daphnes": 2},
+}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_listening(port: int, process: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server on port {port} stopped at start:\n{log.read_text(errors='replace')[-3000:]}")
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on port {port} after {timeout} s")
+
+
+def _run(args: list[str], *, env: dict, cwd: Path, timeout: float = 600) -> str:
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+    return done.stdout
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _pg_recreate(name: str) -> str:
+    """Drop and create database ``name`` (the role needs CREATEDB); returns its URL."""
+    import psycopg
+
+    with psycopg.connect(f"{PG_BASE}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return f"{PG_BASE}/{name}"
+
+
+def _redis_flush(url: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+
+
+def services_available() -> str | None:
+    """None if PostgreSQL and Redis answer on 127.0.0.1, else why not."""
+    try:
+        import psycopg
+
+        with psycopg.connect(f"{PG_BASE}/postgres", connect_timeout=3):
+            pass
+    except Exception as error:  # noqa: BLE001 - any failure means: not there
+        return f"PostgreSQL at {PG_BASE} does not answer ({error.__class__.__name__}); run `make services`"
+    try:
+        import redis
+
+        redis.Redis.from_url(f"{REDIS_BASE}/0", socket_connect_timeout=3).ping()
+    except Exception as error:  # noqa: BLE001
+        return f"Redis at {REDIS_BASE} does not answer ({error.__class__.__name__}); run `make services`"
+    return None
+
+
+@dataclass
+class Servers:
+    """The processes of one stack under test; ``ports`` are the daphne ports the clients spread over."""
+
+    kind: str  # "site" or "bare"
+    stack: str
+    env: dict
+    workdir: Path
+    ports: list[int] = field(default_factory=list)
+    processes: list[subprocess.Popen] = field(default_factory=list)
+    logs: list[Path] = field(default_factory=list)
+
+    def stop(self) -> None:
+        for process in self.processes:
+            _stop(process)
+        self.processes.clear()
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the stack's processes have used so far."""
+        total = 0.0
+        tick = os.sysconf("SC_CLK_TCK")
+        for process in self.processes:
+            try:
+                with open(f"/proc/{process.pid}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / tick
+            except (OSError, IndexError, ValueError):
+                pass
+        return total
+
+    def log_tail(self, lines: int = 30) -> str:
+        out = []
+        for log in self.logs:
+            text = log.read_text(errors="replace").splitlines()
+            if text:
+                out.append(f"--- {log.name}\n" + "\n".join(text[-lines:]))
+        return "\n".join(out)
+
+    def errors_logged(self) -> int:
+        """Tracebacks and error lines the servers wrote (the site logs at WARNING)."""
+        count = 0
+        for log in self.logs:
+            for line in log.read_text(errors="replace").splitlines():
+                if line.startswith("Traceback") or " ERROR " in line or line.startswith("ERROR"):
+                    count += 1
+        return count
+
+    def _spawn(self, name: str, args: list[str], cwd: Path, *, port: int | None = None) -> None:
+        log = self.workdir / f"{self.kind}-{name}.log"
+        self.logs.append(log)
+        with open(log, "wb") as fh:
+            process = subprocess.Popen(args, cwd=cwd, env=self.env, stdout=fh, stderr=subprocess.STDOUT,
+                                       start_new_session=True)
+        self.processes.append(process)
+        if port is not None:
+            _wait_listening(port, process, log)
+
+
+def daphne_args(port: int, application: str, backlog: int) -> list[str]:
+    # An endpoint string, not -b/-p: the listen backlog is Twisted's 50 otherwise, and a burst of a
+    # thousand handshakes then waits on SYN retries (1 s, 3 s, ...) before the server sees it at all.
+    return [sys.executable, "-m", "daphne", "-e", f"tcp:port={port}:interface=127.0.0.1:backlog={backlog}",
+            "--websocket_connect_timeout", "5", application]
+
+
+class SiteStack:
+    """The site on a fresh database: migrate once, seed per profile, then serve."""
+
+    def __init__(self, stack: str, workdir: Path, *, referee: str = "auto", backlog: int = 2048):
+        self.stack = stack
+        self.workdir = workdir
+        self.backlog = backlog
+        self.referee = referee
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "GAMES_"))}
+        env.pop("DATABASE_URL", None)
+        env.pop("REDIS_URL", None)
+        env.update({
+            "DJANGO_SETTINGS_MODULE": "ginsite.settings",
+            # Production settings, as the site is served: no query log, no debug pages.
+            "DEBUG": "0",
+            "SECRET_KEY": secrets.token_urlsafe(50),
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "SECURE_SSL_REDIRECT": "0",
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "LOG_LEVEL": "WARNING",
+        })
+        if stack == "embedded":
+            env["SQLITE_PATH"] = str(workdir / "site.sqlite3")
+        self.env = env
+        self.prepared = False
+
+    def prepare(self) -> None:
+        if self.stack == "scaled":
+            self.env["DATABASE_URL"] = _pg_recreate(SITE_PG_DB)
+            self.env["REDIS_URL"] = f"{REDIS_BASE}/{SITE_REDIS_DB}"
+            _redis_flush(self.env["REDIS_URL"])
+        _run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], env=self.env, cwd=ROOT)
+        self.prepared = True
+
+    def seed(self, tables: int, prefix: str) -> list[dict]:
+        if not self.prepared:
+            self.prepare()
+        out = self.workdir / f"seed-{prefix}.json"
+        # The seeding process sends its table events nowhere: no socket is open yet.
+        env = {k: v for k, v in self.env.items() if k != "REDIS_URL"}
+        _run([sys.executable, "-m", "loadtest.site", "seed", str(tables), prefix, str(out)], env=env, cwd=ROOT)
+        return json.loads(out.read_text())["tables"]
+
+    def verify(self, record: dict, name: str) -> dict:
+        path, out = self.workdir / f"record-{name}.json", self.workdir / f"verify-{name}.json"
+        path.write_text(json.dumps({"tables": record}))
+        env = {k: v for k, v in self.env.items() if k != "REDIS_URL"}
+        _run([sys.executable, "-m", "loadtest.site", "verify", str(path), str(out)], env=env, cwd=ROOT)
+        return json.loads(out.read_text())
+
+    def start(self) -> Servers:
+        servers = Servers("site", self.stack, dict(self.env), self.workdir)
+        count = STACKS[self.stack]["daphnes"]
+        for i in range(count):
+            port = free_port()
+            servers.ports.append(port)
+            servers._spawn(f"daphne{i}", daphne_args(port, "ginsite.asgi:application", self.backlog), ROOT, port=port)
+        referee = self.referee
+        if referee == "auto":
+            # With Redis the referee is its own process (as `make run-scaled` runs it); without, it runs
+            # inside daphne (the embedded default) and needs no process here.
+            referee = "process" if self.stack == "scaled" else "none"
+        if referee == "process":
+            servers._spawn("referee", [sys.executable, "manage.py", "referee"], ROOT)
+        return servers
+
+
+class BareStack:
+    """``../shared/stackbench`` on a fresh database of its own (its folder is read-only: files go elsewhere)."""
+
+    def __init__(self, stack: str, workdir: Path, *, backlog: int = 2048):
+        if not (STACKBENCH / "stack.py").exists():
+            raise RuntimeError(f"the bare stack is not at {STACKBENCH} (set STACKBENCH_DIR)")
+        self.stack = stack
+        self.workdir = workdir
+        self.backlog = backlog
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+        env.pop("DATABASE_URL", None)
+        env.pop("REDIS_URL", None)
+        env.update({"PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(STACKBENCH)})
+        if stack == "embedded":
+            env["SQLITE"] = str(workdir / "stack.sqlite3")
+        self.env = env
+
+    def seed(self, tables: int) -> None:
+        if self.stack == "scaled":
+            self.env["DATABASE_URL"] = _pg_recreate(BARE_PG_DB)
+            self.env["REDIS_URL"] = f"{REDIS_BASE}/{BARE_REDIS_DB}"
+            _redis_flush(self.env["REDIS_URL"])
+        _run([sys.executable, "setup_db.py", str(tables)], env=self.env, cwd=STACKBENCH)
+
+    def start(self) -> Servers:
+        servers = Servers("bare", self.stack, dict(self.env), self.workdir)
+        for i in range(STACKS[self.stack]["daphnes"]):
+            port = free_port()
+            servers.ports.append(port)
+            servers._spawn(f"daphne{i}", daphne_args(port, "stack:application", self.backlog), STACKBENCH, port=port)
+        return servers
+
+
+@contextlib.contextmanager
+def workspace(keep: bool = False):
+    path = Path(tempfile.mkdtemp(prefix="ginsite-loadtest-"))
+    try:
+        yield path
+    finally:
+        if not keep:
+            import shutil
+
+            shutil.rmtree(path, ignore_errors=True)

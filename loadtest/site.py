@@ -1,0 +1,127 @@
+"""The Django side of the load test, run as its own process against the site's database:
+
+    python -m loadtest.site seed TABLES PREFIX OUT.json   # people, sessions and started gin tables
+    python -m loadtest.site verify IN.json OUT.json        # the move log against what the clients saw
+
+``seed`` makes two people per gin table with a signed-in session each (rows written directly, no password
+hashing: the load test measures play, not sign-in), opens each table through ``games.services`` as the site
+does (the first person opens it, the second joins, the match starts) and writes the table ids and session
+keys. ``verify`` reads what the clients recorded (every move they saw applied, by version) and compares it
+with the ``Move`` log and the tables' versions: nothing lost, nothing applied twice, nothing unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import Counter, defaultdict
+from datetime import timedelta
+
+
+def _setup() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ginsite.settings")
+    import django
+
+    django.setup()
+
+
+#: Gin as people play it, with a turn time the scripted players never run out of (no referee moves).
+TABLE_OPTIONS = {"turn_seconds": 600}
+
+
+def seed(tables: int, prefix: str, out: str) -> None:
+    _setup()
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.auth.hashers import make_password
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.sessions.models import Session
+    from django.utils import timezone
+    from django.utils.crypto import get_random_string
+
+    from games import services
+
+    User = get_user_model()
+    names = [f"{prefix}{i}{side}" for i in range(tables) for side in "ab"]
+    unusable = make_password(None)
+    User.objects.bulk_create(
+        [User(username=name, email=f"{name}@load.invalid", password=unusable) for name in names], batch_size=500
+    )
+    users = {user.username: user for user in User.objects.filter(username__in=names)}
+    store = SessionStore()
+    expire = timezone.now() + timedelta(days=1)
+    sessions, rows = {}, []
+    for name in names:
+        user = users[name]
+        key = get_random_string(32, "abcdefghijklmnopqrstuvwxyz0123456789")
+        data = {
+            SESSION_KEY: str(user.pk),
+            BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
+            HASH_SESSION_KEY: user.get_session_auth_hash(),
+        }
+        rows.append(Session(session_key=key, session_data=store.encode(data), expire_date=expire))
+        sessions[name] = key
+    Session.objects.bulk_create(rows, batch_size=500)
+    result = []
+    for i in range(tables):
+        a, b = users[f"{prefix}{i}a"], users[f"{prefix}{i}b"]
+        table = services.table_create(user=a, game="gin", preset="klassisch", options=dict(TABLE_OPTIONS))
+        services.table_join(table_id=table.pk, user=b)
+        result.append({"id": table.pk, "sessions": [sessions[a.username], sessions[b.username]]})
+    with open(out, "w") as fh:
+        json.dump({"tables": result}, fh)
+
+
+def verify(path: str, out: str) -> None:
+    """Compare the clients' record with the database. The record: ``{"tables": {id: {"moves": [[version,
+    seat, action], ...], "sent": [[version, seat, action], ...], "last_seen": n}}}``; ``moves`` are the moves
+    both seats saw applied (at ``version``, the table's version after the move), ``sent`` every move sent."""
+    _setup()
+    from games.models import Move, Table
+
+    with open(path) as fh:
+        record = json.load(fh)["tables"]
+    ids = [int(t) for t in record]
+    logged: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    for row in Move.objects.filter(table_id__in=ids).values("table_id", "version", "seat", "action", "by"):
+        logged[row["table_id"]].append(
+            (row["version"], row["seat"], json.dumps(row["action"], sort_keys=True), row["by"])
+        )
+    versions = dict(Table.objects.filter(pk__in=ids).values_list("pk", "version"))
+    report = {"tables": len(ids), "logged": 0, "seen": 0, "lost": 0, "twice": 0, "unknown": 0,
+              "not_player": 0, "behind": 0, "examples": []}
+    for tid in ids:
+        entry = record[str(tid)]
+        seen = {(v, s, json.dumps(a, sort_keys=True)) for v, s, a in entry["moves"]}
+        sent = Counter((v + 1, s, json.dumps(a, sort_keys=True)) for v, s, a in entry["sent"])
+        rows = logged.get(tid, [])
+        report["logged"] += len(rows)
+        report["seen"] += len(seen)
+        by_version = Counter(v for v, _, _, _ in rows)
+        report["twice"] += sum(n - 1 for n in by_version.values() if n > 1)
+        keys = {(v, s, a) for v, s, a, _ in rows}
+        lost = seen - keys
+        report["lost"] += len(lost)
+        unknown = [k for k in keys if k not in sent]
+        report["unknown"] += len(unknown)
+        report["not_player"] += sum(1 for *_, by in rows if by != "player")
+        # Every socket's last frame must be the table's version now: no change that never reached it.
+        if entry.get("last_seen") is not None and entry["last_seen"] != versions.get(tid):
+            report["behind"] += 1
+            if len(report["examples"]) < 5:
+                report["examples"].append({"table": tid, "last_seen": entry["last_seen"], "db": versions.get(tid)})
+        for k in list(lost)[:2] + unknown[:2]:
+            if len(report["examples"]) < 5:
+                report["examples"].append({"table": tid, "move": k})
+    with open(out, "w") as fh:
+        json.dump(report, fh)
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    if command == "seed":
+        seed(int(args[0]), args[1], args[2])
+    elif command == "verify":
+        verify(args[0], args[1])
+    else:
+        raise SystemExit(f"unknown command {command!r} (seed, verify)")
