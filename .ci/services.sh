@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs (Debian packages) and starts PostgreSQL and Redis on 127.0.0.1, idempotently, and creates the
+# Installs (Debian packages) nginx, Chromium and gettext, and starts PostgreSQL and Redis on 127.0.0.1, idempotently, and creates the
 # `ginsite` role and database. Prints the DATABASE_URL and REDIS_URL to use. Needs root (as on CI).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
@@ -9,10 +9,13 @@ command -v pg_ctlcluster >/dev/null 2>&1 || need+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v msgfmt >/dev/null 2>&1 || need+=(gettext)
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || need+=(nginx)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -q
   apt-get install -y -q "${need[@]}"
 fi
+# Debian starts a system nginx on port 80 after installing it; the site runs its own (deploy/run_scaled.py).
+if command -v systemctl >/dev/null 2>&1; then systemctl stop nginx >/dev/null 2>&1 || true; fi
 
 # PostgreSQL: the newest installed cluster, listening on loopback only.
 version=$(ls /usr/lib/postgresql | sort -V | tail -n 1)
