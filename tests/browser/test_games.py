@@ -369,12 +369,6 @@ def test_one_person_plays_romme_against_three_computers_through_opening_layoff_a
     assert not page.errors
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="table.js keys the selection by card and copy number (7H#0, 7H#1): after one copy is discarded the "
-    "other inherits its key and stays selected (ui branch); remove this marker with the fix",
-)
 def test_discarding_one_of_two_copies_leaves_no_card_selected(server_url, open_page):
     # The module's seed deals Carla two TC and two JC in Rommé. With deals keyed by table id this came up only
     # sometimes, as the test above's one-off "element is not enabled" on PostgreSQL.

@@ -8,7 +8,7 @@ import { addChat, wireChat } from "./table/chat.js";
 import { $, clearToast, root, toast } from "./table/dom.js";
 import { renderGinNumbers } from "./table/gin.js";
 import { LANG, t } from "./table/i18n.js";
-import { discardKey, handKeys, orderClicked, renderHand, toggleSelect } from "./table/hand.js";
+import { codeOf, discardKey, handKeys, orderClicked, renderHand, toggleSelect } from "./table/hand.js";
 import { animate, capture, flights, moving } from "./table/motion.js";
 import { layOff, renderMelds, renderRommeNumbers } from "./table/romme.js";
 import { endClosed, renderEnd, renderScores, reopenEnd } from "./table/scores.js";
@@ -93,10 +93,17 @@ function acceptState(frame) {
   store.pending = false;
   root.dataset.version = String(frame.version);
   const v = frame.view;
-  // Forget choices of cards that left the hand (played, or a new round).
-  const keys = new Set(handKeys(v && v.hand ? v.hand : []));
-  for (const key of [...store.selected]) if (!keys.has(key)) store.selected.delete(key);
-  store.staged = store.staged.map((meld) => meld.filter((key) => keys.has(key))).filter((meld) => meld.length);
+  // Forget choices of cards that left the hand (played, or a new round). A choice is keyed by card and copy
+  // ("7H#1"): when one copy of a card leaves, the other takes the lower copy number, so every choice of a
+  // card whose count went down is forgotten, not only the keys that no longer exist.
+  const hand = v && v.hand ? v.hand : [];
+  const keys = new Set(handKeys(hand));
+  const count = (cards) => cards.reduce((n, c) => n.set(c, (n.get(c) || 0) + 1), new Map());
+  const was = count(before && before.view && before.view.hand ? before.view.hand : []);
+  const now = count(hand);
+  const kept = (key) => keys.has(key) && (now.get(codeOf(key)) || 0) >= (was.get(codeOf(key)) || 0);
+  for (const key of [...store.selected]) if (!kept(key)) store.selected.delete(key);
+  store.staged = store.staged.map((meld) => meld.filter(kept)).filter((meld) => meld.length);
   if (!before || !v || !before.view || before.view.round_number !== v.round_number || v.to_act !== mySeat()) store.tip = null;
   if (v && (v.to_act === null || v.to_act === undefined)) clearToast(); // nothing of the turn lingers into its end
   render();
