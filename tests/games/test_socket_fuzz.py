@@ -73,6 +73,8 @@ def check_state(frame: dict, *, table_id: int, seat: int | None) -> None:
     assert isinstance(frame["version"], int) and frame["version"] >= 1
     table = frame["table"]
     assert table["id"] == table_id and isinstance(table["seats"], list)
+    if seat is not None and table.get("left") == seat:
+        seat = None  # whoever left the match watches from then on: the public view, with the seat they had
     assert table["you"] == seat, (table["you"], seat)
     view = frame["view"]
     assert view is None or isinstance(view, dict)
