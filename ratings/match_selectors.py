@@ -16,7 +16,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from accounts.models import Profile
-from games.models import Game, Match, Round
+from games import registry
+from games.models import Match, Round
 from ratings.models import PROVISIONAL_MATCHES, Rating, RatingChange
 
 #: Rated matches listed on a profile panel, newest first.
@@ -108,9 +109,7 @@ def match_record(*, match: Match, rounds: list[Round] | None = None, players: li
         "players": [p.name for p in players],
         "rounds": [r.record for r in rounds if r.record],
     }
-    resigned = (match.result or {}).get("resigned")
-    if match.game == Game.GIN and isinstance(resigned, int):
-        record["resigned"] = resigned
+    record.update(registry.get(match.game).record_extras(match.result or {}))
     return record
 
 
@@ -167,103 +166,11 @@ def match_changes(*, match_id: int) -> dict[int, Change]:
 # --- the score sheet ----------------------------------------------------------------------------------------
 
 
-def _result_label(game: str, result: str | None, hand_romme: bool = False) -> str:
-    labels = {
-        "knock": _("Klopfen"),
-        "undercut": _("Unterschnitt"),
-        "gin": _("Gin"),
-        "big_gin": _("Big Gin"),
-        "dead": _("tote Runde"),
-        "abandoned": _("abgebrochen"),
-        "romme": _("Rommé"),
-        "hand_romme": _("Hand-Rommé"),
-    }
-    if game == Game.ROMME and hand_romme:
-        return labels["hand_romme"]
-    return labels.get(result or "", result or "–")
-
-
-@dataclass
-class SheetRow:
-    label: str
-    cells: list = field(default_factory=list)
-    note: str = ""
-    winner: int | None = None
-    kind: str = "round"  # round | total | bonus | final | place
-
-
 def score_sheet(*, match: Match, rounds: list[Round]) -> dict:
-    """The score sheet: a row per round and the totals, the bonuses and the final scores (gin) or the list's
-    totals and places (Rommé casual: minus points; Masters: Wertungspunkte, Augen and the list result)."""
-    result = match.result or {}
-    seats = len(match.players)
-    if match.game == Game.GIN:
-        return _gin_sheet(result, rounds)
-    return _romme_sheet(result, rounds, seats)
-
-
-def _gin_sheet(result: dict, rounds: list[Round]) -> dict:
-    rows = []
-    for rnd in rounds:
-        r = rnd.result or {}
-        winner = r.get("winner")
-        cells: list = ["", ""]
-        if isinstance(winner, int) and r.get("points"):
-            cells[winner] = r["points"]
-        note = ""
-        deadwood = r.get("deadwood")
-        if isinstance(deadwood, list) and len(deadwood) == 2:
-            note = _("Deadwood %(a)s : %(b)s") % {"a": deadwood[0], "b": deadwood[1]}
-        rows.append(SheetRow(label=str(rnd.number), cells=cells, note=_result_label("gin", r.get("result")) +
-                             (f" · {note}" if note else ""), winner=winner))
-    totals = result.get("totals") or [0, 0]
-    final = result.get("final") or totals
-    sums = [
-        SheetRow(label=_("Punkte"), cells=list(totals), kind="total"),
-        SheetRow(label=_("Gewonnene Runden"), cells=list(result.get("boxes") or [0, 0]), kind="total"),
-    ]
-    columns = result.get("columns")
-    if columns:  # Hollywood: three games at once, each with its own bonuses
-        for index, column in enumerate(columns, start=1):
-            sums.append(SheetRow(label=_("Spalte %(n)s") % {"n": index}, cells=list(column.get("final") or []),
-                                 kind="bonus", winner=column.get("winner")))
-    else:
-        bonuses = [f - t for f, t in zip(final, totals, strict=False)]
-        if any(bonuses):
-            sums.append(SheetRow(label=_("Boni (Spiel und Runden)"), cells=bonuses, kind="bonus"))
-    sums.append(SheetRow(label=_("Endstand"), cells=list(final), kind="final", winner=result.get("winner")))
-    return {"mode": "gin", "rounds": rows, "sums": sums}
-
-
-def _romme_sheet(result: dict, rounds: list[Round], seats: int) -> dict:
-    masters = bool(result.get("tournament"))
-    rows = []
-    for rnd in rounds:
-        r = rnd.result or {}
-        winner = r.get("winner")
-        if masters:
-            wp = r.get("wertungspunkte") or [""] * seats
-            augen = r.get("augen") if winner is not None else None
-            augen = augen or [0] * seats
-            cells = [f"{w} WP · {a}" for w, a in zip(wp, augen, strict=False)]
-        else:
-            cells = list(r.get("minus") or [""] * seats)
-        rows.append(SheetRow(label=str(rnd.number), cells=cells, winner=winner,
-                             note=_result_label("romme", r.get("result"), bool(r.get("hand_romme")))))
-    sums = []
-    if masters:
-        sums += [
-            SheetRow(label=_("Wertungspunkte"), cells=list(result.get("wertungspunkte") or []), kind="total"),
-            SheetRow(label=_("Augen"), cells=list(result.get("augen") or []), kind="total"),
-            SheetRow(label=_("Listenergebnis"), cells=list(result.get("final") or []), kind="final",
-                     winner=result.get("winner")),
-        ]
-    else:
-        sums.append(SheetRow(label=_("Minuspunkte"), cells=list(result.get("minus") or result.get("final") or []),
-                             kind="final", winner=result.get("winner")))
-    sums.append(SheetRow(label=_("Gewonnene Runden"), cells=list(result.get("rounds_won") or []), kind="total"))
-    sums.append(SheetRow(label=_("Platz"), cells=list(result.get("places") or []), kind="place"))
-    return {"mode": "masters" if masters else "casual", "rounds": rows, "sums": sums}
+    """The score sheet: a row per round and the totals, as the match's game writes them (gin: the bonuses and
+    the final scores; Rommé: the list's totals and places, casual minus points or Masters Wertungspunkte,
+    Augen and the list result)."""
+    return registry.get(match.game).match_sheet(match.result or {}, rounds, len(match.players))
 
 
 # --- a player's ratings and statistics ----------------------------------------------------------------------
@@ -303,7 +210,7 @@ def player_panels(*, user, viewer) -> list[GamePanel]:
     """Per game: the rating, its history, recent rated matches and the statistics of ``user``'s finished
     matches (at private tables only on their own page). Four queries, however many matches were played."""
     own = viewer is not None and getattr(viewer, "is_authenticated", False) and viewer.pk == user.pk
-    panels = {game: GamePanel(game=game, label=label) for game, label in Game.choices}
+    panels = {entry.name: GamePanel(game=entry.name, label=entry.label) for entry in registry.entries()}
     for rating in Rating.objects.filter(user=user):
         if rating.game in panels:
             panels[rating.game].rating = rating
@@ -335,54 +242,26 @@ def _game_statistics(*, user, own: bool, panels: dict[str, GamePanel]) -> None:
         matches = matches.filter(table__private=False)
     seat_of: dict[int, int] = {}
     game_of: dict[int, str] = {}
-    masters_wp: list[int] = []
-    masters_result: list[int] = []
+    finished: dict[str, list[tuple[int, dict]]] = {game: [] for game in panels}
     for match_id, game, players, result in matches.values_list("pk", "game", "players", "result"):
         seat = next((p["seat"] for p in players if p.get("user_id") == user.pk), None)
         if seat is None or game not in panels:
             continue
         seat_of[match_id], game_of[match_id] = seat, game
         panels[game].matches += 1
-        result = result or {}
-        if game == Game.ROMME and result.get("tournament"):
-            wp, final = result.get("wertungspunkte") or [], result.get("final") or []
-            if seat < len(wp) and seat < len(final):
-                masters_wp.append(wp[seat])
-                masters_result.append(final[seat])
-    gin = {"gins": 0, "undercuts_given": 0, "undercuts_suffered": 0, "knocks": 0, "deadwood_sum": 0}
-    romme = {"hand_rommes": 0, "rounds_won": 0}
+        finished[game].append((seat, result or {}))
+    played: dict[str, list[tuple]] = {game: [] for game in panels}
     if seat_of:
         rounds = Round.objects.filter(match__in=matches, finished_at__isnull=False).values_list(
             "match_id", "result__result", "result__winner", "result__knocker", "result__deadwood",
             "result__hand_romme",
         )
-        for match_id, kind, winner, knocker, deadwood, hand_romme in rounds:
+        for match_id, *facts in rounds:
             seat = seat_of.get(match_id)
-            if seat is None:
-                continue
-            if game_of[match_id] == Game.GIN:
-                if kind in ("gin", "big_gin") and winner == seat:
-                    gin["gins"] += 1
-                if kind == "undercut":
-                    if winner == seat:
-                        gin["undercuts_given"] += 1
-                    elif knocker == seat:
-                        gin["undercuts_suffered"] += 1
-                # Gin is a knock with no deadwood, so it counts towards the average too.
-                if knocker == seat and isinstance(deadwood, list) and seat < len(deadwood):
-                    gin["knocks"] += 1
-                    gin["deadwood_sum"] += deadwood[seat]
-            else:
-                if winner == seat:
-                    romme["rounds_won"] += 1
-                    if hand_romme:
-                        romme["hand_rommes"] += 1
-    gin["deadwood_average"] = gin["deadwood_sum"] / gin["knocks"] if gin["knocks"] else None
-    romme["masters_lists"] = len(masters_wp)
-    romme["masters_wp_average"] = sum(masters_wp) / len(masters_wp) if masters_wp else None
-    romme["masters_result_average"] = sum(masters_result) / len(masters_result) if masters_result else None
-    panels[Game.GIN].stats = gin
-    panels[Game.ROMME].stats = romme
+            if seat is not None:
+                played[game_of[match_id]].append((seat, *facts))
+    for game, panel in panels.items():
+        panel.stats = registry.get(game).profile_statistics(matches=finished[game], rounds=played[game])
 
 
 # --- head-to-head -------------------------------------------------------------------------------------------
@@ -413,10 +292,10 @@ def head_to_head(*, a, b, viewer) -> HeadToHead:
         )
     }
     games = []
-    for game, label in Game.choices:
-        row = per_game.get(game)
+    for entry in registry.entries():
+        row = per_game.get(entry.name)
         if row:
-            games.append({"game": game, "label": label, "played": row["played"], "a_wins": row["a_wins"],
+            games.append({"game": entry.name, "label": entry.label, "played": row["played"], "a_wins": row["a_wins"],
                           "b_wins": row["b_wins"], "others": row["played"] - row["a_wins"] - row["b_wins"]})
     names = {a.pk: public_name(a), b.pk: public_name(b)}
     recent = []
@@ -425,6 +304,6 @@ def head_to_head(*, a, b, viewer) -> HeadToHead:
     )[:HEAD_TO_HEAD_MATCHES]:
         # Someone else's win is shown as such, without a name: only the two compared are named here.
         winner = names.get(winner_id, "")
-        recent.append({"match_id": match_id, "label": Game(game).label, "finished_at": finished_at,
+        recent.append({"match_id": match_id, "label": registry.get(game).label, "finished_at": finished_at,
                        "winner_id": winner_id, "winner": winner, "seats": len(players)})
     return HeadToHead(a=a, b=b, games=games, matches=recent, played=sum(g["played"] for g in games))

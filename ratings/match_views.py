@@ -14,9 +14,10 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
+from games import registry
 from games.engine.errors import InvalidRecord
 from games.engine.records import load_record
-from games.models import Game, Match, Table
+from games.models import Match, Table
 from ratings import match_selectors as selectors
 from ratings.replay import deal_of, replay_positions
 
@@ -115,7 +116,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     players = selectors.players_of(match)
     context = {
         "match": match,
-        "game_label": Game(match.game).label,
+        "game_label": registry.get(match.game).label,
         "players": players,
         "aborted": match.status == Match.Status.ABORTED,
     }
@@ -247,7 +248,7 @@ def record_view(request: HttpRequest) -> HttpResponse:
         config=_viewer_config(record=record, replay=replay, names=names, published=None),
         summary=summary,
         rows=rows,
-        game_label=Game(record["game"]).label,
+        game_label=registry.get(record["game"]).label,
         text="",
     )
     return render(request, "ratings/replay_paste.html", context)
