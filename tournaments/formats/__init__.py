@@ -22,7 +22,11 @@ _REGISTRY: dict[str, type[TournamentFormat]] = {}
 
 
 def register(cls: F) -> F:
-    """Add a format class under its ``name`` (usable as a class decorator). A name belongs to one class."""
+    """Add a format class under its ``name`` (usable as a class decorator). A name belongs to one class and
+    fits ``Tournament.format``."""
+    longest = Tournament._meta.get_field("format").max_length
+    if not cls.name or len(cls.name) > longest:
+        raise ValueError(f"a tournament format's name has 1 to {longest} characters, not {cls.name!r}")
     existing = _REGISTRY.get(cls.name)
     if existing is not None and existing is not cls:
         raise ValueError(f"a tournament format named {cls.name!r} is registered already ({existing.__name__})")
