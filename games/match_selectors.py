@@ -1,5 +1,6 @@
-"""Reads for the pages about played matches: one match's page (score sheet, rating changes, rounds and their
-deals), its record, a player's rating panels with the game's own statistics, and head-to-head.
+"""Reads for the pages about played matches: who may see a match, its players, its rounds and their deals
+(the record is built by ``games.records_export``), the score sheet, and head-to-head. What other apps add to
+the match page (rating changes, the tournament) comes through ``games.panels``.
 
 Read-only, keyword-only functions (selectors). Deals leave the server only for finished matches, and a match
 at a private table only for its players; everything else here reads only what any profile shows.
@@ -8,19 +9,15 @@ at a private table only for its players; everything else here reads only what an
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from accounts.models import Profile
-from games.models import Game, Match, Round
-from ratings.models import PROVISIONAL_MATCHES, Rating, RatingChange
+from games.models import Game, Match, Round, Table
 
-#: Rated matches listed on a profile panel, newest first.
-RECENT_MATCHES = 5
 #: Matches listed on a head-to-head page, newest first.
 HEAD_TO_HEAD_MATCHES = 20
 
@@ -40,6 +37,25 @@ def match_visible(*, match_id, viewer) -> Match | None:
     if match.table.private and not _is_player(match, viewer):
         return None
     return match
+
+
+def table_last_match(*, table_id, viewer) -> Match | None:
+    """The last match that ended at a table, if ``viewer`` may see its page (else ``None``)."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        return None
+    match = (
+        table.matches.exclude(status=Match.Status.PLAYING).filter(finished_at__isnull=False)
+        .order_by("-number").first()
+    )
+    if match is None:
+        return None
+    return match_visible(match_id=match.pk, viewer=viewer)
+
+
+def table_match(*, table: Table, number: int) -> Match | None:
+    """The match of that number at ``table`` (an earlier one, before a rematch), or ``None``."""
+    return table.matches.filter(number=number).first()
 
 
 def _is_player(match: Match, viewer) -> bool:
@@ -82,6 +98,11 @@ def players_of(match: Match) -> list[Player]:
     return out
 
 
+def active_user(*, username: str):
+    """The active user of that user name (with the profile), or ``None``."""
+    return get_user_model().objects.filter(username=username, is_active=True).select_related("profile").first()
+
+
 def public_name(user) -> str:
     try:
         return user.profile.public_name
@@ -95,73 +116,6 @@ def public_name(user) -> str:
 def finished_rounds(match: Match) -> list[Round]:
     """The match's rounds that have ended (their deals may be shown), in order."""
     return list(match.rounds.filter(finished_at__isnull=False).order_by("number"))
-
-
-def match_record(*, match: Match, rounds: list[Round] | None = None, players: list[Player] | None = None) -> dict:
-    """The records.md record of a finished match: every round played to its end, and (gin) a resignation, so
-    that replaying it gives the match's result."""
-    rounds = finished_rounds(match) if rounds is None else rounds
-    players = players_of(match) if players is None else players
-    record = {
-        "game": match.game,
-        "options": match.options,
-        "players": [p.name for p in players],
-        "rounds": [r.record for r in rounds if r.record],
-    }
-    resigned = (match.result or {}).get("resigned")
-    if match.game == Game.GIN and isinstance(resigned, int):
-        record["resigned"] = resigned
-    return record
-
-
-# --- rating changes -----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Change:
-    """One seat's rating change in one match, as "+14" beside the new Wertungszahl."""
-
-    user_id: int
-    before: int
-    after: int
-    provisional: bool  # the player had fewer than 10 rated matches after this one
-
-    @property
-    def delta(self) -> int:
-        return self.after - self.before
-
-    @property
-    def delta_text(self) -> str:
-        if self.delta > 0:
-            return f"+{self.delta}"
-        if self.delta < 0:
-            return f"\u2212{-self.delta}"  # a real minus sign
-        return "±0"
-
-    @property
-    def after_text(self) -> str:
-        return f"{self.after}?" if self.provisional else str(self.after)
-
-
-def match_changes(*, match_id: int) -> dict[int, Change]:
-    """Each rated player's change in the match, by user id (one query; empty for an unrated match)."""
-    rated_so_far = (
-        RatingChange.objects.filter(user=OuterRef("user"), game=OuterRef("game"))
-        .filter(Q(created_at__lt=OuterRef("created_at")) | Q(created_at=OuterRef("created_at"), pk__lte=OuterRef("pk")))
-        .order_by()
-        .values("user")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    rows = (
-        RatingChange.objects.filter(match_id=match_id)
-        .annotate(rated=Subquery(rated_so_far, output_field=IntegerField()))
-        .values_list("user_id", "display_before", "display_after", "rated")
-    )
-    return {
-        user_id: Change(user_id=user_id, before=before, after=after, provisional=(rated or 0) < PROVISIONAL_MATCHES)
-        for user_id, before, after, rated in rows
-    }
 
 
 # --- the score sheet ----------------------------------------------------------------------------------------
@@ -264,125 +218,6 @@ def _romme_sheet(result: dict, rounds: list[Round], seats: int) -> dict:
     sums.append(SheetRow(label=_("Gewonnene Runden"), cells=list(result.get("rounds_won") or []), kind="total"))
     sums.append(SheetRow(label=_("Platz"), cells=list(result.get("places") or []), kind="place"))
     return {"mode": "masters" if masters else "casual", "rounds": rows, "sums": sums}
-
-
-# --- a player's ratings and statistics ----------------------------------------------------------------------
-
-
-@dataclass
-class RecentMatch:
-    match_id: int
-    at: datetime
-    change: Change
-
-
-@dataclass
-class GamePanel:
-    """One game on a profile: the Wertungszahl and its history, and the game's own statistics."""
-
-    game: str
-    label: str
-    rating: Rating | None = None
-    history: list[int] = field(default_factory=list)  # Wertungszahl before the first rated match, then after each
-    recent: list[RecentMatch] = field(default_factory=list)
-    matches: int = 0  # finished matches of this game (rated or not) the statistics cover
-    stats: dict = field(default_factory=dict)
-
-    @property
-    def provisional(self) -> bool:
-        return self.rating is None or self.rating.matches < PROVISIONAL_MATCHES
-
-    @property
-    def display_text(self) -> str:
-        if self.rating is None:
-            return "–"
-        return f"{self.rating.display}?" if self.provisional else str(self.rating.display)
-
-
-def player_panels(*, user, viewer) -> list[GamePanel]:
-    """Per game: the rating, its history, recent rated matches and the statistics of ``user``'s finished
-    matches (at private tables only on their own page). Four queries, however many matches were played."""
-    own = viewer is not None and getattr(viewer, "is_authenticated", False) and viewer.pk == user.pk
-    panels = {game: GamePanel(game=game, label=label) for game, label in Game.choices}
-    for rating in Rating.objects.filter(user=user):
-        if rating.game in panels:
-            panels[rating.game].rating = rating
-    changes = (
-        RatingChange.objects.filter(user=user)
-        .order_by("created_at", "pk")
-        .values_list("game", "match_id", "display_before", "display_after", "created_at")
-    )
-    counts: dict[str, int] = {}
-    for game, match_id, before, after, at in changes:
-        panel = panels.get(game)
-        if panel is None:
-            continue
-        if not panel.history:
-            panel.history.append(before)
-        panel.history.append(after)
-        counts[game] = counts.get(game, 0) + 1
-        change = Change(user_id=user.pk, before=before, after=after, provisional=counts[game] < PROVISIONAL_MATCHES)
-        panel.recent.append(RecentMatch(match_id=match_id, at=at, change=change))
-    for panel in panels.values():
-        panel.recent = panel.recent[-RECENT_MATCHES:][::-1]
-    _game_statistics(user=user, own=own, panels=panels)
-    return list(panels.values())
-
-
-def _game_statistics(*, user, own: bool, panels: dict[str, GamePanel]) -> None:
-    matches = Match.objects.filter(users=user, status=Match.Status.FINISHED)
-    if not own:
-        matches = matches.filter(table__private=False)
-    seat_of: dict[int, int] = {}
-    game_of: dict[int, str] = {}
-    masters_wp: list[int] = []
-    masters_result: list[int] = []
-    for match_id, game, players, result in matches.values_list("pk", "game", "players", "result"):
-        seat = next((p["seat"] for p in players if p.get("user_id") == user.pk), None)
-        if seat is None or game not in panels:
-            continue
-        seat_of[match_id], game_of[match_id] = seat, game
-        panels[game].matches += 1
-        result = result or {}
-        if game == Game.ROMME and result.get("tournament"):
-            wp, final = result.get("wertungspunkte") or [], result.get("final") or []
-            if seat < len(wp) and seat < len(final):
-                masters_wp.append(wp[seat])
-                masters_result.append(final[seat])
-    gin = {"gins": 0, "undercuts_given": 0, "undercuts_suffered": 0, "knocks": 0, "deadwood_sum": 0}
-    romme = {"hand_rommes": 0, "rounds_won": 0}
-    if seat_of:
-        rounds = Round.objects.filter(match__in=matches, finished_at__isnull=False).values_list(
-            "match_id", "result__result", "result__winner", "result__knocker", "result__deadwood",
-            "result__hand_romme",
-        )
-        for match_id, kind, winner, knocker, deadwood, hand_romme in rounds:
-            seat = seat_of.get(match_id)
-            if seat is None:
-                continue
-            if game_of[match_id] == Game.GIN:
-                if kind in ("gin", "big_gin") and winner == seat:
-                    gin["gins"] += 1
-                if kind == "undercut":
-                    if winner == seat:
-                        gin["undercuts_given"] += 1
-                    elif knocker == seat:
-                        gin["undercuts_suffered"] += 1
-                # Gin is a knock with no deadwood, so it counts towards the average too.
-                if knocker == seat and isinstance(deadwood, list) and seat < len(deadwood):
-                    gin["knocks"] += 1
-                    gin["deadwood_sum"] += deadwood[seat]
-            else:
-                if winner == seat:
-                    romme["rounds_won"] += 1
-                    if hand_romme:
-                        romme["hand_rommes"] += 1
-    gin["deadwood_average"] = gin["deadwood_sum"] / gin["knocks"] if gin["knocks"] else None
-    romme["masters_lists"] = len(masters_wp)
-    romme["masters_wp_average"] = sum(masters_wp) / len(masters_wp) if masters_wp else None
-    romme["masters_result_average"] = sum(masters_result) / len(masters_result) if masters_result else None
-    panels[Game.GIN].stats = gin
-    panels[Game.ROMME].stats = romme
 
 
 # --- head-to-head -------------------------------------------------------------------------------------------
