@@ -5,12 +5,18 @@ each from its ``AppConfig.ready``. Games asks for whatever is registered in a sl
 A slot is one of the names below; a panel is a keyword-only function of the match (and, where said, its
 players). It returns ``None`` (or an empty list) when it has nothing to add to that match.
 
->>> def nothing(*, match, players):
-...     return None
->>> register(RECORD, nothing)
->>> collect(RECORD, match=None, players=[])
-[]
->>> unregister(RECORD, nothing)
+>>> def venue(*, match, players):
+...     return {"venue": "Kneipe"}
+>>> register(RECORD, venue)
+>>> venue in _panels[RECORD]
+True
+>>> unregister(RECORD, venue)
+>>> venue in _panels[RECORD]
+False
+>>> register("sidebar", venue)
+Traceback (most recent call last):
+...
+ValueError: unknown panel slot 'sidebar' (known: match_seats, head_to_head, match_head, record)
 """
 
 from __future__ import annotations

@@ -300,3 +300,12 @@ def test_a_tournament_match_page_names_and_links_its_tournament(bot_match):
 def test_a_match_outside_a_tournament_names_none(bot_match):
     html = Client().get(reverse("matches:detail", kwargs={"match_id": bot_match.pk})).content.decode()
     assert 'data-panel="head"' not in html
+
+
+@pytest.mark.parametrize("name", ["games.panels", "games.records_export", "games.replay"])
+def test_the_examples_in_the_docstrings_hold(name):
+    import doctest
+    import importlib
+
+    failed, attempted = doctest.testmod(importlib.import_module(name), report=True)
+    assert attempted > 0 and failed == 0, name
