@@ -6,15 +6,16 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from games import registry, selectors, services
+from games import match_selectors, records_export, registry, selectors, services
 from games.entries.base import BadOption
+from games.match_views import record_download
 from games.models import BotLevel
 from games.policy import table_policy
 from games.presenters import seat_of_user, table_state
@@ -393,7 +394,8 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @require_GET
 def match_record(request: HttpRequest, table_id: int) -> HttpResponse:
-    """The game record (records.md) of the table's current or last match: only rounds that have ended."""
+    """The signed game record (records.md) of the table's current or last match: only rounds that have ended
+    (built by ``games.records_export``, as the match page's download)."""
     table = selectors.table_get(table_id=table_id)
     if table is None or not selectors.table_may_watch(table=table, user=request.user, invite_token=request.GET.get("einladung", "")):
         raise Http404(_("Diesen Tisch gibt es nicht."))
@@ -403,16 +405,8 @@ def match_record(request: HttpRequest, table_id: int) -> HttpResponse:
         raise Http404(_("Diese Partie gibt es nicht."))
     if number:
         # An earlier match at the same table (before a rematch), by its number.
-        match = table.matches.filter(number=int(number)).first()
+        match = match_selectors.table_match(table=table, number=int(number))
     if match is None:
         raise Http404(_("An diesem Tisch wurde noch nicht gespielt."))
-    rounds = [r.record for r in match.rounds.filter(finished_at__isnull=False).order_by("number") if r.record]
-    record = {
-        "game": match.game,
-        "options": match.options,
-        "players": [p.get("name") for p in match.players],
-        "rounds": rounds,
-    }
-    response = JsonResponse(record, json_dumps_params={"ensure_ascii": False, "indent": 1})
-    response["Content-Disposition"] = f'attachment; filename="{match.game}-tisch{table.pk}-partie{match.number}.json"'
-    return response
+    record = records_export.record_export(match=match)
+    return record_download(record, filename=f"{match.game}-tisch{table.pk}-partie{match.number}.json")
