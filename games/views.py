@@ -147,6 +147,10 @@ def _lobby_rows(user) -> list[dict]:
         mine = set(selectors.user_tables(user=user).values_list("pk", flat=True))
         for row in rows:
             row["mine"] = row["id"] in mine
+    # Same-deals tournament tables: only staff watch until the stage has ended, so no "watch" for others.
+    staff_only = selectors.tables_staff_only(table_ids=[row["id"] for row in rows], user=user)
+    for row in rows:
+        row["staff_only"] = row["id"] in staff_only
     return rows
 
 
@@ -421,6 +425,11 @@ def _table_strings() -> dict[str, str]:
     }
 
 
+def staff_only_page(request: HttpRequest, reason: str) -> HttpResponse:
+    """The answer of a page only staff may see for now (a same-deals table): 403 with the reason."""
+    return render(request, "errors/403.html", {"reason": reason}, status=403)
+
+
 @require_GET
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     """The table page: rendered with the current state, so a reload shows play exactly where it was."""
@@ -429,6 +438,9 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     if table is None or not selectors.table_may_watch(table=table, user=request.user, invite_token=token):
         # A private table is not revealed to those without an invitation: it looks like no table at all.
         raise Http404(_("Diesen Tisch gibt es nicht."))
+    refusal = selectors.watch_refusal(table=table, user=request.user)
+    if refusal is not None:
+        return staff_only_page(request, refusal)
     snapshot = selectors.table_snapshot(table=table)
     seat = seat_of_user(snapshot.seats, request.user)
     frame = table_state(snapshot, seat)
@@ -467,6 +479,9 @@ def match_record(request: HttpRequest, table_id: int) -> HttpResponse:
     table = selectors.table_get(table_id=table_id)
     if table is None or not selectors.table_may_watch(table=table, user=request.user, invite_token=request.GET.get("einladung", "")):
         raise Http404(_("Diesen Tisch gibt es nicht."))
+    refusal = selectors.watch_refusal(table=table, user=request.user)
+    if refusal is not None:
+        return JsonResponse({"error": "staff_only", "message": refusal}, status=403)
     match = table.current_match
     number = request.GET.get("partie", "")
     if number and not (number.isascii() and number.isdigit()):
@@ -476,7 +491,10 @@ def match_record(request: HttpRequest, table_id: int) -> HttpResponse:
         match = table.matches.filter(number=int(number)).first()
     if match is None:
         raise Http404(_("An diesem Tisch wurde noch nicht gespielt."))
-    rounds = [r.record for r in match.rounds.filter(finished_at__isnull=False).order_by("number") if r.record]
+    finished = list(match.rounds.filter(finished_at__isnull=False).order_by("number"))
+    # Same deals: a round other tables are still playing with these cards stays out, for everyone.
+    shown = selectors.deal_rounds_disclosed(match=match, table=table, rounds=finished)
+    rounds = [r.record for r in finished if r.record and r.number in shown]
     record = {
         "game": match.game,
         "options": match.options,

@@ -14,9 +14,11 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
+from games import selectors as games_selectors
 from games.engine.errors import InvalidRecord
 from games.engine.records import load_record
 from games.models import Game, Match, Table
+from games.views import staff_only_page
 from ratings import match_selectors as selectors
 from ratings.replay import deal_of, replay_positions
 
@@ -112,6 +114,9 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     match = selectors.match_visible(match_id=match_id, viewer=request.user)
     if match is None:
         raise Http404(_("Diese Partie gibt es nicht (oder sie läuft noch)."))
+    refusal = games_selectors.watch_refusal(table=match.table, user=request.user)
+    if refusal is not None:
+        return staff_only_page(request, refusal)
     players = selectors.players_of(match)
     context = {
         "match": match,
@@ -173,6 +178,9 @@ def match_record(request: HttpRequest, match_id: int) -> HttpResponse:
     match = selectors.match_visible(match_id=match_id, viewer=request.user)
     if match is None or match.status != Match.Status.FINISHED:
         raise Http404(_("Diese Partie gibt es nicht (oder sie läuft noch)."))
+    refusal = games_selectors.watch_refusal(table=match.table, user=request.user)
+    if refusal is not None:
+        return JsonResponse({"error": "staff_only", "message": refusal}, status=403)
     record = selectors.match_record(match=match)
     response = JsonResponse(record, json_dumps_params={"ensure_ascii": False, "indent": 1})
     response["Content-Disposition"] = f'attachment; filename="{match.game}-partie{match.pk}.json"'

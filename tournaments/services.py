@@ -430,6 +430,7 @@ def _stage_start(t: Tournament, number: int, now: datetime) -> Stage:
         extra = {}
         if stage.deal_seeds:
             extra["deal_seed"] = f"{stage.deal_seeds[str(len(seats))]}"
+            extra["deal_group"] = f"tournament-stage-{stage.pk}"  # closed together until the stage has ended
         table = games_services.table_create_seated(
             game=t.game, users=[users[u] for u in seats], options=table_options(t, len(seats)), ranked=True,
             tournament=True, created_by=t.created_by, **extra,
