@@ -152,8 +152,6 @@ def table_create_seated(
         raise ServiceError("bad_options", "Ein Kartenschlüssel hat 16 bis 64 Zeichen.")
     if deal_group is not None and (not isinstance(deal_group, str) or not 1 <= len(deal_group) <= 64):
         raise ServiceError("bad_options", "Eine Tischgruppe hat 1 bis 64 Zeichen.")
-    if deal_group and not deal_seed:
-        raise ServiceError("bad_options", "Eine Tischgruppe gibt es nur für Tische mit denselben Karten.")
     if deal_seed and not deal_group:
         # Tables given one seed are one group; its key names the seed without giving it away.
         deal_group = "seed-" + hashlib.sha256(deal_seed.encode()).hexdigest()[:32]
