@@ -95,6 +95,8 @@ class TableConsumer(_JsonConsumer):
             await self._regroup(discard=list(self.groups_joined))
             # Accept first so that the client learns why (a refused handshake tells a browser nothing).
             await self.accept()
+            if isinstance(opened, str):  # a same-deals table only staff may watch for now: say so
+                await self.send_error("staff_only", opened)
             await self.close(code=4404 if opened is None else 4403)
             return
         state, chat = opened
@@ -118,9 +120,9 @@ class TableConsumer(_JsonConsumer):
         if seconds > 0:
             self.poll_task = asyncio.create_task(self._poll(seconds))
 
-    def _open(self, invite: str) -> tuple[dict, list[dict]] | bool | None:
+    def _open(self, invite: str) -> tuple[dict, list[dict]] | str | bool | None:
         """Sign in from the session, check the table may be watched, and read its state and chat: None if
-        there is no such table, False if it may not be watched."""
+        there is no such table, False if it may not be watched, the reason if only staff may watch it now."""
         resolve_user(self.scope)
         self.user = self.scope.get("user")
         if self.user is not None and self.user.is_authenticated:
@@ -130,6 +132,9 @@ class TableConsumer(_JsonConsumer):
             return None
         if not selectors.table_may_watch(table=table, user=self.user, invite_token=invite):
             return False
+        refusal = selectors.watch_refusal(table=table, user=self.user)
+        if refusal is not None:
+            return refusal
         snapshot = selectors.table_snapshot(table=table)
         state = presenters.table_state(snapshot, presenters.seat_of_user(snapshot.seats, self.user))
         return state, selectors.chat_recent(table_id=self.table_id)

@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from accounts.models import Profile
-from games import registry
+from games import registry, selectors
 from games.models import BotLevel, Match
 
 #: How the player fared: won, lost, drawn (a shared first place), or left (resigned or timed out).
@@ -66,7 +66,8 @@ def matches_for_user(*, user, viewer=None, limit: int = 20) -> list[HistoryEntry
         .order_by("-finished_at", "-pk")
     )
     if not own:
-        matches = matches.filter(table__private=False)
+        # A list of a same-deals stage still being played tells others how its deals went: not yet.
+        matches = matches.filter(table__private=False).exclude(table__deal_group__in=selectors.deal_groups_open())
     matches = list(matches[: max(0, int(limit))])
     people = {
         player["user_id"]

@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import Profile
 from games import registry
+from games import selectors as games_selectors
 from games.models import Match, Round, Table
 
 #: Matches listed on a head-to-head page, newest first.
@@ -115,8 +116,11 @@ def public_name(user) -> str:
 
 
 def finished_rounds(match: Match) -> list[Round]:
-    """The match's rounds that have ended (their deals may be shown), in order."""
-    return list(match.rounds.filter(finished_at__isnull=False).order_by("number"))
+    """The match's rounds that have ended and whose deals may be shown, in order: at a same-deals table not
+    those that another table dealt the same cards is still playing (``games.selectors.deal_rounds_disclosed``)."""
+    rounds = list(match.rounds.filter(finished_at__isnull=False).order_by("number"))
+    shown = games_selectors.deal_rounds_disclosed(match=match, rounds=rounds)
+    return [r for r in rounds if r.number in shown]
 
 
 # --- the score sheet ----------------------------------------------------------------------------------------

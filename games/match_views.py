@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from games import match_selectors as selectors
 from games import panels, records_export, registry
+from games import selectors as games_selectors
 from games.engine.errors import InvalidRecord
 from games.engine.records import load_record
 from games.models import Match
@@ -24,6 +25,11 @@ from games.replay import deal_of, replay_positions
 
 #: The largest record the paste form accepts (a long Rommé list is some tens of kB).
 RECORD_MAX_BYTES = 512 * 1024
+
+
+def staff_only_page(request: HttpRequest, reason: str) -> HttpResponse:
+    """The answer of a page only staff may see for now (a same-deals table): 403 with the reason."""
+    return render(request, "errors/403.html", {"reason": reason}, status=403)
 
 
 def _viewer_strings() -> dict[str, str]:
@@ -126,6 +132,9 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     match = selectors.match_visible(match_id=match_id, viewer=request.user)
     if match is None:
         raise Http404(_("Diese Partie gibt es nicht (oder sie läuft noch)."))
+    refusal = games_selectors.watch_refusal(table=match.table, user=request.user)
+    if refusal is not None:
+        return staff_only_page(request, refusal)
     players = selectors.players_of(match)
     context = {
         "match": match,
@@ -198,6 +207,9 @@ def match_record(request: HttpRequest, match_id: int) -> HttpResponse:
     match = selectors.match_visible(match_id=match_id, viewer=request.user)
     if match is None or match.status != Match.Status.FINISHED:
         raise Http404(_("Diese Partie gibt es nicht (oder sie läuft noch)."))
+    refusal = games_selectors.watch_refusal(table=match.table, user=request.user)
+    if refusal is not None:
+        return JsonResponse({"error": "staff_only", "message": refusal}, status=403)
     record = records_export.record_export(match=match)
     return record_download(record, filename=f"{match.game}-partie{match.pk}.json")
 

@@ -47,6 +47,11 @@ class Table(models.Model):
     tournament = models.BooleanField(default=False)
     # A secret a tournament gives tables that must play the same deals; never shown (see services.deal_rng).
     deal_seed = models.CharField(max_length=64, blank=True, default="")
+    # The tables that share deals and stay closed together (a tournament stage; by default all tables given
+    # one ``deal_seed``): until every one of them has ended, only staff and the table's own players may watch,
+    # and a round's deal is shown only once every table sharing it has finished that round
+    # (``games.selectors.deal_rounds_disclosed``). Empty: a table on its own.
+    deal_group = models.CharField(max_length=64, blank=True, default="", db_index=True)
     invite_token = models.CharField(max_length=43, blank=True, default="", db_index=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     version = models.PositiveIntegerField(default=0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from games import match_selectors, records_export, registry, selectors, services
 from games.entries.base import BadOption
-from games.match_views import record_download
+from games.match_views import record_download, staff_only_page
 from games.models import BotLevel
 from games.policy import table_policy
 from games.presenters import seat_of_user, table_state
@@ -76,6 +76,10 @@ def _lobby_rows(user) -> list[dict]:
         mine = set(selectors.user_tables(user=user).values_list("pk", flat=True))
         for row in rows:
             row["mine"] = row["id"] in mine
+    # Same-deals tournament tables: only staff watch until the stage has ended, so no "watch" for others.
+    staff_only = selectors.tables_staff_only(table_ids=[row["id"] for row in rows], user=user)
+    for row in rows:
+        row["staff_only"] = row["id"] in staff_only
     return rows
 
 
@@ -360,6 +364,9 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     if table is None or not selectors.table_may_watch(table=table, user=request.user, invite_token=token):
         # A private table is not revealed to those without an invitation: it looks like no table at all.
         raise Http404(_("Diesen Tisch gibt es nicht."))
+    refusal = selectors.watch_refusal(table=table, user=request.user)
+    if refusal is not None:
+        return staff_only_page(request, refusal)
     snapshot = selectors.table_snapshot(table=table)
     seat = seat_of_user(snapshot.seats, request.user)
     frame = table_state(snapshot, seat)
@@ -399,6 +406,9 @@ def match_record(request: HttpRequest, table_id: int) -> HttpResponse:
     table = selectors.table_get(table_id=table_id)
     if table is None or not selectors.table_may_watch(table=table, user=request.user, invite_token=request.GET.get("einladung", "")):
         raise Http404(_("Diesen Tisch gibt es nicht."))
+    refusal = selectors.watch_refusal(table=table, user=request.user)
+    if refusal is not None:
+        return JsonResponse({"error": "staff_only", "message": refusal}, status=403)
     match = table.current_match
     number = request.GET.get("partie", "")
     if number and not (number.isascii() and number.isdigit()):

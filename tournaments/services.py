@@ -361,6 +361,7 @@ def _stage_start(t: Tournament, number: int, now: datetime) -> Stage:
         extra = {}
         if stage.deal_seeds:
             extra["deal_seed"] = f"{stage.deal_seeds[str(len(seats))]}"
+            extra["deal_group"] = f"tournament-stage-{stage.pk}"  # closed together until the stage has ended
         with _games_refusal():
             table = games_services.table_create_seated(
                 game=fmt.game, users=[users[u] for u in seats], options=fmt.table_options(len(seats)), ranked=True,

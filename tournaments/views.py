@@ -16,6 +16,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from games import selectors as games_selectors
 from tournaments import selectors, services
 from tournaments.models import Entry, Tournament
 from tournaments.services import TournamentError
@@ -56,9 +57,11 @@ def _context(request: HttpRequest, t: Tournament) -> dict:
     names = _names([e.user_id for e in entries] + [u for r in tables for u in r["users"]])
     me = request.user.pk if request.user.is_authenticated else None
     tables.sort(key=lambda r: me not in r["users"])  # the player's own table first
+    staff_only = games_selectors.tables_staff_only(table_ids=[r["table"] for r in tables], user=request.user)
     for row in tables:
         row["names"] = [names.get(u, _("Freilos")) if u else _("Freilos") for u in row["users"]]
         row["mine"] = me in row["users"]
+        row["staff_only"] = row["table"] in staff_only
     fmt = selectors.tournament_format(tournament=t)
     columns = fmt.columns()
     for row in standings:

@@ -4,6 +4,7 @@ its registry entry (``games.registry``)."""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Sequence
 
@@ -124,6 +125,7 @@ def table_create_seated(
     tournament: bool = False,
     created_by=None,
     deal_seed: str | None = None,
+    deal_group: str | None = None,
 ) -> Table:
     """Open a table with its seats given to ``users`` (seat order as given) and start the match at once.
 
@@ -131,10 +133,18 @@ def table_create_seated(
     public; ``tournament`` marks it as a tournament table (no chat, no computer players, no rematch).
     Runs in the caller's transaction if there is one, so a caller that seats many tables can do it at once.
     ``deal_seed`` (a secret, at most 64 characters) makes the table deal what every table given the same seed
-    deals (a tournament's "same deals"); it never leaves the server.
+    deals (a tournament's "same deals"); it never leaves the server. ``deal_group`` names the tables that stay
+    closed together (a tournament passes its stage): nothing of a shared deal is shown before every table of
+    the group dealt it has finished that round, and only staff and the table's players watch until all of
+    the group's tables have ended. Without one, the tables given the same seed are the group.
     """
     if deal_seed is not None and (not isinstance(deal_seed, str) or not 16 <= len(deal_seed) <= 64):
         raise ServiceError("bad_options", "Ein Kartenschlüssel hat 16 bis 64 Zeichen.")
+    if deal_group is not None and (not isinstance(deal_group, str) or not 1 <= len(deal_group) <= 64):
+        raise ServiceError("bad_options", "Eine Tischgruppe hat 1 bis 64 Zeichen.")
+    if deal_seed and not deal_group:
+        # Tables given one seed are one group; its key names the seed without giving it away.
+        deal_group = "seed-" + hashlib.sha256(deal_seed.encode()).hexdigest()[:32]
     users = list(users)
     if len({getattr(u, "pk", None) for u in users}) != len(users) or any(
         u is None or not getattr(u, "is_authenticated", False) for u in users
@@ -159,6 +169,7 @@ def table_create_seated(
             ranked=bool(ranked),
             tournament=bool(tournament),
             deal_seed=deal_seed or "",
+            deal_group=deal_group or "",
             created_by=created_by,
             version=1,
         )
