@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0004_table_deal_seed'),
+        ('games', '0005_game_choices_from_registry'),
     ]
 
     operations = [
