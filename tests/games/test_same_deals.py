@@ -306,7 +306,8 @@ def test_the_record_download_leaves_out_rounds_other_tables_still_play(people, t
     assert _client(people["anna"]).get(url).json()["rounds"] == []
     assert _client(people["tess"]).get(url).json()["rounds"] == []
     play_until(b.pk, [people["cleo"], people["dora"]], round_ended(1))
-    assert _client(people["anna"]).get(url).json()["rounds"] == [_round(a, 1).record]
+    rounds = _client(people["anna"]).get(url).json()["rounds"]
+    assert [{k: v for k, v in r.items() if k != "deal_hash"} for r in rounds] == [_round(a, 1).record]
 
 
 def test_the_match_page_and_its_record_wait_for_the_other_tables(people, tables):
