@@ -3,6 +3,10 @@ Thin: every write is one call of ``tournaments.services``; a refusal is shown as
 
 from __future__ import annotations
 
+import csv
+import io
+import re
+
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth import get_user_model
@@ -276,10 +280,37 @@ def staff_action(request: HttpRequest, tournament_id: int, action: str) -> HttpR
     return _staff_page(request, Tournament.objects.get(pk=t.pk), bound=(action, form), status=400)
 
 
+#: What a spreadsheet runs as a formula (or a DDE call) when a cell starts with it (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+
+
+def spreadsheet_cell(cell: str) -> str:
+    """``cell`` as a spreadsheet shows it as text: one that starts like a formula gets a leading ``'`` (the
+    OWASP way), except a plain number such as a list result of -700, which stays a number.
+
+    >>> [spreadsheet_cell(c) for c in ("anna", "-1+1x", "@SUMx", "=1", "-700", "+5 ben")]
+    ['anna', "'-1+1x", "'@SUMx", "'=1", '-700', "'+5 ben"]
+    """
+    if cell.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(cell):
+        return "'" + cell
+    return cell
+
+
+def csv_neutralised(text: str, *, delimiter: str = ";") -> str:
+    """The CSV ``text`` with every cell passed through ``spreadsheet_cell`` (quoting as the csv module does)."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=delimiter)
+    for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter):
+        writer.writerow([spreadsheet_cell(cell) for cell in row])
+    return out.getvalue()
+
+
 @staff_member_required
 def staff_csv(request: HttpRequest, tournament_id: int) -> HttpResponse:
     t = get_object_or_404(Tournament, pk=tournament_id)
-    text = services.tournament_standings_csv(tournament_id=t.pk, by=request.user)
+    # Player names are chosen by players: none may reach a spreadsheet as a formula.
+    text = csv_neutralised(services.tournament_standings_csv(tournament_id=t.pk, by=request.user))
     response = HttpResponse("\ufeff" + text, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="turnier-{t.pk}.csv"'
     return response
