@@ -438,3 +438,19 @@ def test_every_input_of_the_staff_page_has_a_label(staff_client, staff, draft, g
     tournament_services.tournament_publish(tournament_id=t.pk, by=staff)
     pages.append(staff_client.get(reverse("tournaments:staff", args=[t.pk])).content.decode())
     assert [unlabelled(page) for page in pages] == [[], [], [], []]
+
+
+# --- English --------------------------------------------------------------------------------------------
+
+
+def test_field_errors_and_the_time_zone_note_are_in_english_for_english_staff(staff_client, staff):
+    staff.profile.language = "en"  # a signed-in person reads the language of their profile
+    staff.profile.save()
+    response = staff_client.post(reverse("tournaments:staff_create"),
+                                 {"name": "Evening", "kind": "gin:swiss", "max_players": "4.5",
+                                  "starts_at": local(timezone.now() - timedelta(hours=2))})
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "Please enter a whole number from 2 to 10000." in page
+    assert "This start time is in the past." in page
+    assert f"Time in the {django_settings.TIME_ZONE} time zone" in page
