@@ -454,3 +454,11 @@ def test_field_errors_and_the_time_zone_note_are_in_english_for_english_staff(st
     assert "Please enter a whole number from 2 to 10000." in page
     assert "This start time is in the past." in page
     assert f"Time in the {django_settings.TIME_ZONE} time zone" in page
+
+
+def test_the_list_and_the_tournament_page_show_the_start_in_the_site_time_zone_and_name_it(client, draft, staff):
+    tournament_services.tournament_publish(tournament_id=draft.pk, by=staff)
+    shown = timezone.localtime(draft.starts_at, SITE_ZONE).strftime("%H:%M")
+    for url in (reverse("tournaments:list"), reverse("tournaments:detail", args=[draft.pk])):
+        page = client.get(url).content.decode()
+        assert f"{shown} ({django_settings.TIME_ZONE})" in page, url
