@@ -132,9 +132,8 @@ def minutes_field(label, *, low: int = 0) -> WholeNumberField:
 class StaffForm(forms.Form):
     """A staff form of one tournament. Labels carry no colon: the templates place them."""
 
-    label_suffix = ""
-
     def __init__(self, *args: Any, tournament: Tournament | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         self.tournament = tournament
 
