@@ -6,6 +6,7 @@ past is refused: the referee would start (and, short of players, cancel) such a 
 
 from __future__ import annotations
 
+import copy
 import re
 from datetime import UTC, datetime
 from typing import Any
@@ -48,6 +49,28 @@ ROUNDS_CHOSEN = ("series", "swiss")
 def lazy_format(message, **values: Any):
     """``message % values``, translated when it is shown (fields are built once, at import, in no language)."""
     return lazy(lambda: str(message) % values, str)()
+
+
+def option_names(game: str, format: str) -> tuple[str, ...]:
+    """The options of the create form that a tournament of ``game`` and ``format`` has."""
+    common = COMMON if format in ROUNDS_CHOSEN else tuple(n for n in COMMON if n != "rounds")
+    return common + (ROMME_ONLY if game == "romme" else GIN_ONLY)
+
+
+def check_options(form: forms.Form, game: str, format: str) -> None:
+    """The rules between a tournament's kind and its options, as field errors of ``form``."""
+    data = form.cleaned_data
+    rounds = data.get("rounds")
+    if rounds is not None and format not in ROUNDS_CHOSEN:
+        form.add_error("rounds", gettext("Die Zahl der Runden wählt man nur bei Rommé und im Schweizer "
+                                         "System; hier folgt sie aus der Zahl der Teilnehmer."))
+    elif rounds is not None and game == "romme" and rounds not in services.romme_rounds_allowed():
+        form.add_error("rounds", gettext("Rommé: %(allowed)s Runden je Liste.") % {
+            "allowed": ", ".join(map(str, services.romme_rounds_allowed()))})
+    minimum = 3 if game == "romme" else 2
+    if data.get("max_players") is not None and data["max_players"] < minimum:
+        form.add_error("max_players", gettext("Mindestens %(n)d Teilnehmer braucht dieses Turnier.") % {
+            "n": minimum})
 
 
 def time_zone_name() -> str:
@@ -174,20 +197,8 @@ class TournamentCreateForm(StaffForm):
 
     def clean(self) -> dict:
         data = super().clean()
-        if "kind" not in data:
-            return data
-        game, format = self.game_format()
-        rounds = data.get("rounds")
-        if rounds is not None and format not in ROUNDS_CHOSEN:
-            self.add_error("rounds", gettext("Die Zahl der Runden wählt man nur bei Rommé und im Schweizer "
-                                             "System; hier folgt sie aus der Zahl der Teilnehmer."))
-        elif rounds is not None and game == "romme" and rounds not in services.romme_rounds_allowed():
-            self.add_error("rounds", gettext("Rommé: %(allowed)s Runden je Liste.") % {
-                "allowed": ", ".join(map(str, services.romme_rounds_allowed()))})
-        minimum = 3 if game == "romme" else 2
-        if data.get("max_players") is not None and data["max_players"] < minimum:
-            self.add_error("max_players", gettext("Mindestens %(n)d Teilnehmer braucht dieses Turnier.") % {
-                "n": minimum})
+        if "kind" in data:
+            check_options(self, *self.game_format())
         return data
 
     def service_kwargs(self) -> dict:
@@ -204,14 +215,44 @@ class TournamentCreateForm(StaffForm):
 
 
 class TournamentEditForm(StaffForm):
-    """A draft's name and start (an empty start: staff start it)."""
+    """A draft's name, start (empty: staff start it) and the options of its kind, as on the create form. An
+    option left empty takes its default; one the post does not name at all stays as it is."""
 
     name = name_field()
     starts_at = StartField(label=_("Start"), required=False)
 
     def __init__(self, *args: Any, tournament: Tournament, **kwargs: Any) -> None:
-        kwargs.setdefault("initial", {"name": tournament.name, "starts_at": tournament.starts_at})
+        given = {**tournament.settings, "target": tournament.options.get("target")}
+        initial = {"name": tournament.name, "starts_at": tournament.starts_at}
+        self.options = option_names(tournament.game, tournament.format)
+        initial.update({n: given.get(n) for n in self.options})
+        kwargs.setdefault("initial", initial)
         super().__init__(*args, tournament=tournament, **kwargs)
+        for n in self.options:
+            self.fields[n] = copy.deepcopy(TournamentCreateForm.base_fields[n])
+
+    def option_fields(self) -> list:
+        return [self[n] for n in self.options]
+
+    def clean(self) -> dict:
+        data = super().clean()
+        check_options(self, self.tournament.game, self.tournament.format)
+        return data
+
+    def service_kwargs(self) -> dict:
+        """The keyword arguments of ``services.tournament_edit`` (``tournament_id`` and ``by`` aside)."""
+        t, data = self.tournament, self.cleaned_data
+        defaults = {**services.normalize_settings(t.game, t.format, {}),
+                    "target": GIN_OPTION_CHOICES["target"][0]}
+        posted = [n for n in self.options if n in self.data]
+        chosen = {n: defaults[n] if data.get(n) is None else data[n] for n in posted}
+        if "same_deals" in self.options and posted:
+            chosen["same_deals"] = bool(data.get("same_deals"))  # an unticked box is not posted at all
+        options = None
+        if "target" in chosen:
+            options = {**t.options, "target": chosen.pop("target")}
+        return {"name": data["name"], "starts_at": data["starts_at"], "settings": chosen or None,
+                "options": options}
 
 
 class PublishForm(StaffForm):

@@ -240,7 +240,7 @@ def _staff_run(action: str, t: Tournament, form, by) -> None:
     """Call the service of ``action`` with the form's checked values."""
     data = form.cleaned_data
     if action == "edit":
-        services.tournament_edit(tournament_id=t.pk, by=by, name=data["name"], starts_at=data["starts_at"])
+        services.tournament_edit(tournament_id=t.pk, by=by, **form.service_kwargs())
     elif action in ("remove", "reinstate"):
         service = services.tournament_player_remove if action == "remove" else services.tournament_player_reinstate
         service(tournament_id=t.pk, user_id=data["user_id"], by=by, reason=data["reason"])

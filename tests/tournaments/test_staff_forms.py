@@ -237,6 +237,47 @@ def test_an_empty_start_on_edit_means_staff_start_it(staff_client, draft):
     assert draft.starts_at is None
 
 
+def test_a_draft_edit_changes_its_options(staff_client, draft):
+    response = action(staff_client, draft, "edit", name="Entwurf", starts_at=local(draft.starts_at), rounds="4",
+                      max_players="16", check_in_minutes="0", break_minutes="3", forfeit_minutes="7", target="150")
+    assert response.status_code == 302
+    draft.refresh_from_db()
+    assert {k: draft.settings[k] for k in ("rounds", "max_players", "check_in_minutes", "break_minutes",
+                                           "forfeit_minutes")} == {"rounds": 4, "max_players": 16,
+                                                                   "check_in_minutes": 0, "break_minutes": 3,
+                                                                   "forfeit_minutes": 7}
+    assert draft.options["target"] == 150
+
+
+def test_an_option_emptied_on_edit_takes_its_default(staff_client, staff):
+    t = tournament_services.tournament_create(by=staff, name="Serie", game="romme", format="series",
+                                              settings={"series": 5, "max_players": 20, "same_deals": True})
+    response = action(staff_client, t, "edit", name="Serie", starts_at="", series="", max_players="", rounds="12",
+                      table_size="4", check_in_minutes="10", break_minutes="2")
+    assert response.status_code == 302
+    t.refresh_from_db()
+    assert (t.settings["series"], t.settings["max_players"], t.settings["same_deals"]) == (3, None, False)
+
+
+def test_an_option_the_edit_does_not_post_stays_as_it_is(staff_client, staff):
+    t = tournament_services.tournament_create(by=staff, name="Serie", game="romme", format="series",
+                                              settings={"series": 5, "same_deals": True})
+    assert action(staff_client, t, "edit", name="Neu", starts_at="").status_code == 302
+    t.refresh_from_db()
+    assert (t.name, t.settings["series"], t.settings["same_deals"]) == ("Neu", 5, True)
+
+
+@pytest.mark.parametrize("field, value", [("max_players", "9" * 5000), ("rounds", "4.5"), ("target", "77"),
+                                          ("break_minutes", "\x00"), ("forfeit_minutes", "0")])
+def test_a_bad_option_on_edit_is_a_field_error_and_changes_nothing(staff_client, draft, field, value):
+    before = snapshot()
+    response = action(staff_client, draft, "edit", name="Entwurf", starts_at=local(draft.starts_at),
+                      **{field: value})
+    assert response.status_code == 400
+    assert field_errors(response)
+    assert snapshot() == before
+
+
 def test_publishing_a_draft_whose_start_has_passed_is_refused(staff_client, draft):
     Tournament.objects.filter(pk=draft.pk).update(starts_at=timezone.now() - timedelta(minutes=1))
     before = snapshot()
