@@ -84,8 +84,10 @@ class WholeNumberField(forms.IntegerField):
 
     _shape = re.compile(r"-?[0-9]+")
 
-    def __init__(self, *, min_value: int, max_value: int, **kwargs: Any) -> None:
+    def __init__(self, *, min_value: int, max_value: int, placeholder: int | None = None, **kwargs: Any) -> None:
         super().__init__(min_value=min_value, max_value=max_value, **kwargs)
+        if placeholder is not None:  # the default an empty field takes
+            self.widget.attrs["placeholder"] = str(placeholder)
         message = lazy_format(_("Bitte eine ganze Zahl von %(low)s bis %(high)s eingeben."), low=min_value,
                               high=max_value)
         self.error_messages = {**self.error_messages, "invalid": message, "min_value": message,
@@ -148,8 +150,8 @@ def reason_field(*, required: bool, label=None) -> forms.CharField:
     return forms.CharField(label=label or _("Grund"), max_length=REASON_LENGTH, strip=True, required=required)
 
 
-def minutes_field(label, *, low: int = 0) -> WholeNumberField:
-    return WholeNumberField(label=label, min_value=low, max_value=DAY_MINUTES, required=False)
+def minutes_field(label, *, low: int = 0, default: int) -> WholeNumberField:
+    return WholeNumberField(label=label, min_value=low, max_value=DAY_MINUTES, required=False, placeholder=default)
 
 
 class StaffForm(forms.Form):
@@ -175,21 +177,21 @@ class TournamentCreateForm(StaffForm):
     name = name_field()
     kind = forms.ChoiceField(label=_("Art"), choices=KINDS, initial="romme:series")
     starts_at = StartField(label=_("Start"), required=False)
-    series = WholeNumberField(label=_("Serien"), min_value=1, max_value=10, required=False)
-    table_size = WholeNumberField(label=_("Tischgröße"), min_value=3, max_value=6, required=False)
+    series = WholeNumberField(label=_("Serien"), min_value=1, max_value=10, required=False, placeholder=3)
+    table_size = WholeNumberField(label=_("Tischgröße"), min_value=3, max_value=6, required=False, placeholder=4)
     same_deals = forms.BooleanField(label=_("Gleiche Karten an allen Tischen einer Größe"), required=False)
     target = forms.TypedChoiceField(
         label=_("Ziel"), coerce=int, required=False, empty_value=None, initial=GIN_OPTION_CHOICES["target"][0],
         choices=[(str(v), lazy_format(_("%(n)d Punkte"), n=v) if v else _("eine Runde")) for v in
                  sorted(GIN_OPTION_CHOICES["target"])],
     )
-    forfeit_minutes = minutes_field(_("Aufgabe nach (Minuten)"), low=1)
+    forfeit_minutes = minutes_field(_("Aufgabe nach (Minuten)"), low=1, default=5)
     rounds = WholeNumberField(label=_("Runden (Rommé: je Liste 6, 12, 18, 24; Gin Schweizer System: Anzahl)"),
                               min_value=1, max_value=30, required=False)
     max_players = WholeNumberField(label=_("Höchstens Teilnehmer"), min_value=2, max_value=MAX_PLAYERS,
                                    required=False)
-    check_in_minutes = minutes_field(_("Einchecken (Minuten vor dem Start, 0: keins)"))
-    break_minutes = minutes_field(_("Pause zwischen den Runden (Minuten)"))
+    check_in_minutes = minutes_field(_("Einchecken (Minuten vor dem Start, 0: keins)"), default=10)
+    break_minutes = minutes_field(_("Pause zwischen den Runden (Minuten)"), default=2)
 
     def game_format(self) -> tuple[str, str]:
         game, _sep, format = self.cleaned_data["kind"].partition(":")
