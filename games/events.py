@@ -121,13 +121,14 @@ def send_after_commit(messages: list[tuple[str, dict]]) -> None:
 # callback runs the work queued before it; every change that ends a match also sends its frames.
 
 
-class After:
-    """An outbox entry that is not a frame: ``callback()`` to run once the frames before it are out."""
+#: An outbox entry that is not a frame, shaped like one (group, message) so that whoever reads an outbox can
+#: treat every entry alike: its message carries the ``callback`` to run once the frames before it are out.
+#: It never reaches the channel layer.
+AFTER = "games.after_fanout"
 
-    __slots__ = ("callback",)
 
-    def __init__(self, callback: Callable[[], object]):
-        self.callback = callback
+def _after_entry(callback: Callable[[], object]) -> tuple[str, dict]:
+    return ("", {"type": AFTER, "callback": callback})
 
 
 _after_queue = threading.local()
@@ -151,7 +152,7 @@ def after_fanout(callback: Callable[[], object]) -> None:
     sent; never if it rolls back. Call it before scheduling the frames (``table_changed``)."""
     outbox = OUTBOX.get()
     if outbox is not None:
-        transaction.on_commit(lambda: outbox.append(After(callback)))
+        transaction.on_commit(lambda: outbox.append(_after_entry(callback)))
     else:
         transaction.on_commit(lambda: _after_pending().append(callback))
 
@@ -198,9 +199,9 @@ async def send_now(layer, messages: list[tuple[str, dict]]) -> None:
     """Send the wired messages a socket (or the in-process referee) collected in its OUTBOX, from the event
     loop, in order. A failure is logged, not raised: the change is committed, and clients resync. Work the
     outbox holds for after the fan-out (``after_fanout``) starts once every frame is handed over."""
-    after = [entry.callback for entry in messages if isinstance(entry, After)]
+    after = [message["callback"] for _, message in messages if message.get("type") == AFTER]
     if after:
-        messages = [entry for entry in messages if not isinstance(entry, After)]
+        messages = [(group, message) for group, message in messages if message.get("type") != AFTER]
     await _send_frames(layer, messages)
     if after:
         task = asyncio.get_running_loop().create_task(_after_run_async(after))
