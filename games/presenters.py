@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from games import engines
+from games import registry
 from games.models import ChatMessage, Match, Round, Seat, Table
 from games.policy import table_policy
 
@@ -26,6 +26,9 @@ class TableSnapshot:
     current_round: Round | None = None
     last_finished_round: Round | None = None
     extra: dict = field(default_factory=dict)
+    # The points part of every view of ``state`` (score sheet, result): the same for every audience, so it is
+    # computed once, by the first view built, and shared by the others (``game_view``).
+    points: dict | None = None
 
 
 def seat_name(seat: Seat) -> str:
@@ -104,7 +107,10 @@ def game_view(snapshot: TableSnapshot, seat_index: int | None) -> dict | None:
     """The view for ``seat_index`` (None: a spectator) with its points, and the spectator fence applied."""
     if snapshot.state is None:
         return None
-    view = engines.view(snapshot.table.game, snapshot.state, seat_index)
+    entry = registry.get(snapshot.table.game)
+    if snapshot.points is None:
+        snapshot.points = entry.points(snapshot.state)
+    view = entry.view(snapshot.state, seat_index, points=snapshot.points)
     if seat_index is None:
         for key in _SEAT_ONLY_KEYS:
             view.pop(key, None)

@@ -280,6 +280,11 @@ GAMES_LOBBY_WATCH_SECONDS = float(os.environ.get("GAMES_LOBBY_WATCH_SECONDS", "2
 # reaches the sockets through the channel layer.
 GAMES_STATE_POLL_SECONDS = float(os.environ.get("GAMES_STATE_POLL_SECONDS", "0"))
 
+# The Ed25519 key that signs exported game records (docs/protocol.md): 64 hex digits (the 32-byte private
+# seed). Empty (the default): derived from SECRET_KEY with HKDF-SHA256, so every daphne of a site signs alike
+# and a new SECRET_KEY means a new record key.
+RECORDS_SIGNING_KEY = os.environ.get("RECORDS_SIGNING_KEY", "")
+
 # --- The clocks and the end of a match ----------------------------------------------------------------------
 # Every referee (inside daphne, or `manage.py referee` with Redis) ticks the other apps' clocks
 # (games.signals.referee_tick: the ranked pool, the tournaments) and the catch-up of lost match-end

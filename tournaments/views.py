@@ -16,9 +16,9 @@ from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from games.services import ServiceError
 from tournaments import selectors, services
 from tournaments.models import Entry, Tournament
+from tournaments.services import TournamentError
 
 
 def tournament_list(request: HttpRequest) -> HttpResponse:
@@ -33,26 +33,10 @@ def _names(ids) -> dict:
 
 
 def settings_in_words(t: Tournament) -> list[str]:
-    """The tournament's options in plain words (German source strings, translated)."""
+    """The tournament's options in plain words (German source strings, translated): the format's own,
+    then those every tournament has."""
     s = t.settings
-    words = []
-    if t.format == "series":
-        words += [_("%(n)d Serien zu je %(r)d Runden") % {"n": s["series"], "r": s["rounds"]},
-                  _("Tische zu %(k)d Spielern, gesetzt nach Tabellenstand") % {"k": s["table_size"]},
-                  _("Masters-Wertung: 10 × Wertungspunkte − Augen, Abbruch −700")]
-        if s["same_deals"]:
-            words.append(_("Gleiche Karten: alle Tische einer Größe spielen dieselben Verteilungen"))
-    else:
-        words.append({"swiss": _("Schweizer System, keine Paarung doppelt"),
-                      "knockout": _("K.-o.-System, gesetzt nach Wertungszahl"),
-                      "round_robin": _("Jeder gegen jeden")}[t.format])
-        if t.format == "swiss":
-            words.append(_("%(n)s Runden") % {"n": s["rounds"] or _("automatisch viele")})
-        target = t.options.get("target", 100)
-        words.append(_("Eine Partie bis %(t)d Punkte") % {"t": target} if target else _("Eine Runde entscheidet"))
-        words.append(_("Sieg %(w)d, Niederlage %(l)d, Freilos %(b)d Punkt(e)") % {"w": s["win"], "l": s["loss"],
-                                                                                 "b": s["bye"]})
-        words.append(_("Wer %(m)d Minuten nach Beginn nicht gespielt hat, verliert") % {"m": s["forfeit_minutes"]})
+    words = selectors.tournament_format(tournament=t).words()
     if s["max_players"]:
         words.append(_("Höchstens %(n)d Teilnehmer") % {"n": s["max_players"]})
     words.append(_("Mindestens %(n)d Teilnehmer") % {"n": s["min_players"]})
@@ -75,19 +59,22 @@ def _context(request: HttpRequest, t: Tournament) -> dict:
     for row in tables:
         row["names"] = [names.get(u, _("Freilos")) if u else _("Freilos") for u in row["users"]]
         row["mine"] = me in row["users"]
+    fmt = selectors.tournament_format(tournament=t)
+    columns = fmt.columns()
     for row in standings:
         row["name"] = names.get(row["user_id"], "?")
-        for entry in row["stages"]:
-            if entry and "opponent" in entry:
-                entry["opponent_name"] = names.get(entry["opponent"], _("Freilos")) if entry["opponent"] else _("Freilos")
+        row["cells"] = [row.get(key) for _label, key in columns]
+        row["stage_cells"] = [fmt.stage_cell(entry, names) for entry in row["stages"]]
     stage_numbers = list(range(1, max((len(r["stages"]) for r in standings), default=0) + 1))
     countdown = t.starts_at if t.status == Tournament.Status.REGISTRATION else (
         t.next_stage_at if t.status == Tournament.Status.RUNNING and not t.paused else None)
     return {
         "t": t, "words": settings_in_words(t), "standings": standings, "tables": tables, "entries": entries,
         "names": names, "entry": selectors.entry_of(tournament=t, user=request.user), "stage_numbers": stage_numbers,
+        "format_label": fmt.label, "columns": [label for label, _key in columns],
+        "stage_labels": [fmt.stage_label(n) for n in stage_numbers],
         "countdown": countdown, "places_left": selectors.places_left(t),
-        "check_in_open": _check_in_open(t), "bracket": _bracket(t, names) if t.format == "knockout" else None,
+        "check_in_open": _check_in_open(t), "bracket": fmt.bracket(names),
         "players": [e for e in entries if e.status in (Entry.Status.REGISTERED, Entry.Status.PLAYING,
                                                         Entry.Status.REMOVED)],
         "waiting": [e for e in entries if e.status == Entry.Status.WAITING],
@@ -99,20 +86,6 @@ def _check_in_open(t: Tournament) -> bool:
         return False
     opens = services.check_in_opens_at(t)
     return opens is None or timezone.now() >= opens
-
-
-def _bracket(t: Tournament, names: dict) -> list[dict]:
-    """The knockout bracket, round by round: each match's players and winner."""
-    rounds = []
-    for stage in selectors.stages_of(t):
-        matches = []
-        for st in stage.tables.all():
-            winner = (st.result or {}).get("winner")
-            matches.append({"players": [{"name": names.get(u, _("Freilos")) if u else _("Freilos"),
-                                         "won": u is not None and u == winner} for u in st.users],
-                            "table": st.table_id})
-        rounds.append({"number": stage.number, "matches": matches})
-    return rounds
 
 
 def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
@@ -133,7 +106,7 @@ def _player_action(service, success):
     def view(request: HttpRequest, tournament_id: int) -> HttpResponse:
         try:
             service(tournament_id=tournament_id, user=request.user)
-        except ServiceError as error:
+        except TournamentError as error:
             messages.error(request, error.message)
         else:
             messages.success(request, success())
@@ -154,7 +127,7 @@ def _when(raw: str) -> datetime | None:
         return None
     parsed = parse_datetime(raw)
     if parsed is None:
-        raise ServiceError("bad_settings", _("Startzeit bitte als JJJJ-MM-TT HH:MM."))
+        raise TournamentError("bad_settings", _("Startzeit bitte als JJJJ-MM-TT HH:MM."))
     return timezone.make_aware(parsed) if timezone.is_naive(parsed) else parsed
 
 
@@ -166,7 +139,7 @@ def _ints(post, names) -> dict:
             try:
                 out[name] = int(raw)
             except ValueError:
-                raise ServiceError("bad_settings", _("%(n)s muss eine ganze Zahl sein.") % {"n": name}) from None
+                raise TournamentError("bad_settings", _("%(n)s muss eine ganze Zahl sein.") % {"n": name}) from None
     return out
 
 
@@ -187,7 +160,7 @@ def staff_create(request: HttpRequest) -> HttpResponse:
             t = services.tournament_create(by=request.user, name=request.POST.get("name", ""), game=game,
                                            format=format, settings=settings, options=options,
                                            starts_at=_when(request.POST.get("starts_at", "")))
-        except (ServiceError, NotImplementedError) as error:
+        except (TournamentError, NotImplementedError) as error:
             messages.error(request, getattr(error, "message", str(error)))
             return render(request, "tournaments/staff_create.html", {"posted": request.POST}, status=400)
         return redirect("tournaments:staff", tournament_id=t.pk)
@@ -233,7 +206,7 @@ def staff_action(request: HttpRequest, tournament_id: int, action: str) -> HttpR
         else:
             messages.error(request, _("Unbekannte Aktion."))
             return redirect("tournaments:staff", tournament_id=tournament_id)
-    except ServiceError as error:
+    except TournamentError as error:
         messages.error(request, error.message)
     except ValueError:
         messages.error(request, _("Ungültige Eingabe."))

@@ -1,5 +1,6 @@
 """Tables and seats: open a table (from a preset, or with its seats already given to named people), take
-and give up seats, seat computer players, start the match."""
+and give up seats, seat computer players, start the match. Each game's seats, presets and options come from
+its registry entry (``games.registry``)."""
 
 from __future__ import annotations
 
@@ -10,53 +11,42 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from games import engines, events, selectors
-from games.models import BotLevel, Game, Match, Seat, Table
+from games import events, registry, selectors
+from games.models import BotLevel, Match, Seat, Table
 from games.services import _common
 from games.services._common import ServiceError
 from games.services._course import start_match
-
-PRESETS: dict[str, dict[str, dict]] = {
-    "gin": {
-        "klassisch": {},
-        "schnell": {"target": 0, "first_turn": "free"},
-        "oklahoma": {"variant": "oklahoma"},
-        "straight": {"variant": "straight"},
-        "hollywood": {"hollywood": True},
-    },
-    "romme": {
-        "standard": {},
-        "turnier": {"scoring": "masters"},
-    },
-}
-DEFAULT_PRESET = {"gin": "klassisch", "romme": "standard"}
 
 
 def _normalize_options(game: str, options: dict) -> tuple[dict, int]:
     if not isinstance(options, dict):
         raise ServiceError("bad_options", "Die Tischoptionen müssen ein Objekt sein.")
-    low, high = engines.SEAT_RANGE[game]
-    seats = options.get("seats", engines.DEFAULT_SEATS[game])
+    entry = registry.get(game)
+    low, high = entry.seats
+    seats = options.get("seats", entry.default_seats)
     if isinstance(seats, bool) or not isinstance(seats, int) or not low <= seats <= high:
-        where = "genau 2" if low == high else f"{low} bis {high}"
+        where = f"genau {low}" if low == high else f"{low} bis {high}"
         raise ServiceError("bad_options", f"Die Zahl der Plätze muss {where} sein.")
     try:
-        normalized = engines.engine(game).normalize_options(dict(options), seats=seats)
+        normalized = entry.engine.normalize_options(dict(options), seats=seats)
     except ValueError as error:
         raise ServiceError("bad_options", f"Ungültige Tischoption: {error}") from None
     return normalized, seats
 
 
 def _preset_options(game: str, preset: str, options: dict | None) -> tuple[str, dict, int]:
-    if game not in Game.values:
-        raise ServiceError("bad_options", f"Unbekanntes Spiel: {game!r} (gin oder romme).")
-    preset = preset or DEFAULT_PRESET[game]
-    if preset not in PRESETS[game]:
-        names = ", ".join(PRESETS[game])
+    if not registry.is_game(game):
+        names = " oder ".join(registry.names())
+        raise ServiceError("bad_options", f"Unbekanntes Spiel: {game!r} ({names}).")
+    entry = registry.get(game)
+    preset = preset or entry.default_preset
+    chosen = entry.preset(preset)
+    if chosen is None:
+        names = ", ".join(p.code for p in entry.presets)
         raise ServiceError("bad_options", f"Unbekannte Voreinstellung {preset!r} (möglich: {names}).")
     if options is not None and not isinstance(options, dict):
         raise ServiceError("bad_options", "Die Tischoptionen müssen ein Objekt sein.")
-    normalized, seat_count = _normalize_options(game, {**PRESETS[game][preset], **(options or {})})
+    normalized, seat_count = _normalize_options(game, {**chosen.options, **(options or {})})
     return preset, normalized, seat_count
 
 
@@ -152,7 +142,7 @@ def table_create_seated(
         raise ServiceError("bad_options", "Jeder Platz braucht einen anderen angemeldeten Menschen.")
     if options is not None and not isinstance(options, dict):
         raise ServiceError("bad_options", "Die Tischoptionen müssen ein Objekt sein.")
-    low, high = engines.SEAT_RANGE.get(game, (0, 0))
+    low, high = registry.get(game).seats if registry.is_game(game) else (0, 0)
     given = {**(options or {}), "seats": len(users)} if low != high else dict(options or {})
     preset, normalized, seat_count = _preset_options(game, preset, given)
     if seat_count != len(users):
