@@ -10,9 +10,11 @@ it (:func:`wire`), with the two facts a socket routes it by: the version, and wh
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 
 from asgiref.sync import async_to_sync
@@ -20,6 +22,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from games import presenters
+from games.dbthread import in_thread
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +104,90 @@ def send_after_commit(messages: list[tuple[str, dict]]) -> None:
     if outbox is not None:
         transaction.on_commit(lambda: outbox.extend(wire(messages)))
     else:
-        transaction.on_commit(lambda: _send(messages))
+        def send() -> None:
+            _send(messages)
+            _after_run(_after_taken())
+
+        transaction.on_commit(send)
+
+
+# --- after the fan-out -------------------------------------------------------------------------------------
+# Work that must wait until a change's frames are out: the end of a match's announcement (its listeners
+# rate the match and may start a tournament's next stage; the players must not wait for that to see the
+# last card fall). With an OUTBOX (a socket's call, the in-process referee) the work rides in the outbox
+# behind the frames, and ``send_now`` starts it once it has handed them to the channel layer, in a task of
+# its own, so the socket that made the move is free to deliver its own frame meanwhile. Without one (a
+# management command, a view, the admin) the frames go out from their own on-commit callback, and that
+# callback runs the work queued before it; every change that ends a match also sends its frames.
+
+
+#: An outbox entry that is not a frame, shaped like one (group, message) so that whoever reads an outbox can
+#: treat every entry alike: its message carries the ``callback`` to run once the frames before it are out.
+#: It never reaches the channel layer.
+AFTER = "games.after_fanout"
+
+
+def _after_entry(callback: Callable[[], object]) -> tuple[str, dict]:
+    return ("", {"type": AFTER, "callback": callback})
+
+
+_after_queue = threading.local()
+
+
+def _after_pending() -> list:
+    if not hasattr(_after_queue, "callbacks"):
+        _after_queue.callbacks = []
+    return _after_queue.callbacks
+
+
+def _after_taken() -> list[Callable[[], object]]:
+    pending = _after_pending()
+    taken = list(pending)
+    pending.clear()
+    return taken
+
+
+def after_fanout(callback: Callable[[], object]) -> None:
+    """Run ``callback`` once the current transaction has committed **and** the frames it scheduled are
+    sent; never if it rolls back. Call it before scheduling the frames (``table_changed``)."""
+    outbox = OUTBOX.get()
+    if outbox is not None:
+        transaction.on_commit(lambda: outbox.append(_after_entry(callback)))
+    else:
+        transaction.on_commit(lambda: _after_pending().append(callback))
+
+
+def _after_run(callbacks: list[Callable[[], object]]) -> None:
+    for callback in callbacks:
+        try:
+            callback()
+        except Exception:  # noqa: BLE001 - the change is committed; the clock's catch-up retries
+            logger.exception("work after the fan-out failed: %r", callback)
+
+
+_after_tasks: set[asyncio.Task] = set()
+
+
+async def _after_run_async(callbacks: list[Callable[[], object]]) -> None:
+    for callback in callbacks:
+        outbox: list = []
+        token = OUTBOX.set(outbox)
+        try:
+            await in_thread(callback)()
+        except Exception:  # noqa: BLE001 - see _after_run
+            logger.exception("work after the fan-out failed: %r", callback)
+        finally:
+            OUTBOX.reset(token)
+        if outbox:  # what the work changed (a tournament's next stage) goes out the same way
+            layer = get_channel_layer()
+            if layer is not None:
+                await send_now(layer, outbox)
+
+
+async def after_fanout_settled() -> None:
+    """Wait until the work started after this process's fan-outs has finished (tests, a clean shutdown)."""
+    while _after_tasks:
+        await asyncio.gather(*list(_after_tasks), return_exceptions=True)
 
 
 #: Called with every batch of wired messages this process sends from the event loop (the in-process referee,
@@ -111,7 +197,21 @@ on_sent: list = []
 
 async def send_now(layer, messages: list[tuple[str, dict]]) -> None:
     """Send the wired messages a socket (or the in-process referee) collected in its OUTBOX, from the event
-    loop, in order. A failure is logged, not raised: the change is committed, and clients resync."""
+    loop, in order. A failure is logged, not raised: the change is committed, and clients resync. Work the
+    outbox holds for after the fan-out (``after_fanout``) starts once every frame is handed over."""
+    after = [message["callback"] for _, message in messages if message.get("type") == AFTER]
+    if after:
+        messages = [(group, message) for group, message in messages if message.get("type") != AFTER]
+    await _send_frames(layer, messages)
+    if after:
+        task = asyncio.get_running_loop().create_task(_after_run_async(after))
+        _after_tasks.add(task)
+        task.add_done_callback(_after_tasks.discard)
+
+
+async def _send_frames(layer, messages: list[tuple[str, dict]]) -> None:
+    if not messages:
+        return
     for hook in on_sent:
         hook(messages)
     if hasattr(layer, "group_send_many"):  # ginsite.layers: all groups in a few round trips

@@ -1,19 +1,56 @@
 """The signals the games app sends for other apps to hang their work on.
 
-``match_ended`` is sent once a match's end is committed (from ``transaction.on_commit``), never inside the
-transaction, so a listener's failure can never undo the last move. Listeners (ratings, tournaments) must be
-idempotent: the catch-up command ``manage.py matches_ended --announce`` sends it again for ended matches
-whose announcement was not confirmed.
+``match_ended`` is sent once a match's end is committed **and its last frames are out** (see
+``games.services.ending`` and ``games.events.after_fanout``), never inside the transaction, so a listener's
+failure can never undo the last move and a player never waits for a listener to see the last card fall.
+Listeners (ratings, tournaments) must be idempotent: the clock's catch-up sends it again for ended matches
+whose announcement was not confirmed. They run in the order ``settings.GAMES_MATCH_ENDED_ORDER`` names
+them (ratings before tournaments: a next stage seeds by rating), not in the order their apps happen to be
+installed.
 """
 
+from __future__ import annotations
+
+from django.conf import settings
 from django.dispatch import Signal
+
+
+class OrderedSignal(Signal):
+    """A signal whose receivers run in a written-down order: those whose ``dispatch_uid`` is named in the
+    setting ``order_setting`` first, in that order; any others after them, in the order they connected."""
+
+    def __init__(self, *, order_setting: str) -> None:
+        super().__init__()
+        self.order_setting = order_setting
+
+    def order(self) -> list[str]:
+        return list(getattr(settings, self.order_setting))
+
+    def connect(self, receiver, sender=None, weak=True, dispatch_uid=None):
+        super().connect(receiver, sender=sender, weak=weak, dispatch_uid=dispatch_uid)
+        self._sort()
+
+    def _sort(self) -> None:
+        order = {uid: place for place, uid in enumerate(self.order())}
+        with self.lock:
+            # Each entry starts with its lookup key, (dispatch_uid or the receiver's id, the sender's id).
+            # sort() is stable: receivers not named keep the order they connected in.
+            self.receivers.sort(key=lambda entry: order.get(entry[0][0], len(order)))
+            self.sender_receivers_cache.clear()
+
+    def receiver_uids(self) -> list:
+        """The dispatch uids (or receiver ids) in the order the receivers run: what a test checks."""
+        with self.lock:
+            return [entry[0][0] for entry in self.receivers]
+
 
 #: Sent with ``match_id`` (int) and ``how`` (one of ``games.models.Match.Ending``: "finished", "resigned",
 #: "timeouts", "aborted"). ``sender`` is ``games.models.Match``.
-match_ended = Signal()
+match_ended = OrderedSignal(order_setting="GAMES_MATCH_ENDED_ORDER")
 
-#: Sent by the referee after each of its passes (no arguments but ``sender``, the referee's function), so
-#: other apps can do their timed work in the referee's loop (the ranked pool's pairing, a tournament's next
-#: stage) without the games app knowing them. Listeners must be quick, idempotent and safe to run in several
-#: referees at once.
+#: Sent by every referee (the one inside daphne, ``games.timekeeper``, and ``manage.py referee``) at most
+#: once every ``GAMES_TICK_SECONDS`` (no arguments but ``sender``), so other apps do their timed work on the
+#: referee's clock (the ranked pool's widening window, a tournament's start, breaks and forfeits) without
+#: the games app knowing them. Listeners must be quick, idempotent and safe to run in several referees at
+#: once; what they send to sockets goes out like any move's frames.
 referee_tick = Signal()

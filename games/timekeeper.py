@@ -9,6 +9,12 @@ any socket's move. The database stays the only truth: the referee keeps nothing 
 restarted process picks up every overdue table on its first pass), and the services' row lock and due-time
 check make it safe beside any other referee.
 
+Every pass also keeps **the other clocks** (at most once every ``GAMES_TICK_SECONDS``): the catch-up of
+match ends whose announcement was lost, then ``games.signals.referee_tick`` (the ranked pool's widening
+window, the tournaments' starts, breaks and forfeits), through :func:`clock_tick`, the one tick that
+``manage.py referee`` sends too, so that no clock runs in one setup only. Its database work runs on the
+database thread like a pass, and what it changes reaches the sockets like a move.
+
 Started by ``ginsite.asgi`` when daphne's reactor runs and ``GAMES_REFEREE_IN_PROCESS`` is on (the default
 with the in-memory layer; off with Redis, where ``manage.py referee`` processes do the work).
 
@@ -35,6 +41,8 @@ from django.db import DatabaseError
 from games import events, selectors, services
 from games.dbthread import in_thread
 from games.models import Table
+from games.services.ending import matches_catch_up
+from games.signals import referee_tick
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +102,36 @@ def wanted() -> bool:
 
 def interval() -> float:
     return float(getattr(settings, "GAMES_REFEREE_INTERVAL", 0.25))
+
+
+def tick_every() -> float:
+    """Seconds between two ticks of the other clocks (``GAMES_TICK_SECONDS``), in every referee."""
+    return float(settings.GAMES_TICK_SECONDS)
+
+
+def clock_tick() -> None:
+    """One tick of the clocks beside the tables, for every referee (this one and ``manage.py referee``):
+    announce lost match ends again, then ``referee_tick`` for the other apps. Nothing here raises: a
+    failing step is logged and the next tick tries again."""
+    try:
+        matches_catch_up()
+    except Exception:  # noqa: BLE001 - the ticks for the other apps must still go out
+        logger.exception("catching up lost match-end announcements failed")
+    for receiver, error in referee_tick.send_robust(sender=services.referee_pass):
+        if isinstance(error, Exception):
+            logger.error("referee_tick listener %r failed", receiver, exc_info=error)
+
+
+async def tick(layer) -> None:
+    """:func:`clock_tick` on the database thread; what it changed goes out from the event loop."""
+    outbox: list = []
+    token = events.OUTBOX.set(outbox)
+    try:
+        await in_thread(clock_tick)()
+    finally:
+        events.OUTBOX.reset(token)
+        if outbox and layer is not None:
+            await events.send_now(layer, outbox)
 
 
 async def one_pass() -> int:
@@ -176,9 +214,17 @@ async def run() -> None:
     layer = get_channel_layer()
     watch_every = float(getattr(settings, "GAMES_WATCH_SECONDS", 1.0))
     lobby_every = float(getattr(settings, "GAMES_LOBBY_WATCH_SECONDS", 2.0))
-    next_watch = next_lobby = time.monotonic()
+    next_watch = next_lobby = next_tick = time.monotonic()
     while True:
         now = time.monotonic()
+        if now >= next_tick:
+            next_tick = now + tick_every()
+            try:
+                await tick(layer)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - the clock must not stop for one bad tick (a database restart)
+                logger.exception("referee tick failed")
         try:
             if watch_every > 0 and now >= next_watch:
                 next_watch = now + watch_every

@@ -285,6 +285,28 @@ GAMES_STATE_POLL_SECONDS = float(os.environ.get("GAMES_STATE_POLL_SECONDS", "0")
 # and a new SECRET_KEY means a new record key.
 RECORDS_SIGNING_KEY = os.environ.get("RECORDS_SIGNING_KEY", "")
 
+# --- The clocks and the end of a match ----------------------------------------------------------------------
+# Every referee (inside daphne, or `manage.py referee` with Redis) ticks the other apps' clocks
+# (games.signals.referee_tick: the ranked pool, the tournaments) and the catch-up of lost match-end
+# announcements at most once every GAMES_TICK_SECONDS.
+GAMES_TICK_SECONDS = float(os.environ.get("GAMES_TICK_SECONDS", "1"))
+# A match that ended this many seconds ago and is still not announced (a process died between the commit
+# and the listeners, or a listener failed) is announced again by the clock; a failing one is retried with a
+# wait that doubles, up to GAMES_ANNOUNCE_RETRY_MAX_SECONDS.
+GAMES_ANNOUNCE_RETRY_SECONDS = float(os.environ.get("GAMES_ANNOUNCE_RETRY_SECONDS", "10"))
+GAMES_ANNOUNCE_RETRY_MAX_SECONDS = float(os.environ.get("GAMES_ANNOUNCE_RETRY_MAX_SECONDS", "600"))
+# Who hears of a match's end, in this order (their dispatch_uids on games.signals.match_ended): ratings
+# first, because a tournament's next stage seeds by rating. Listeners not named here run after these.
+GAMES_MATCH_ENDED_ORDER = ["ratings.rate_ended_match", "tournaments.record_match"]
+# The ranked pool's waits (ratings.md): the window of who is close enough widens by this many Wertungszahl
+# per second waited, and a Rommé table forms with one seat fewer (4, then 3, then 2) after each
+# RATINGS_POOL_ROMME_STEP_SECONDS the longest waiter has waited.
+RATINGS_POOL_WIDEN_PER_SECOND = float(os.environ.get("RATINGS_POOL_WIDEN_PER_SECOND", "5"))
+RATINGS_POOL_ROMME_STEP_SECONDS = float(os.environ.get("RATINGS_POOL_ROMME_STEP_SECONDS", "60"))
+# How many seconds a minute of the tournaments' clock lasts (check-in window, break_minutes,
+# forfeit_minutes). 60 on every real site; the clock tests shorten it, the code paths stay the same.
+TOURNAMENTS_MINUTE_SECONDS = float(os.environ.get("TOURNAMENTS_MINUTE_SECONDS", "60"))
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

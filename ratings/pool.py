@@ -1,6 +1,7 @@
 """The "Gewertet spielen" waiting pool: one click puts a person in the pool of a game; the pairing seats
 people of close Wertungszahl at a new ranked table (gin: 2; Rommé: 4, or 3 after a minute of waiting, 2
-after two), the window of who is close enough widening the longer they wait.
+after two), the window of who is close enough widening the longer they wait (both waits are settings:
+``RATINGS_POOL_WIDEN_PER_SECOND``, ``RATINGS_POOL_ROMME_STEP_SECONDS``).
 
 The pool lives in the database (``PoolEntry``), so it survives a restart and any process may pair it: the
 referee on every pass (``games.signals.referee_tick``) and the web request right after a join. Two workers
@@ -14,6 +15,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import formats, timezone
@@ -27,11 +29,12 @@ from ratings.models import PoolEntry
 
 logger = logging.getLogger(__name__)
 
-#: Who is close enough: Wertungszahl apart at most this, plus this much per second waited (both must agree).
+#: Who is close enough: Wertungszahl apart at most this, plus ``settings.RATINGS_POOL_WIDEN_PER_SECOND``
+#: (5) per second waited (both must agree).
 WINDOW_START = 100
-WINDOW_PER_SECOND = 5
-#: Rommé tables the pool forms: this many seats while the longest waiter has waited less than the seconds.
-ROMME_SIZES = ((60, 4), (120, 3), (None, 2))
+#: Rommé tables the pool forms: this many seats, one fewer after each ``RATINGS_POOL_ROMME_STEP_SECONDS``
+#: (60) the longest waiter has waited.
+ROMME_SIZES = (4, 3, 2)
 #: A "your table is ready" notice is dropped once its table is over, or after this long.
 READY_KEEP = timedelta(hours=3)
 
@@ -46,15 +49,13 @@ def _waited(entry: PoolEntry, now: datetime) -> float:
 
 def window(*, waited_seconds: float) -> float:
     """How far apart in Wertungszahl a person accepts an opponent after waiting ``waited_seconds``."""
-    return WINDOW_START + WINDOW_PER_SECOND * waited_seconds
+    return WINDOW_START + float(settings.RATINGS_POOL_WIDEN_PER_SECOND) * waited_seconds
 
 
 def romme_size(*, waited_seconds: float) -> int:
     """The table size the pool wants for a Rommé waiter who has waited ``waited_seconds``."""
-    for limit, size in ROMME_SIZES:
-        if limit is None or waited_seconds < limit:
-            return size
-    return 2
+    steps = int(waited_seconds // float(settings.RATINGS_POOL_ROMME_STEP_SECONDS))
+    return ROMME_SIZES[min(steps, len(ROMME_SIZES) - 1)]
 
 
 def groups_form(*, game: str, entries: list[PoolEntry], now: datetime) -> list[list[PoolEntry]]:
@@ -76,7 +77,7 @@ def groups_form(*, game: str, entries: list[PoolEntry], now: datetime) -> list[l
         if game == Game.GIN:
             least = most = 2
         else:
-            least, most = romme_size(waited_seconds=waited), ROMME_SIZES[0][1]
+            least, most = romme_size(waited_seconds=waited), ROMME_SIZES[0]
         if len(close) + 1 < least:
             continue
         group = [entry, *close[: most - 1]]

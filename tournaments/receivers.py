@@ -11,8 +11,9 @@ from tournaments import services
 
 @receiver(match_ended, dispatch_uid="tournaments.record_match")
 def record_match(sender, match_id, how, **kwargs) -> None:
-    # Synchronous on purpose: with break_minutes 0 the next stage's tables exist when the call that
-    # ended the last table returns. Idempotent: a repeated announcement records nothing new.
+    # Runs after ratings (settings.GAMES_MATCH_ENDED_ORDER: seeding reads ratings) and after the last
+    # move's frames are out; with break_minutes 0 it starts the next stage at once. Idempotent: a repeated
+    # announcement (the clock's catch-up) records nothing new.
     services.match_recorded(match_id=match_id)
 
 

@@ -38,6 +38,14 @@ logger = logging.getLogger(__name__)
 # --- checks -----------------------------------------------------------------------------------------------
 
 
+def clock_minutes(minutes: float) -> timedelta:
+    """A span of the tournaments' clock (check-in, break, forfeit): ``settings.TOURNAMENTS_MINUTE_SECONDS``
+    (60) seconds a minute; the clock tests shorten it."""
+    from django.conf import settings
+
+    return timedelta(seconds=float(minutes) * float(settings.TOURNAMENTS_MINUTE_SECONDS))
+
+
 def _require_staff(by) -> None:
     if by is None or not getattr(by, "is_staff", False):
         raise TournamentError("not_allowed", "Das dürfen nur Turnierleiter (Mitarbeiter).")
@@ -196,7 +204,7 @@ def check_in_opens_at(t: Tournament) -> datetime | None:
     minutes = t.settings.get("check_in_minutes", 0)
     if not minutes or t.starts_at is None:
         return None
-    return t.starts_at - timedelta(minutes=minutes)
+    return t.starts_at - clock_minutes(minutes)
 
 
 def tournament_register(*, tournament_id, user) -> Entry:
@@ -416,7 +424,7 @@ def _stage_check_finished(t: Tournament, stage: Stage, now: datetime) -> None:
     if _is_last_stage(t, stage.number):
         _finish(t, now)
         return
-    t.next_stage_at = now + timedelta(minutes=t.settings.get("break_minutes", 0))
+    t.next_stage_at = now + clock_minutes(t.settings.get("break_minutes", 0))
     t.save(update_fields=["next_stage_at"])
     if not t.paused and t.next_stage_at <= now:
         _stage_start(t, stage.number + 1, now)
@@ -669,7 +677,7 @@ def _forfeits(now: datetime) -> int:
             minutes = formats.of(st.stage.tournament).forfeit_minutes()
         except KeyError:  # a format no longer registered: its tournament cannot be run
             continue
-        if minutes is None or match is None or match.started_at + timedelta(minutes=minutes) > now:
+        if minutes is None or match is None or match.started_at + clock_minutes(minutes) > now:
             continue
         moves = match.moves.values_list("seat", "by")
         for seat, user_id in enumerate(st.users):

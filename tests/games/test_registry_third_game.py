@@ -119,7 +119,11 @@ async def test_a_ranked_match_of_the_third_game_is_played_recorded_replayed_and_
     assert config["game"] == "highcard" and len(config["positions"]) == 3 + 3 * 2
     assert [c["number"] for c in config["checks"]] == [1, 2, 3]
 
-    # Rated: one change per player, and each has a rating in the third game now.
+    # Rated: one change per player, and each has a rating in the third game now (the rating runs once the
+    # last frames are out: wait for that work to finish).
+    from games import events
+
+    await events.after_fanout_settled()
     changes = await sync_to_async(lambda: sorted(RatingChange.objects.filter(match=match).values_list(
         "user_id", "game", "place")))()
     places = match.result["places"]

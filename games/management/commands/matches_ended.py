@@ -1,6 +1,7 @@
 """The catch-up for the end-of-match announcement: lists ended matches whose ``match_ended`` was not
 confirmed (a process killed between the commit and the listeners, or a listener that failed), and with
-``--announce`` sends it again. Listeners are idempotent, so announcing twice changes nothing."""
+``--announce`` sends it again. Listeners are idempotent, so announcing twice changes nothing. Every referee's
+clock does the same by itself (``games.services.ending.matches_catch_up``); this is the look by hand."""
 
 from django.core.management.base import BaseCommand
 

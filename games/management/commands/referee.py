@@ -5,7 +5,11 @@ Several referees may run at once; each change is applied exactly once.
 With Redis (``REDIS_URL``) this command is the referee: run one or more beside the web processes. Without
 Redis the channel layer is in memory, so a referee process could not reach the sockets; the referee then runs
 inside the daphne process (games/timekeeper.py) and this command, looping, says so and exits (``--once``
-still plays one pass, and ``--force`` loops anyway, e.g. for a site that polls)."""
+still plays one pass, and ``--force`` loops anyway, e.g. for a site that polls).
+
+Like the referee inside daphne, every pass also ticks the other clocks (``games.timekeeper.clock_tick``: the
+catch-up of lost match-end announcements and ``games.signals.referee_tick``), at most once every
+``GAMES_TICK_SECONDS``; ``--once`` ticks once."""
 
 import logging
 import time
@@ -15,7 +19,6 @@ from django.db import DatabaseError, close_old_connections
 
 from games import timekeeper
 from games.services import referee_pass
-from games.signals import referee_tick
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +39,7 @@ class Command(BaseCommand):
                 "hier ist nichts zu tun. (--force: trotzdem laufen.)"
             )
             return
+        next_tick = time.monotonic()
         while True:
             try:
                 played = referee_pass()
@@ -45,9 +49,9 @@ class Command(BaseCommand):
                 # The database is away (a restart, a failover): wait and try again rather than stop keeping time.
                 logger.exception("referee pass failed")
                 played = 0
-            for receiver, error in referee_tick.send_robust(sender=referee_pass):
-                if isinstance(error, Exception):
-                    logger.error("referee_tick listener %r failed", receiver, exc_info=error)
+            if once or time.monotonic() >= next_tick:
+                next_tick = time.monotonic() + timekeeper.tick_every()
+                timekeeper.clock_tick()
             if once:
                 self.stdout.write(f"{played} played")
                 return
