@@ -7,8 +7,9 @@ class RatingsConfig(AppConfig):
 
     def ready(self) -> None:
         # The end of a match rates it, the referee's loop pairs the pool, and nobody who must wait after
-        # abandoning rated matches takes a ranked seat.
+        # abandoning rated matches, or holds a live ranked seat already, takes a ranked seat.
         from games.services import ranked_seat_guard_add
         from ratings import pool, receivers  # noqa: F401
 
         ranked_seat_guard_add(pool.abandon_guard)
+        ranked_seat_guard_add(pool.live_table_guard)

@@ -6,5 +6,11 @@ class TournamentsConfig(AppConfig):
     verbose_name = "Turniere"
 
     def ready(self) -> None:
-        # The end of a tournament table's match and the referee's clock (games.signals).
-        from tournaments import receivers  # noqa: F401
+        # The end of a tournament table's match and the referee's clock (games.signals); entrants wait for
+        # no ranked table meanwhile, and a refused abort names the forfeit rule (hooks.py).
+        from games.policy import abort_refusal_note_add
+        from ratings.pool import pool_guard_add
+        from tournaments import hooks, receivers  # noqa: F401
+
+        pool_guard_add(hooks.pool_guard)
+        abort_refusal_note_add(hooks.abort_refusal_note)

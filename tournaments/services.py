@@ -26,6 +26,7 @@ from games import engines
 from games import services as games_services
 from games.models import Match, Table
 from games.services import ServiceError
+from ratings import pool as ratings_pool
 from tournaments import pairing
 from tournaments.models import AuditEntry, Entry, Stage, StageTable, Tournament
 from tournaments.scoring import list_result
@@ -435,6 +436,7 @@ def _stage_start(t: Tournament, number: int, now: datetime) -> Stage:
             tournament=True, created_by=t.created_by, **extra,
         )
         StageTable.objects.create(stage=stage, number=index, table=table, users=list(seats))
+    ratings_pool.pool_drop_seated(user_ids=list(users))  # whoever still waited in the ranked pool leaves it
     t.current_stage = number
     t.next_stage_at = None
     t.save(update_fields=["current_stage", "next_stage_at"])

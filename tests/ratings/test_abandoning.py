@@ -110,7 +110,7 @@ def test_three_resignations_through_the_services_refuse_the_next_ranked_seat(pla
     with pytest.raises(ServiceError):
         pool.pool_join(user=anna, game="romme")
     services.table_create_seated(game="gin", users=[anna, ben], ranked=False)  # casual play goes on
-    services.table_create_seated(game="gin", users=[ben, cleo], ranked=True)  # and ben is not touched
+    services.table_create_seated(game="gin", users=[ben, players[3]], ranked=True)  # and ben is not touched
 
 
 def test_the_lobby_says_why_and_until_when(client, players):
@@ -134,4 +134,4 @@ def test_the_lobby_says_it_in_english_too(client, players):
     players[0].profile.save()
     client.force_login(players[0])
     panel = client.get(reverse("pool:panel")).content.decode()
-    assert "you left 3 of your last 10 rated matches" in panel
+    assert "you left or aborted 3 of your last 10 ranked matches" in panel
