@@ -10,13 +10,14 @@ from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from games import registry
+from games.models import Match
 from ratings.models import DEFAULT_MU, DEFAULT_SIGMA, PROVISIONAL_MATCHES, PoolEntry, Rating, RatingChange
 
 #: The leaderboard shows players with a rated match of that game in this many days.
 ACTIVE_DAYS = 30
 #: "Change over the last 7 days" on the leaderboard.
 CHANGE_DAYS = 7
-#: Abandoning (ratings.md): this many left of the last ``ABANDON_WINDOW`` rated matches means a wait.
+#: Abandoning (ratings.md): this many left or called off of the last ``ABANDON_WINDOW`` ranked matches means a wait.
 ABANDON_COUNT = 3
 ABANDON_WINDOW = 10
 ABANDON_FIRST_WAIT = timedelta(minutes=10)
@@ -141,28 +142,57 @@ class AbandonWait:
     """Why and until when someone may not start a rated match."""
 
     until: datetime
-    left: int  # rated matches left among the last ``ABANDON_WINDOW``
+    left: int  # ranked matches left or called off among the last ``ABANDON_WINDOW``
     wait: timedelta
 
 
-def abandon_wait(*, user, now: datetime | None = None) -> AbandonWait | None:
-    """The wait ``user`` is serving for abandoning rated matches (ratings.md), or None.
+#: How many of a person's latest ranked matches (rated ones and ones they called off) judge their abandons.
+ABANDON_LOOKBACK = 200
 
-    The wait starts when the match they last left ended, if that made ``ABANDON_COUNT`` of their last
-    ``ABANDON_WINDOW`` rated matches (both games) left: 10 minutes, doubled for every earlier such abandon in
-    the 24 hours before it, at most 24 hours.
+
+def ranked_aborts(*, user, limit: int = ABANDON_LOOKBACK) -> list[datetime]:
+    """When ``user`` called off a ranked match before its first move (newest first). The abort step names
+    the seat that called it off in ``Match.left_seats``; a table staff ended names nobody."""
+    rows = (
+        Match.objects.filter(users=user.pk, ranked=True, status=Match.Status.ABORTED, finished_at__isnull=False)
+        .order_by("-finished_at", "-pk")
+        .values_list("players", "left_seats", "finished_at")[:limit]
+    )
+    return [
+        at for players, left_seats, at in rows
+        if any(p.get("user_id") == user.pk and p.get("seat") in (left_seats or []) for p in players or [])
+    ]
+
+
+def abandon_history(*, user) -> list[tuple[bool, datetime]]:
+    """``user``'s latest ranked matches, oldest first, as (abandoned, when): every rated match (abandoned if
+    they left it) and every ranked match they called off (always abandoned; ratings.md "Abandoning")."""
+    rated = list(
+        RatingChange.objects.filter(user_id=user.pk)
+        .order_by("-created_at", "-pk")
+        .values_list("left", "created_at")[:ABANDON_LOOKBACK]
+    )
+    aborted = [(True, at) for at in ranked_aborts(user=user)]
+    if len(rated) == ABANDON_LOOKBACK:  # older aborts than the rated matches read would judge nothing read
+        aborted = [(left, at) for left, at in aborted if at >= rated[-1][1]]
+    return sorted(rated + aborted, key=lambda row: row[1])[-ABANDON_LOOKBACK:]
+
+
+def abandon_wait(*, user, now: datetime | None = None) -> AbandonWait | None:
+    """The wait ``user`` is serving for abandoning ranked matches (ratings.md), or None.
+
+    An abandon is leaving a rated match (resigning, three timeouts) or calling a ranked match off before its
+    first move. The wait starts when the match they last abandoned ended, if that made ``ABANDON_COUNT`` of
+    their last ``ABANDON_WINDOW`` ranked matches (both games) abandoned: 10 minutes, doubled for every
+    earlier such abandon in the 24 hours before it, at most 24 hours.
     """
     if not _signed_in(user):
         return None
     now = now or timezone.now()
-    # The last 200 rated matches judge every abandon of the last 48 hours against its own last ten.
-    recent = list(
-        RatingChange.objects.filter(user_id=user.pk).order_by("-created_at", "-pk").values_list("left", "created_at")[:200]
-    )
-    if not any(left and now - at < ABANDON_MAX_WAIT for left, at in recent):
+    history = abandon_history(user=user)
+    if not any(left and now - at < ABANDON_MAX_WAIT for left, at in history):
         return None
-    history = list(reversed(recent))  # oldest first
-    triggering: list[tuple[datetime, int]] = []  # (when, left among the last ten) of abandons that count
+    triggering: list[tuple[datetime, int]] = []  # (when, abandoned among the last ten) of abandons that count
     for index, (left, at) in enumerate(history):
         if not left:
             continue

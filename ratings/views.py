@@ -98,7 +98,8 @@ def _wants_json(request: HttpRequest) -> bool:
 
 
 def pool_state(*, user) -> dict:
-    """What the lobby shows about ranked play for ``user``: waiting, table ready, or a wait for abandoning."""
+    """What the lobby shows about ranked play for ``user``: waiting, table ready, a wait for abandoning
+    (``abandon``), or another reason a join would be refused now (``blocked``)."""
     state: dict = {"state": "idle", "waiting": {g: selectors.pool_waiting_count(game=g) for g in registry.names()}}
     if not getattr(user, "is_authenticated", False):
         state["state"] = "signed_out"
@@ -117,6 +118,11 @@ def pool_state(*, user) -> dict:
             state["table_url"] = reverse("games:table", args=[entry.table_id])
         elif entry.table_id is None:
             state["state"] = "waiting"
+    if state["state"] == "idle" and wait is None:
+        # Why a join would be refused (a live ranked seat, a tournament about to start), said before asking.
+        refusal = pool.pool_refusal(user=user)
+        if refusal is not None:
+            state["blocked"] = {"code": refusal[0], "message": refusal[1]}
     return state
 
 

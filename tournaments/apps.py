@@ -7,7 +7,12 @@ class TournamentsConfig(AppConfig):
 
     def ready(self) -> None:
         # The end of a tournament table's match and the referee's clock (games.signals); the tournament on the
-        # match page (games.panels).
-        from tournaments import panels, receivers  # noqa: F401
+        # match page (games.panels); entrants wait for no ranked table meanwhile, and a refused abort names the
+        # forfeit rule (hooks.py).
+        from games.policy import abort_refusal_note_add
+        from ratings.pool import pool_guard_add
+        from tournaments import hooks, panels, receivers  # noqa: F401
 
         panels.register()
+        pool_guard_add(hooks.pool_guard)
+        abort_refusal_note_add(hooks.abort_refusal_note)

@@ -29,6 +29,7 @@ from django.utils import timezone
 from games import services as games_services
 from games.models import Match, Table
 from games.services import ServiceError
+from ratings import pool as ratings_pool
 from tournaments import formats
 from tournaments.errors import TournamentError
 from tournaments.models import AuditEntry, Entry, Stage, StageTable, Tournament
@@ -376,6 +377,7 @@ def _stage_start(t: Tournament, number: int, now: datetime) -> Stage:
                 tournament=True, created_by=t.created_by, **extra,
             )
         StageTable.objects.create(stage=stage, number=index, table=table, users=list(seats))
+    ratings_pool.pool_drop_seated(user_ids=list(users))  # whoever still waited in the ranked pool leaves it
     t.current_stage = number
     t.next_stage_at = None
     t.save(update_fields=["current_stage", "next_stage_at"])

@@ -7,12 +7,13 @@ from datetime import timedelta
 
 from django.db import transaction
 
-from games import events
+from games import events, policy
 from games.models import Match, Move, Table
 from games.services import _common
 from games.services._common import ServiceError
 from games.services._course import Play, start_match
 from games.services.ending import match_end
+from games.services.referee import TIMEOUTS_TO_LEAVE
 
 #: A move that arrives this many seconds after the turn time ran out still counts (the time it was on the wire).
 LATE_GRACE_SECONDS = 1.0
@@ -84,23 +85,36 @@ def match_resign(*, table_id, user) -> None:
 
 
 def match_abort(*, table_id, user) -> None:
-    """Call the match off before its first move: no result is recorded."""
+    """Call the match off before its first move: no result is recorded, and the match's ``left_seats`` names
+    the seat that called it off (ratings counts that as an abandon of a ranked match, ratings.md).
+
+    Never at a tournament table (``abort_not_allowed``): the refusal says what happens instead to whoever
+    does not play (the turn timer, the timeout moves, the tournament's forfeit rule)."""
     with transaction.atomic():
         table = _common.locked_table(table_id)
         seats = _common.seats_of(table)
-        _common.require_seat(table, seats, user)
+        seat = _common.require_seat(table, seats, user)
         _common.require_status(table, Table.Status.PLAYING)
+        if not _common.table_policy(table).abort:
+            raise ServiceError(
+                "abort_not_allowed", policy.abort_refusal(table, timeouts_to_leave=TIMEOUTS_TO_LEAVE),
+                version=table.version,
+            )
         if table.current_match.moves.exists():
             raise ServiceError(
                 "match_started", "Nach dem ersten Zug kann die Partie nicht mehr abgebrochen werden.", version=table.version
             )
-        _abort(table, seats)
+        _abort(table, seats, by_seat=seat.index)
 
 
-def _abort(table: Table, seats) -> None:
+def _abort(table: Table, seats, *, by_seat: int | None = None) -> None:
     match = table.current_match
     state = _common.load_state(table)
     match_end(table=table, seats=seats, match=match, state=state, how=Match.Ending.ABORTED, now=_common.now_or())
+    if by_seat is not None:
+        # Written before the commit, so the announcement (and any catch-up of it) reads who called it off.
+        match.left_seats = [by_seat]
+        match.save(update_fields=["left_seats"])
     _common.bump(table)
     _common.save_table(table)
     current, last = _common.latest_rounds(match)
@@ -127,10 +141,26 @@ def match_rematch(*, table_id, user) -> Match | None:
         seat.ready = True
         seat.save(update_fields=["ready"])
         if all(s.ready or s.is_bot for s in seats):
+            if table.ranked:
+                _require_may_rematch_ranked(table, seats, seat)
             start_match(table, seats, _common.now_or())
             return table.current_match
         events.table_changed(_common.open_snapshot(table, seats))
         return None
+
+
+def _require_may_rematch_ranked(table: Table, seats, asking) -> None:
+    """A ranked rematch is a new ranked seat for everyone at the table: refused if anyone may not take one
+    (a live ranked seat elsewhere meanwhile, a wait for abandoning); the refusal changes nothing."""
+    people = sorted((s for s in seats if s.user_id is not None), key=lambda s: s.user_id)  # lock order
+    for other in people:
+        try:
+            _common.require_may_sit_ranked(table, [other.user])
+        except ServiceError as refused:
+            message = refused.message if other.pk == asking.pk else (
+                f"Keine gewertete Revanche: {other.user} kann gerade keine gewertete Partie beginnen."
+            )
+            raise ServiceError("not_allowed", message, version=table.version) from None
 
 
 # --- staff ----------------------------------------------------------------------------------------------

@@ -70,10 +70,10 @@ def table_create(
         raise ServiceError("bad_options", "Gewertete Tische sind öffentlich; privat geht nur ungewertet.")
     if ranked and bots:
         raise ServiceError("not_allowed", "An gewerteten Tischen spielen nur Menschen.")
-    if ranked:
-        _common.require_may_sit_ranked(None, [user])
     with transaction.atomic():
         _require_below_open_table_cap(user)
+        if ranked:  # under the creator's lock (taken just above): a racing seat elsewhere is seen
+            _common.require_may_sit_ranked(None, [user])
         table = Table.objects.create(
             game=game,
             preset=preset,

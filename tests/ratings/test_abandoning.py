@@ -110,7 +110,7 @@ def test_three_resignations_through_the_services_refuse_the_next_ranked_seat(pla
     with pytest.raises(ServiceError):
         pool.pool_join(user=anna, game="romme")
     services.table_create_seated(game="gin", users=[anna, ben], ranked=False)  # casual play goes on
-    services.table_create_seated(game="gin", users=[ben, cleo], ranked=True)  # and ben is not touched
+    services.table_create_seated(game="gin", users=[ben, players[3]], ranked=True)  # and ben is not touched
 
 
 def test_the_lobby_says_why_and_until_when(client, players):
@@ -134,4 +134,90 @@ def test_the_lobby_says_it_in_english_too(client, players):
     players[0].profile.save()
     client.force_login(players[0])
     panel = client.get(reverse("pool:panel")).content.decode()
-    assert "you left 3 of your last 10 rated matches" in panel
+    assert "you left or aborted 3 of your last 10 ranked matches" in panel
+
+
+# --- aborts (calling a ranked match off before its first move) ----------------------------------------
+
+
+def abort_pairing(anna, opponent, *, by=None):
+    """The pool pairs ``anna`` with ``opponent``; ``by`` (anna unless given) calls the match off at once."""
+    pool.pool_join(user=anna, game="gin")
+    entry = pool.pool_join(user=opponent, game="gin")
+    assert entry.table_id is not None
+    services.match_abort(table_id=entry.table_id, user=by or anna)
+    return entry.table_id
+
+
+def test_an_aborted_ranked_match_is_not_rated_but_names_who_called_it_off(players,
+                                                                         django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        table_id = abort_pairing(players[0], players[1])
+    match = Match.objects.get(table_id=table_id)
+    assert match.status == Match.Status.ABORTED and not RatingChange.objects.filter(match=match).exists()
+    seat = next(p["seat"] for p in match.players if p["user_id"] == players[0].pk)
+    assert match.left_seats == [seat]
+    assert selectors.ranked_aborts(user=players[0]) == [match.finished_at]
+    assert selectors.ranked_aborts(user=players[1]) == []
+
+
+def test_three_aborted_pairings_in_a_row_refuse_the_fourth_join(players):
+    anna, ben = players[:2]
+    for _ in range(3):
+        abort_pairing(anna, ben)
+    wait = selectors.abandon_wait(user=anna)
+    assert wait is not None and wait.left == 3 and wait.wait == timedelta(minutes=10)
+    with pytest.raises(ServiceError) as refused, translation.override("de"):
+        pool.pool_join(user=anna, game="gin")
+    assert refused.value.code == "not_allowed" and "verlassen oder abgebrochen" in refused.value.message
+    assert selectors.abandon_wait(user=ben) is None  # whose match was called off abandoned nothing
+    assert pool.pool_join(user=ben, game="gin").table_id is None
+
+
+def test_aborts_and_resignations_count_together(players):
+    now = timezone.now()
+    history(players[0], players[1], "L.L", last=now - timedelta(minutes=2))
+    assert selectors.abandon_wait(user=players[0]) is None
+    abort_pairing(players[0], players[1])
+    wait = selectors.abandon_wait(user=players[0])
+    assert wait is not None and wait.left == 3
+
+
+def test_a_further_abort_within_a_day_doubles_the_wait(players):
+    anna, ben = players[:2]
+    history(anna, ben, "LLL", last=timezone.now() - timedelta(minutes=30), step=timedelta(minutes=1))
+    assert selectors.abandon_wait(user=anna) is None  # its ten minutes are over
+    # Anna's wait is over; she aborts the next pairing: the fourth abandon within a day waits 20 minutes.
+    abort_pairing(anna, ben)
+    assert selectors.abandon_wait(user=anna).wait == timedelta(minutes=20)
+
+
+def test_an_abort_of_a_casual_match_is_no_abandon(players):
+    anna, ben = players[:2]
+    for _ in range(3):
+        table = services.table_create_seated(game="gin", users=[anna, ben], ranked=False)
+        services.match_abort(table_id=table.pk, user=anna)
+    assert selectors.abandon_wait(user=anna) is None
+
+
+def test_a_table_staff_ended_is_nobodys_abandon(players, admin_user):
+    anna, ben = players[:2]
+    for _ in range(3):
+        table = services.table_create_seated(game="gin", users=[anna, ben], ranked=True)
+        services.table_close(table_id=table.pk, by=admin_user)
+    assert Match.objects.filter(status=Match.Status.ABORTED, left_seats=[]).count() == 3
+    assert selectors.abandon_wait(user=anna) is None and selectors.abandon_wait(user=ben) is None
+
+
+def test_the_lobby_says_why_and_until_when_after_aborts(client, players):
+    for _ in range(3):
+        abort_pairing(players[0], players[1])
+    until = timezone.localtime(selectors.abandon_wait(user=players[0]).until).strftime("%H:%M")
+    client.force_login(players[0])
+    panel = client.get(reverse("pool:panel")).content.decode()
+    assert 'id="ranked-abandon"' in panel
+    assert f"Bis {until} kannst du nicht gewertet spielen" in panel and "verlassen oder abgebrochen" in panel
+    players[0].profile.language = "en"
+    players[0].profile.save()
+    panel = client.get(reverse("pool:panel")).content.decode()
+    assert "You cannot play rated until " in panel and ": you left or aborted 3 of your last 10 ranked matches" in panel
