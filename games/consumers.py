@@ -35,7 +35,7 @@ def _poll_seconds() -> float:
     """How often a socket checks the table version by itself: off (0) unless ``GAMES_STATE_POLL_SECONDS``
     asks for it. Every change reaches sockets through the channel layer, the referee's too (with the
     in-memory layer it runs inside the daphne process, see games/timekeeper.py)."""
-    return float(getattr(settings, "GAMES_STATE_POLL_SECONDS", 0) or 0)
+    return float(settings.GAMES_STATE_POLL_SECONDS or 0)
 
 
 def resolve_user(scope) -> None:

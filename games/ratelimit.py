@@ -4,8 +4,8 @@ transaction each. A legal move or a chat line that went through gives its token 
 rules allow is never slowed down (turns are their own limit, chat has its own per-user limit besides), while
 everything that changes nothing, and every refusal, is counted.
 
-Settings (optional): ``GAMES_SOCKET_RATE`` tokens per second (default 5) and ``GAMES_SOCKET_BURST`` (default
-60): a socket may send 60 such messages at once, then 5 a second. ``ping`` is always free.
+Settings (``ginsite/settings.py``): ``GAMES_SOCKET_RATE`` tokens per second (5) and ``GAMES_SOCKET_BURST``
+(60): a socket may send 60 such messages at once, then 5 a second. ``ping`` is always free.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from collections.abc import Callable
 
 from django.conf import settings
 
-DEFAULT_RATE = 5.0
-DEFAULT_BURST = 60
 #: Messages that cost nothing.
 FREE = frozenset({"ping"})
 #: Messages whose token comes back when the service accepted them (a change was made).
@@ -53,8 +51,7 @@ class TokenBucket:
 
 
 def bucket_for_socket() -> TokenBucket:
-    return TokenBucket(rate=float(getattr(settings, "GAMES_SOCKET_RATE", DEFAULT_RATE)),
-                       burst=int(getattr(settings, "GAMES_SOCKET_BURST", DEFAULT_BURST)))
+    return TokenBucket(rate=float(settings.GAMES_SOCKET_RATE), burst=int(settings.GAMES_SOCKET_BURST))
 
 
 def _bucket(consumer) -> TokenBucket:

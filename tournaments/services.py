@@ -90,7 +90,7 @@ def romme_rounds_allowed() -> tuple[int, ...]:
     """Rounds per list staff may choose (tournaments.md); the test setting widens it to keep tests short."""
     from django.conf import settings
 
-    return tuple(getattr(settings, "TOURNAMENTS_ROMME_ROUNDS", ROMME_ROUNDS))
+    return tuple(settings.TOURNAMENTS_ROMME_ROUNDS)
 
 
 def normalize_settings(game: str, format: str, given: dict | None) -> dict:
