@@ -19,7 +19,6 @@ from django.utils.html import escape
 
 from games import events, presenters, ratelimit, selectors, services, timekeeper
 from games.dbthread import in_thread
-from games.engine.romme.hints import meld_preview
 from games.services import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -244,6 +243,13 @@ class TableConsumer(_JsonConsumer):
     # --- messages from the client -----------------------------------------------------------------------
 
     async def receive(self, text_data=None, bytes_data=None):
+        # Charged before anything is read or answered: garbage costs a token as a refused move does.
+        if not ratelimit.charge(self):
+            if ratelimit.is_ping(text_data):
+                await self.on_ping(None)  # ping is free even with the bucket empty
+            else:
+                await self.send_error("rate_limited", ratelimit.MESSAGE, version=self.version)
+            return
         if text_data is None:
             await self.send_error("bad_message", "Nachrichten sind JSON-Text, keine Binärdaten.", version=self.version)
             return
@@ -265,9 +271,7 @@ class TableConsumer(_JsonConsumer):
                 version=self.version,
             )
             return
-        if not ratelimit.allow(self, kind):
-            await self.send_error("rate_limited", ratelimit.MESSAGE, version=self.version)
-            return
+        ratelimit.free(self, kind)
         try:
             await handler(self, message)
             ratelimit.accepted(self, kind)
@@ -329,18 +333,15 @@ class TableConsumer(_JsonConsumer):
         await self._call(services.chat_post, text=message.get("text"))
 
     async def on_meld_preview(self, message):
-        # Read-only and the same for everyone: nothing of the table is read or changed.
         cards = message.get("cards")
         if (
             not isinstance(cards, list)
             or not 1 <= len(cards) <= MELD_MAX_CARDS
             or not all(isinstance(c, str) and len(c) == 2 for c in cards)
         ):
-            await self.send_error("bad_message", f"meld_preview braucht 'cards': 1 bis {MELD_MAX_CARDS} Kartencodes.",
-                                  version=self.version)
-            return
-        answer = meld_preview(cards) if len(cards) >= 3 else {"meld": None, "points": None,
-                                                               "error": "a meld needs at least 3 cards"}
+            # Raised, not answered here: a refused preview keeps the token it cost (see receive).
+            raise ServiceError("bad_message", f"meld_preview braucht 'cards': 1 bis {MELD_MAX_CARDS} Kartencodes.")
+        answer = selectors.meld_preview(cards=cards)
         await self.send_frame({"type": "meld_preview", "id": message.get("id"), "cards": cards, **answer})
 
     HANDLERS = {
@@ -395,14 +396,15 @@ class LobbyConsumer(_JsonConsumer):
             timekeeper.lobby_socket(False)
 
     async def receive(self, text_data=None, bytes_data=None):
-        # The lobby listens only; "sync" asks for the whole list again.
+        # The lobby listens only; "sync" asks for the whole list again. Charged before it is read, as at a table.
+        if not ratelimit.charge(self):
+            await self.send_error("rate_limited", ratelimit.MESSAGE)
+            return
         try:
             message = json.loads(text_data or "")
         except (ValueError, RecursionError):
             message = None
-        if not ratelimit.allow(self, "sync"):
-            await self.send_error("rate_limited", ratelimit.MESSAGE)
-        elif isinstance(message, dict) and message.get("type") == "sync" and len(text_data) <= MESSAGE_MAX_BYTES:
+        if isinstance(message, dict) and message.get("type") == "sync" and len(text_data) <= MESSAGE_MAX_BYTES:
             await self.send_list()
         else:
             await self.send_error("bad_message", 'Die Lobby versteht nur {"type": "sync"}.')

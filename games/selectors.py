@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from games import engines, presenters
+from games.engine.romme import hints as romme_hints
 from games.models import ChatMessage, Seat, Table
 
 #: How many chat lines a socket gets when it connects.
@@ -150,3 +151,18 @@ def tables_due(*, now: datetime, limit: int = 200) -> list[tuple[int, str]]:
         if deadline is not None and deadline <= now and bot_due is not None and bot_due <= now:
             result.append((pk, "bot"))
     return result
+
+
+def meld_preview(*, cards: list[str]) -> dict:
+    """What ``cards`` (card codes, in any order) make as one Rommé meld, for the page's meld builder: the
+    order it is laid in and its points, or ``meld: None`` with the rules' reason. Read-only and the same for
+    everyone: nothing of a table is read.
+
+    >>> meld_preview(cards=["7H", "JK", "5H"])
+    {'meld': ['5H', 'JK', '7H'], 'points': 18, 'kind': 'run'}
+    >>> meld_preview(cards=["JK", "JK"])["error"]
+    'a meld needs at least 3 cards, not 2'
+    """
+    if len(cards) < 3:  # no reading to search for (and two jokers alone would be reported as "no cards")
+        return {"meld": None, "points": None, "error": f"a meld needs at least 3 cards, not {len(cards)}"}
+    return romme_hints.meld_preview(cards)
