@@ -17,7 +17,7 @@ from django.conf import settings
 from django.utils.functional import empty
 from django.utils.html import escape
 
-from games import events, presenters, ratelimit, selectors, services, timekeeper
+from games import events, ratelimit, selectors, services, timekeeper
 from games.dbthread import in_thread
 from games.services import ServiceError
 
@@ -118,20 +118,12 @@ class TableConsumer(_JsonConsumer):
             self.poll_task = asyncio.create_task(self._poll(seconds))
 
     def _open(self, invite: str) -> tuple[dict, list[dict]] | bool | None:
-        """Sign in from the session, check the table may be watched, and read its state and chat: None if
-        there is no such table, False if it may not be watched."""
+        """Sign in from the session, then read what the handshake needs (``selectors.table_opening``)."""
         resolve_user(self.scope)
         self.user = self.scope.get("user")
         if self.user is not None and self.user.is_authenticated:
             self.user_id = self.user.pk
-        table = selectors.table_get(table_id=self.table_id)
-        if table is None:
-            return None
-        if not selectors.table_may_watch(table=table, user=self.user, invite_token=invite):
-            return False
-        snapshot = selectors.table_snapshot(table=table)
-        state = presenters.table_state(snapshot, presenters.seat_of_user(snapshot.seats, self.user))
-        return state, selectors.chat_recent(table_id=self.table_id)
+        return selectors.table_opening(table_id=self.table_id, user=self.user, invite_token=invite)
 
     async def _regroup(self, *, add=(), discard=()) -> None:
         """Join ``add`` and leave ``discard`` (in one round trip where the layer can, see ginsite.layers)."""

@@ -104,6 +104,19 @@ def table_may_watch(*, table: Table, user, invite_token: str = "") -> bool:
     return False
 
 
+def table_opening(*, table_id, user, invite_token: str = "") -> tuple[dict, list[dict]] | bool | None:
+    """What a table socket's handshake reads, in one trip to the database thread: the state as ``user`` sees
+    it and the recent chat; None if there is no such table, False if ``user`` may not watch it."""
+    table = table_get(table_id=table_id)
+    if table is None:
+        return None
+    if not table_may_watch(table=table, user=user, invite_token=invite_token):
+        return False
+    snapshot = table_snapshot(table=table)
+    state = presenters.table_state(snapshot, presenters.seat_of_user(snapshot.seats, user))
+    return state, chat_recent(table_id=table_id)
+
+
 def table_state_for(*, table_id, user) -> dict | None:
     """The full ``state`` frame ``user`` may see now (their seat's view, or the public one)."""
     table = table_get(table_id=table_id)
