@@ -56,6 +56,7 @@ loadtest: $(VENV)/.dev messages
 ## Lint and run the whole test suite (browser tests need /usr/bin/chromium; REQUIRE_BROWSER=1 makes it a must).
 test: $(VENV)/.dev messages
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run -v 0
 	$(VENV)/bin/pytest
 

@@ -94,6 +94,8 @@ class TableConsumer(_JsonConsumer):
             await self._regroup(discard=list(self.groups_joined))
             # Accept first so that the client learns why (a refused handshake tells a browser nothing).
             await self.accept()
+            if isinstance(opened, str):  # a same-deals table only staff may watch for now: say so
+                await self.send_error("staff_only", opened)
             await self.close(code=4404 if opened is None else 4403)
             return
         state, chat = opened
@@ -117,7 +119,7 @@ class TableConsumer(_JsonConsumer):
         if seconds > 0:
             self.poll_task = asyncio.create_task(self._poll(seconds))
 
-    def _open(self, invite: str) -> tuple[dict, list[dict]] | bool | None:
+    def _open(self, invite: str) -> tuple[dict, list[dict]] | str | bool | None:
         """Sign in from the session, then read what the handshake needs (``selectors.table_opening``)."""
         resolve_user(self.scope)
         self.user = self.scope.get("user")

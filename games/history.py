@@ -14,8 +14,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from accounts.models import Profile
-from games import engines
-from games.models import BotLevel, Game, Match
+from games import registry, selectors
+from games.models import BotLevel, Match
 
 #: How the player fared: won, lost, drawn (a shared first place), or left (resigned or timed out).
 WON, LOST, DRAWN, LEFT = "won", "lost", "drawn", "left"
@@ -66,7 +66,8 @@ def matches_for_user(*, user, viewer=None, limit: int = 20) -> list[HistoryEntry
         .order_by("-finished_at", "-pk")
     )
     if not own:
-        matches = matches.filter(table__private=False)
+        # A list of a same-deals stage still being played tells others how its deals went: not yet.
+        matches = matches.filter(table__private=False).exclude(table__deal_group__in=selectors.deal_groups_open())
     matches = list(matches[: max(0, int(limit))])
     people = {
         player["user_id"]
@@ -92,9 +93,9 @@ def _entry(match: Match, *, user, others: dict, own: bool) -> HistoryEntry:
     else:
         outcome = LOST
     finals = match.final_scores or []
+    entry = registry.get(match.game)
     # The match's options as they were stored (an old match's ``tournament`` flag counts as Masters scoring).
-    masters = engines.masters_scoring(match.game, match.options or {})
-    score_kind = "points" if match.game == Game.GIN else ("result" if masters else "minus")
+    score_kind = entry.score_kind(match.options or {})
     invite = {"einladung": match.table.invite_token} if own and match.table.private else {}
     table_url = reverse("games:table", kwargs={"table_id": match.table_id})
     record_url = reverse("games:record", kwargs={"table_id": match.table_id})
@@ -102,7 +103,7 @@ def _entry(match: Match, *, user, others: dict, own: bool) -> HistoryEntry:
         match_id=match.pk,
         number=match.number,
         game=match.game,
-        game_label=Game(match.game).label,
+        game_label=entry.label,
         finished_at=match.finished_at,
         opponents=[_opponent(p, others) for p in match.players if p.get("seat") != seat],
         seat=seat,

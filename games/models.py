@@ -6,10 +6,15 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from games.registry import game_choices
 
-class Game(models.TextChoices):
-    GIN = "gin", "Gin Rommé"
-    ROMME = "romme", "Rommé"
+
+class Game:
+    """The names of the two games the site ships, for code that means one of them. Which games there are,
+    their labels and the fields' choices are the registry's (``games.registry``)."""
+
+    GIN = "gin"
+    ROMME = "romme"
 
 
 class BotLevel(models.TextChoices):
@@ -31,7 +36,7 @@ class Table(models.Model):
         FINISHED = "finished", "beendet"
         ABORTED = "aborted", "abgebrochen"
 
-    game = models.CharField(max_length=10, choices=Game.choices)
+    game = models.CharField(max_length=10, choices=game_choices)
     preset = models.CharField(max_length=20, blank=True, default="")
     options = models.JSONField(default=dict)
     seat_count = models.PositiveSmallIntegerField()
@@ -42,6 +47,11 @@ class Table(models.Model):
     tournament = models.BooleanField(default=False)
     # A secret a tournament gives tables that must play the same deals; never shown (see services.deal_rng).
     deal_seed = models.CharField(max_length=64, blank=True, default="")
+    # The tables that share deals and stay closed together (a tournament stage; by default all tables given
+    # one ``deal_seed``): until every one of them has ended, only staff and the table's own players may watch,
+    # and a round's deal is shown only once every table sharing it has finished that round
+    # (``games.selectors.deal_rounds_disclosed``). Empty: a table on its own.
+    deal_group = models.CharField(max_length=64, blank=True, default="", db_index=True)
     invite_token = models.CharField(max_length=43, blank=True, default="", db_index=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     version = models.PositiveIntegerField(default=0)
@@ -124,7 +134,7 @@ class Match(models.Model):
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
     number = models.PositiveIntegerField(default=1)
-    game = models.CharField(max_length=10, choices=Game.choices)
+    game = models.CharField(max_length=10, choices=game_choices)
     options = models.JSONField(default=dict)
     ranked = models.BooleanField(default=False)
     # Seat order: [{"seat": 0, "user_id": 7, "name": "anna", "bot": ""}, ...]

@@ -31,6 +31,13 @@ from tournaments.scoring import (
 JSON = dict[str, Any]
 
 
+def _points_of(facts: JSON) -> tuple:
+    try:
+        return _BY_GAME[facts["game"]]
+    except KeyError:
+        raise ValueError(f"no points for the game {facts['game']!r} here (known: {', '.join(_BY_GAME)})") from None
+
+
 def outcome(facts: JSON) -> JSON | None:
     """The result of a finished match (None while it runs): ``winner`` (a seat, or None for a shared first
     place), ``final`` (the final score per seat), ``places`` (1-based, shared where equal) and the game's
@@ -38,20 +45,20 @@ def outcome(facts: JSON) -> JSON | None:
     ``tournament`` (true for a Masters list), ``minus``, ``wertungspunkte``, ``augen``, ``rounds_won``)."""
     if not facts["over"]:
         return None
-    return _gin_outcome(facts) if facts["game"] == "gin" else _romme_outcome(facts)
+    return _points_of(facts)[0](facts)
 
 
 def score_sheet(facts: JSON) -> JSON:
     """The score sheet of a view (``view["scores"]``): gin totals, boxes, finals and the rounds so far (with
     Hollywood's columns); Rommé per round the casual minus points or the Masters WP beside the Augen, totals,
     places and (Masters) the list results."""
-    return _gin_sheet(facts) if facts["game"] == "gin" else _romme_sheet(facts)
+    return _points_of(facts)[1](facts)
 
 
 def summary(facts: JSON) -> JSON:
     """The replay summary of records.md (gin) and docs/records-romme.md (Rommé): what ``manage.py replay``
     prints for the facts of a replayed record."""
-    return _gin_summary(facts) if facts["game"] == "gin" else _romme_summary(facts)
+    return _points_of(facts)[2](facts)
 
 
 def replay(record: JSON) -> JSON:
@@ -65,9 +72,7 @@ def view_with_points(view: JSON) -> JSON:
     facts = view["scores"]
     view["scores"] = score_sheet(facts)
     view["result"] = outcome(facts)
-    if facts["game"] == "romme" and view["last_round"] is not None:
-        last = view["last_round"]
-        view["last_round"] = _romme_round_shown(last["round"], last)
+    view["last_round"] = _points_of(facts)[3](view["last_round"])
     return view
 
 
@@ -118,7 +123,7 @@ def _gin_final(facts: JSON, columns: list[JSON]) -> tuple[list[int], int | None]
     return totals, winner
 
 
-def _gin_outcome(facts: JSON) -> JSON:
+def gin_outcome(facts: JSON) -> JSON:
     columns = _gin_columns(facts)
     final, winner = _gin_final(facts, columns)
     out: JSON = {
@@ -136,7 +141,7 @@ def _gin_outcome(facts: JSON) -> JSON:
     return out
 
 
-def _gin_sheet(facts: JSON) -> JSON:
+def gin_score_sheet(facts: JSON) -> JSON:
     columns = _gin_columns(facts)
     final, _ = _gin_final(facts, columns)
     sheet: JSON = {
@@ -150,7 +155,7 @@ def _gin_sheet(facts: JSON) -> JSON:
     return sheet
 
 
-def _gin_summary(facts: JSON) -> JSON:
+def gin_summary(facts: JSON) -> JSON:
     columns = _gin_columns(facts)
     final, winner = _gin_final(facts, columns)
     out: JSON = {
@@ -241,14 +246,14 @@ def _sole_first(places: list[int]) -> int | None:
     return firsts[0] if len(firsts) == 1 else None
 
 
-def _romme_outcome(facts: JSON) -> JSON:
+def romme_outcome(facts: JSON) -> JSON:
     totals, _, results, places = _romme_standing(facts)
     masters = _masters(facts)
     return {"winner": _sole_first(places), "final": results if masters else totals["minus"], "places": places,
             "left": list(facts["left"]), "tournament": masters, **totals}
 
 
-def _romme_sheet(facts: JSON) -> JSON:
+def romme_score_sheet(facts: JSON) -> JSON:
     totals, per_round, results, places = _romme_standing(facts)
     masters = _masters(facts)
     rounds = []
@@ -267,6 +272,11 @@ def _romme_sheet(facts: JSON) -> JSON:
     return sheet
 
 
+def romme_last_round(last: JSON | None) -> JSON | None:
+    """A view's last finished round as views show it: its facts with the Wertungspunkte beside them."""
+    return None if last is None else _romme_round_shown(last["round"], last)
+
+
 def _romme_round_shown(number: int, s: JSON) -> JSON:
     """A finished round as views show it (``last_round``): its facts with the Wertungspunkte beside them."""
     return {"round": number, "result": s["result"], "winner": s["winner"], "hand_romme": s["hand_romme"],
@@ -274,7 +284,7 @@ def _romme_round_shown(number: int, s: JSON) -> JSON:
             "opened": s["opened"], "hands": s["hands"], "melds": s["melds"]}
 
 
-def _romme_summary(facts: JSON) -> JSON:
+def romme_summary(facts: JSON) -> JSON:
     totals, per_round, results, places = _romme_standing(facts)
     rounds = [
         {"round": number, "result": s["result"], "winner": s["winner"], "hand_romme": s["hand_romme"],
@@ -296,3 +306,14 @@ def _romme_summary(facts: JSON) -> JSON:
         "over": facts["over"],
         "winner": _sole_first(places) if facts["over"] else None,
     }
+
+
+def _as_engine_gave_it(last: JSON | None) -> JSON | None:
+    return last
+
+
+#: Each game's points, by name: outcome, score sheet, replay summary, last round as views show it.
+_BY_GAME = {
+    "gin": (gin_outcome, gin_score_sheet, gin_summary, _as_engine_gave_it),
+    "romme": (romme_outcome, romme_score_sheet, romme_summary, romme_last_round),
+}

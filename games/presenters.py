@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from games import engines
+from games import registry
+from games.engine.cards import is_card
 from games.models import ChatMessage, Match, Round, Seat, Table
 from games.policy import table_policy
 
@@ -25,7 +26,13 @@ class TableSnapshot:
     state: Any = None  # the engine's Match object, or None before the first deal
     current_round: Round | None = None
     last_finished_round: Round | None = None
+    # Whether the last finished round may be shown to whoever did not play it here (its deal, and the hands
+    # left at its end): ``games.selectors.last_round_disclosed``. Unknown counts as no.
+    last_deal_disclosed: bool = False
     extra: dict = field(default_factory=dict)
+    # The points part of every view of ``state`` (score sheet, result): the same for every audience, so it is
+    # computed once, by the first view built, and shared by the others (``game_view``).
+    points: dict | None = None
 
 
 def seat_name(seat: Seat) -> str:
@@ -93,9 +100,10 @@ def _round_facts(snapshot: TableSnapshot) -> tuple[dict | None, dict | None]:
     current_facts = None
     if current is not None:
         current_facts = {"number": current.number, "deal_hash": current.deal_hash, "finished": bool(current.finished_at)}
-    # A deal is revealed only once its round has ended, so anyone can check it against the published hash.
+    # A deal is revealed only once its round has ended, so anyone can check it against the published hash;
+    # a deal other tables share, only once they have all finished that round (same deals).
     last_facts = None
-    if last is not None and last.finished_at is not None:
+    if last is not None and last.finished_at is not None and snapshot.last_deal_disclosed:
         last_facts = {"number": last.number, "deal_hash": last.deal_hash, "deal": last.deal}
     return current_facts, last_facts
 
@@ -104,11 +112,30 @@ def game_view(snapshot: TableSnapshot, seat_index: int | None) -> dict | None:
     """The view for ``seat_index`` (None: a spectator) with its points, and the spectator fence applied."""
     if snapshot.state is None:
         return None
-    view = engines.view(snapshot.table.game, snapshot.state, seat_index)
+    entry = registry.get(snapshot.table.game)
+    if snapshot.points is None:
+        snapshot.points = entry.points(snapshot.state)
+    view = entry.view(snapshot.state, seat_index, points=snapshot.points)
     if seat_index is None:
         for key in _SEAT_ONLY_KEYS:
             view.pop(key, None)
+        if view.get("last_round") is not None and not snapshot.last_deal_disclosed:
+            # The hands left at the end of a round whose deal other tables are still playing: the players
+            # here saw them when the rules laid them open, nobody else sees them before those tables finish.
+            view["last_round"] = _cards_hidden(view["last_round"])
     return view
+
+
+def _cards_hidden(value: Any) -> Any:
+    """``value`` with every card code taken out (a card alone becomes None, lists of cards empty), its shape
+    kept, so a client shows a round's result without its cards."""
+    if isinstance(value, str):
+        return None if is_card(value, allow_joker=True) else value
+    if isinstance(value, list):
+        return [_cards_hidden(v) for v in value if not (isinstance(v, str) and is_card(v, allow_joker=True))]
+    if isinstance(value, dict):
+        return {key: _cards_hidden(v) for key, v in value.items() if not is_card(key, allow_joker=True)}
+    return value
 
 
 def table_state(snapshot: TableSnapshot, seat_index: int | None) -> dict:

@@ -4,14 +4,16 @@ history, the chat, and the tables whose turn time or computer move is due."""
 from __future__ import annotations
 
 import hmac
+from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.utils.translation import gettext
 
 from games import engines, presenters
 from games.engine.romme import hints as romme_hints
-from games.models import ChatMessage, Seat, Table
+from games.models import ChatMessage, Match, Round, Seat, Table
 
 #: How many chat lines a socket gets when it connects.
 CHAT_HISTORY = 30
@@ -77,8 +79,120 @@ def _snapshot_rows(table: Table) -> presenters.TableSnapshot:
         current = rounds[0] if rounds else None
         last = next((r for r in rounds if r.finished_at is not None), None)
     return presenters.TableSnapshot(
-        table=table, seats=seats, match=match, state=state, current_round=current, last_finished_round=last
+        table=table, seats=seats, match=match, state=state, current_round=current, last_finished_round=last,
+        last_deal_disclosed=last_round_disclosed(table=table, match=match, last_round=last),
     )
+
+
+# --- same deals: what may be shown of a shared deal, and who may watch --------------------------------------
+
+#: A table in one of these states deals no more.
+_ENDED = (Table.Status.FINISHED, Table.Status.ABORTED)
+
+
+def deal_rounds_disclosed(*, match: Match, table: Table | None = None, rounds: Iterable[Round] | None = None) -> set[int]:
+    """The numbers of ``match``'s rounds (of ``rounds``, else all of them) whose deal, record and round-end
+    hands may be shown to anyone who did not play them at this table: the one rule every door asks.
+
+    A round is shown once it has ended; at a table sharing its deals (a ``deal_seed``) only once every other
+    table dealt the same cards (same group and seed, same match and round number) has finished that round, or
+    has ended or ended that match without reaching it. A table that has not yet started the match will deal
+    it: nothing is shown. Two queries for a shared deal, none otherwise.
+    """
+    table = match.table if table is None else table
+    if rounds is None:
+        rounds = match.rounds.filter(finished_at__isnull=False)
+    shown = {r.number for r in rounds if r.finished_at is not None}
+    if not shown or not table.deal_seed:
+        return shown
+    playing = list(
+        Table.objects.filter(deal_group=table.deal_group, deal_seed=table.deal_seed)
+        .exclude(pk=table.pk)
+        .exclude(status__in=_ENDED)
+        .values_list("pk", flat=True)
+    )
+    if not playing:
+        return shown
+    theirs = dict(Match.objects.filter(table_id__in=playing, number=match.number).values_list("pk", "status"))
+    if len(theirs) < len(playing):  # a table that has not dealt this match yet will deal these cards
+        return set()
+    # A match already over there deals no more; one still played shows what it has finished.
+    done: dict[int, set[int]] = {pk: set() for pk, status in theirs.items() if status == Match.Status.PLAYING}
+    for match_id, number in Round.objects.filter(match_id__in=done, finished_at__isnull=False).values_list(
+        "match_id", "number"
+    ):
+        done[match_id].add(number)
+    for numbers in done.values():
+        shown &= numbers
+    return shown
+
+
+def deal_disclosed(*, match: Match, round_number: int, table: Table | None = None) -> bool:
+    """Whether round ``round_number`` of ``match`` may be shown (see :func:`deal_rounds_disclosed`)."""
+    return round_number in deal_rounds_disclosed(
+        match=match, table=table, rounds=match.rounds.filter(number=round_number)
+    )
+
+
+def last_round_disclosed(*, table: Table, match: Match | None, last_round: Round | None) -> bool:
+    """Whether the last finished round a table's frames speak of may be shown to a non-player (no query at a
+    table that shares no deals)."""
+    if match is None or last_round is None or last_round.finished_at is None:
+        return False
+    if not table.deal_seed:
+        return True
+    return last_round.number in deal_rounds_disclosed(match=match, table=table, rounds=[last_round])
+
+
+def deal_group_open(*, table: Table) -> bool:
+    """Whether ``table`` belongs to a group of same-deal tables (a tournament stage) not all of which have
+    ended: until then its tables are watched by staff and their own players only."""
+    if not table.deal_group:
+        return False
+    if table.status not in _ENDED:
+        return True
+    return Table.objects.filter(deal_group=table.deal_group).exclude(status__in=_ENDED).exists()
+
+
+def deal_groups_open() -> QuerySet:
+    """The keys of the groups of same-deal tables still being played (a subquery for other reads)."""
+    return Table.objects.filter(deal_group__gt="").exclude(status__in=_ENDED).values("deal_group")
+
+
+def _staff(user) -> bool:
+    return user is not None and getattr(user, "is_authenticated", False) and bool(getattr(user, "is_staff", False))
+
+
+def _staff_only_message() -> str:
+    """Why a table of a running same-deals stage turns a visitor away."""
+    return gettext(
+        "An diesem Turniertisch werden dieselben Karten gespielt wie an den anderen Tischen der Runde: "
+        "bis alle fertig sind, schaut hier nur die Turnierleitung zu."
+    )
+
+
+def watch_refusal(*, table: Table, user) -> str | None:
+    """Why ``user`` may not watch ``table`` (its page, socket, records, match page) now, or None.
+
+    A table of a group of same-deal tables is open only to staff and to whoever holds a seat there until every
+    table of the group has ended; then it is public like any other."""
+    if not table.deal_group or _staff(user):
+        return None
+    if user is not None and getattr(user, "is_authenticated", False) and table.seats.filter(user=user).exists():
+        return None
+    return _staff_only_message() if deal_group_open(table=table) else None
+
+
+def tables_staff_only(*, table_ids: Iterable[int], user) -> set[int]:
+    """Which of ``table_ids`` ``user`` may not watch now (see :func:`watch_refusal`), in one query: the pages
+    that list tables then offer no "watch" link for them."""
+    ids = [i for i in table_ids if i is not None]
+    if not ids or _staff(user):
+        return set()
+    closed = Table.objects.filter(pk__in=ids, deal_group__in=deal_groups_open())
+    if user is not None and getattr(user, "is_authenticated", False):
+        closed = closed.exclude(seats__user=user)
+    return set(closed.values_list("pk", flat=True))
 
 
 def invite_matches(*, table: Table, invite_token) -> bool:
@@ -104,14 +218,18 @@ def table_may_watch(*, table: Table, user, invite_token: str = "") -> bool:
     return False
 
 
-def table_opening(*, table_id, user, invite_token: str = "") -> tuple[dict, list[dict]] | bool | None:
+def table_opening(*, table_id, user, invite_token: str = "") -> tuple[dict, list[dict]] | str | bool | None:
     """What a table socket's handshake reads, in one trip to the database thread: the state as ``user`` sees
-    it and the recent chat; None if there is no such table, False if ``user`` may not watch it."""
+    it and the recent chat; None if there is no such table, False if ``user`` may not watch it, the reason
+    (``watch_refusal``) if only staff may watch it for now."""
     table = table_get(table_id=table_id)
     if table is None:
         return None
     if not table_may_watch(table=table, user=user, invite_token=invite_token):
         return False
+    refusal = watch_refusal(table=table, user=user)
+    if refusal is not None:
+        return refusal
     snapshot = table_snapshot(table=table)
     state = presenters.table_state(snapshot, presenters.seat_of_user(snapshot.seats, user))
     return state, chat_recent(table_id=table_id)

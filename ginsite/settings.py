@@ -314,9 +314,15 @@ GAMES_MAX_OPEN_TABLES = int(os.environ.get("GAMES_MAX_OPEN_TABLES", "5"))
 GAMES_DB_PARALLEL = env_bool("GAMES_DB_PARALLEL", True)
 
 # --- Tournament settings --------------------------------------------------------------------------------
-# Rounds per list staff may choose for a Rommé series (tournaments.md: 6, 12, 18 or 24); the tests widen it
-# to keep their tournaments short. Not read from the environment: the spec fixes it.
+# Rounds per list staff may choose for a Rommé series (tournaments.md: 6, 12, 18 or 24, so that every seat
+# deals equally often at tables of 3 and of 4); the tests widen it to keep their tournaments short. Not read
+# from the environment: the spec fixes it.
 TOURNAMENTS_ROMME_ROUNDS = (6, 12, 18, 24)
+
+# The Ed25519 key that signs exported game records (docs/protocol.md): 64 hex digits (the 32-byte private
+# seed). Empty (the default): derived from SECRET_KEY with HKDF-SHA256, so every daphne of a site signs alike
+# and a new SECRET_KEY means a new record key.
+RECORDS_SIGNING_KEY = os.environ.get("RECORDS_SIGNING_KEY", "")
 
 LOGGING = {
     "version": 1,

@@ -15,7 +15,7 @@ urlpatterns = [
     path("bestenliste/", include(ratings_urls)),
     path("spielen/gewertet/", include((ratings_urls.pool_patterns, "pool"))),
     path("spielen/", include("games.urls")),
-    path("partie/", include("ratings.match_urls")),
+    path("partie/", include("games.match_urls")),
     path("turniere/", include("tournaments.urls")),
 ]
 

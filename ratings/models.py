@@ -8,7 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from games.models import Game, Match, Table
+from games.models import Match, Table
+from games.registry import game_choices
 
 #: openskill's PlackettLuce defaults (μ 25, σ 25/3); a person never rated has this rating.
 DEFAULT_MU = 25.0
@@ -28,7 +29,7 @@ class Rating(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings", verbose_name=_("Spieler")
     )
-    game = models.CharField(_("Spiel"), max_length=10, choices=Game.choices)
+    game = models.CharField(_("Spiel"), max_length=10, choices=game_choices)
     mu = models.FloatField(default=DEFAULT_MU)
     sigma = models.FloatField(default=DEFAULT_SIGMA)
     display = models.IntegerField(_("Wertungszahl"), default=wertungszahl(DEFAULT_MU))
@@ -68,7 +69,7 @@ class RatingChange(models.Model):
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes")
-    game = models.CharField(max_length=10, choices=Game.choices)
+    game = models.CharField(max_length=10, choices=game_choices)
     # The place given to openskill (1 is best; shared places are equal); leavers share the last one.
     place = models.PositiveSmallIntegerField()
     left = models.BooleanField(default=False)
@@ -111,7 +112,7 @@ class PoolEntry(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pool_entry", verbose_name=_("Spieler")
     )
-    game = models.CharField(_("Spiel"), max_length=10, choices=Game.choices)
+    game = models.CharField(_("Spiel"), max_length=10, choices=game_choices)
     # The Wertungszahl when they joined: pairing compares these.
     display = models.IntegerField(_("Wertungszahl"))
     joined_at = models.DateTimeField(_("seit"))

@@ -19,6 +19,7 @@ from django.db.models import Q
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
+from games import registry
 from games import services as game_services
 from games.models import Game, Seat, Table
 from ratings import selectors
@@ -117,7 +118,7 @@ def pool_join(*, user, game: str, now: datetime | None = None) -> PoolEntry:
     """Put ``user`` in the pool of ``game`` (out of any other pool) and pair right away."""
     if user is None or not getattr(user, "is_authenticated", False):
         raise game_services.ServiceError("not_signed_in", _("Bitte melde dich an, um gewertet zu spielen."))
-    if game not in Game.values:
+    if not registry.is_game(game):
         raise game_services.ServiceError("bad_options", _("Unbekanntes Spiel."))
     reason = abandon_guard(user)
     if reason:
@@ -193,7 +194,7 @@ def pool_pair_all(*, now: datetime | None = None) -> list[Table]:
     """The referee's pass: pair each game's pool and drop notices of tables that are over."""
     now = now or timezone.now()
     tables = []
-    for game in Game.values:
+    for game in registry.names():
         tables += pool_pair(game=game, now=now)
     # Read first, delete only what there is: the referee's idle pass writes nothing.
     stale = list(

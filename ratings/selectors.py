@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
-from games.models import Game
+from games import registry
 from ratings.models import DEFAULT_MU, DEFAULT_SIGMA, PROVISIONAL_MATCHES, PoolEntry, Rating, RatingChange
 
 #: The leaderboard shows players with a rated match of that game in this many days.
@@ -31,7 +31,7 @@ def _signed_in(user) -> bool:
 def rating_of(*, user, game: str) -> Rating:
     """``user``'s rating in ``game``: the stored one, or (never rated) an unsaved one at openskill's
     defaults, Wertungszahl 1500, provisional, 0 matches. Has ``.mu .sigma .display .provisional .matches``."""
-    if game not in Game.values:
+    if not registry.is_game(game):
         raise ValueError(f"unknown game {game!r}")
     if _signed_in(user) or getattr(user, "pk", None) is not None:
         rating = Rating.objects.filter(user_id=user.pk, game=game).first()
@@ -95,7 +95,7 @@ def leaderboard(*, game: str, user=None, limit: int = 100, now: datetime | None 
     display, matches, win_share, change_7d) and ``own`` (the signed-in ``user``'s row wherever they stand,
     None if they are not on the board); ``own_rating`` is their rating (None when signed out), so a page
     can say why they are not listed. A fixed number of queries: 1, and 2 more for a signed-in player."""
-    if game not in Game.values:
+    if not registry.is_game(game):
         raise ValueError(f"unknown game {game!r}")
     now = now or timezone.now()
     eligible = _eligible(game=game, now=now)

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from openskill.models import PlackettLuce
 
+from games import registry
 from games.models import Match
 from ratings.models import PROVISIONAL_MATCHES, Rating, RatingChange, wertungszahl
 
@@ -54,12 +55,11 @@ def match_is_rated(match: Match) -> bool:
 
 
 def _won(match: Match, seat: int, place: int, left: bool) -> bool:
-    """Gin: the match won. Rommé: the list won, a shared first place included."""
+    """Whether a seat that stayed won, as its game counts a win (gin: the match; Rommé: the list, a shared
+    first place included)."""
     if left:
         return False
-    if match.game == "gin":
-        return match.result.get("winner") == seat
-    return place == 1
+    return registry.get(match.game).won(match.result, seat, place)
 
 
 def match_rate(*, match_id: int) -> bool:

@@ -16,12 +16,16 @@ from django.utils import formats, timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from games.models import Game, Seat, Table
+from games import registry
+from games.models import Seat, Table
 from games.services import ServiceError
 from ratings import pool, selectors
 from ratings.models import DEFAULT_MU, PROVISIONAL_MATCHES, Rating, wertungszahl
 
-GAME_TABS = [("gin", Game.GIN.label), ("romme", Game.ROMME.label)]
+
+def _game_tabs() -> list[tuple[str, str]]:
+    """Every game's code and name, as the leaderboard's tabs and the pool's buttons list them."""
+    return [(entry.name, entry.label) for entry in registry.entries()]
 
 
 def _signed(delta: int) -> str:
@@ -56,8 +60,9 @@ _NAME_SLOT = "__name__"
 
 
 @require_GET
-def leaderboard(request: HttpRequest, game: str = "gin") -> HttpResponse:
-    if game not in Game.values:
+def leaderboard(request: HttpRequest, game: str = "") -> HttpResponse:
+    game = game or registry.names()[0]
+    if not registry.is_game(game):
         raise Http404
     board = selectors.leaderboard(game=game, user=request.user)
     profile_url = reverse("accounts:public", args=[_NAME_SLOT])
@@ -70,8 +75,8 @@ def leaderboard(request: HttpRequest, game: str = "gin") -> HttpResponse:
         "ratings/leaderboard.html",
         {
             "game": game,
-            "game_name": Game(game).label,
-            "tabs": [{"code": code, "name": name, "current": code == game} for code, name in GAME_TABS],
+            "game_name": registry.get(game).label,
+            "tabs": [{"code": code, "name": name, "current": code == game} for code, name in _game_tabs()],
             "rows": rows,
             "own": own,
             "own_in_rows": own is not None and own["place"] <= len(rows),
@@ -94,7 +99,7 @@ def _wants_json(request: HttpRequest) -> bool:
 
 def pool_state(*, user) -> dict:
     """What the lobby shows about ranked play for ``user``: waiting, table ready, or a wait for abandoning."""
-    state: dict = {"state": "idle", "waiting": {g: selectors.pool_waiting_count(game=g) for g in Game.values}}
+    state: dict = {"state": "idle", "waiting": {g: selectors.pool_waiting_count(game=g) for g in registry.names()}}
     if not getattr(user, "is_authenticated", False):
         state["state"] = "signed_out"
         return state
@@ -104,7 +109,7 @@ def pool_state(*, user) -> dict:
     entry = selectors.pool_entry_of(user=user)
     if entry is not None:
         state["game"] = entry.game
-        state["game_name"] = Game(entry.game).label
+        state["game_name"] = registry.get(entry.game).label
         state["since"] = entry.joined_at
         state["waited_seconds"] = int(max(0.0, (timezone.now() - entry.joined_at).total_seconds()))
         if entry.table_id is not None and entry.table.status in (Table.Status.OPEN, Table.Status.PLAYING):
@@ -118,7 +123,7 @@ def pool_state(*, user) -> dict:
 @login_required
 @require_POST
 def pool_join(request: HttpRequest, game: str) -> HttpResponse:
-    if game not in Game.values:
+    if not registry.is_game(game):
         raise Http404
     try:
         entry = pool.pool_join(user=request.user, game=game)
@@ -165,7 +170,7 @@ def pool_status(request: HttpRequest) -> JsonResponse:
 def pool_panel(request: HttpRequest) -> HttpResponse:
     """The lobby's "Gewertet spielen" panel, rendered here (the lobby fetches it; the games app does not
     know ratings)."""
-    return render(request, "ratings/_pool.html", {"ranked": pool_state(user=request.user), "games": GAME_TABS})
+    return render(request, "ratings/_pool.html", {"ranked": pool_state(user=request.user), "games": _game_tabs()})
 
 
 @never_cache

@@ -3,8 +3,8 @@ actions below), so the admin and the staff page write the same audit log."""
 
 from django.contrib import admin, messages
 
-from games.services import ServiceError
 from tournaments import services
+from tournaments.errors import TournamentError
 from tournaments.models import AuditEntry, Entry, Stage, StageTable, Tournament
 
 
@@ -27,7 +27,7 @@ def _each(service, verb):
         for t in queryset:
             try:
                 service(tournament_id=t.pk, by=request.user)
-            except ServiceError as error:
+            except TournamentError as error:
                 modeladmin.message_user(request, f"{t}: {error.message}", messages.ERROR)
             else:
                 modeladmin.message_user(request, f"{t}: {verb}")

@@ -7,6 +7,8 @@ from __future__ import annotations
 from django.conf import settings as django_settings
 from django.db import models
 
+from games.registry import game_choices
+
 
 class Tournament(models.Model):
     class Status(models.TextChoices):
@@ -23,7 +25,7 @@ class Tournament(models.Model):
         ROUND_ROBIN = "round_robin", "Jeder gegen jeden"
 
     name = models.CharField(max_length=120)
-    game = models.CharField(max_length=10, choices=[("gin", "Gin Rommé"), ("romme", "Rommé")])
+    game = models.CharField(max_length=10, choices=game_choices)
     format = models.CharField(max_length=12, choices=Format.choices)
     # The tournament options of spec/tournaments.md, every default filled in (services normalise them).
     settings = models.JSONField(default=dict)

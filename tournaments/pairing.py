@@ -65,15 +65,32 @@ def romme_seating_random(players: Sequence[Player], sizes: Sequence[int], rng: r
 
 @dataclass(frozen=True)
 class GinResult:
-    """One pairing of a round: ``winner`` beat ``loser`` by ``margin``; a bye has ``loser`` None."""
+    """One pairing of a round: ``winner`` beat ``loser`` by ``margin``; a bye has ``loser`` None.
+
+    A *void* match (it ended without a result: called off, ended by staff) is a loss for both players:
+    ``winner`` and ``loser`` are then just the two players in seat order, nobody scores a win, and they
+    have met (they are not paired again).
+
+    >>> GinResult.void_match("a", "b").players
+    ('a', 'b')
+    """
 
     winner: Player
     loser: Player | None
     margin: int = 0
+    void: bool = False
+
+    @classmethod
+    def void_match(cls, a: Player, b: Player) -> GinResult:
+        return cls(a, b, 0, void=True)
 
     @property
     def bye(self) -> bool:
         return self.loser is None
+
+    @property
+    def players(self) -> tuple[Player, Player | None]:
+        return (self.winner, self.loser)
 
 
 def swiss_rounds(n: int) -> int:
@@ -91,10 +108,11 @@ def had_bye(results: Iterable[GinResult]) -> set[Player]:
 
 
 def match_points(results: Iterable[GinResult], *, win: int = 1, loss: int = 0, bye: int = 1) -> dict[Player, int]:
-    """Match points per player: a win ``win``, a loss ``loss``, a bye ``bye`` (1, 0, 1 by default)."""
+    """Match points per player: a win ``win``, a loss ``loss``, a bye ``bye`` (1, 0, 1 by default); a void
+    match is a loss for both."""
     points: dict[Player, int] = {}
     for r in results:
-        points[r.winner] = points.get(r.winner, 0) + (bye if r.bye else win)
+        points[r.winner] = points.get(r.winner, 0) + (bye if r.bye else loss if r.void else win)
         if not r.bye:
             points[r.loser] = points.get(r.loser, 0) + loss
     return points
@@ -226,7 +244,7 @@ def _head_to_head_split(group: list[Player], results: list[GinResult]) -> list[l
     pairs_met = set()
     for r in results:
         if not r.bye and r.winner in members and r.loser in members:
-            wins[r.winner] += 1
+            wins[r.winner] += 0 if r.void else 1
             pairs_met.add(frozenset((r.winner, r.loser)))
     if len(pairs_met) < len(group) * (len(group) - 1) // 2:
         return None

@@ -4,8 +4,12 @@ site starts by itself, and the results it records when a tournament table's matc
 Each public function runs in one transaction with the tournament row locked (``select_for_update``; on
 SQLite the IMMEDIATE transaction serialises writers) and is idempotent where a retry is possible: a stage
 is unique per tournament and number, a table's result is recorded once. Tables are opened through
-``games.services`` only. Refusals raise ``games.services.ServiceError`` (``code``, German ``message``)
-before anything is written. Every staff action goes to the audit log (who, when, what, why).
+``games.services`` only. Refusals raise :class:`tournaments.errors.TournamentError` (``code``, German
+``message``; re-exported here) before anything is written; a games service refusing a step is passed on
+as one. Every staff action goes to the audit log (who, when, what, why).
+
+The tournament's format (``tournaments.formats``) decides everything format-specific: its options, its
+stages and their seating, a table's result, when it is over; nothing here branches on a format's name.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import logging
-import secrets
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -22,52 +26,38 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from games import engines
 from games import services as games_services
 from games.models import Match, Table
 from games.services import ServiceError
-from tournaments import pairing
+from tournaments import formats
+from tournaments.errors import TournamentError
 from tournaments.models import AuditEntry, Entry, Stage, StageTable, Tournament
-from tournaments.scoring import list_result
 
 logger = logging.getLogger(__name__)
-
-FORMATS = {"romme": ("series",), "gin": ("swiss", "knockout", "round_robin")}
-ROMME_ROUNDS = (6, 12, 18, 24)
-MAX_ROUND_ROBIN = 10
-
-_COMMON_DEFAULTS = {"max_players": None, "check_in_minutes": 10, "break_minutes": 2}
-_DEFAULTS = {
-    "series": {"series": 3, "rounds": 12, "table_size": 4, "same_deals": False, "min_players": 3},
-    "swiss": {"rounds": None, "min_players": 2, "forfeit_minutes": 5, "win": 1, "loss": 0, "bye": 1},
-    "knockout": {"min_players": 2, "forfeit_minutes": 5, "win": 1, "loss": 0, "bye": 1},
-    "round_robin": {"min_players": 2, "forfeit_minutes": 5, "win": 1, "loss": 0, "bye": 1},
-}
-
 
 # --- checks -----------------------------------------------------------------------------------------------
 
 
 def _require_staff(by) -> None:
     if by is None or not getattr(by, "is_staff", False):
-        raise ServiceError("not_allowed", "Das dürfen nur Turnierleiter (Mitarbeiter).")
+        raise TournamentError("not_allowed", "Das dürfen nur Turnierleiter (Mitarbeiter).")
 
 
 def _require_signed_in(user) -> None:
     if user is None or not getattr(user, "is_authenticated", False):
-        raise ServiceError("not_signed_in", "Bitte melde dich an, um an einem Turnier teilzunehmen.")
+        raise TournamentError("not_signed_in", "Bitte melde dich an, um an einem Turnier teilzunehmen.")
 
 
 def _locked(tournament_id) -> Tournament:
     try:
         return Tournament.objects.select_for_update().get(pk=int(tournament_id))
     except (Tournament.DoesNotExist, TypeError, ValueError):
-        raise ServiceError("no_tournament", "Dieses Turnier gibt es nicht.") from None
+        raise TournamentError("no_tournament", "Dieses Turnier gibt es nicht.") from None
 
 
 def _require_status(t: Tournament, *statuses: str) -> None:
     if t.status not in statuses:
-        raise ServiceError(
+        raise TournamentError(
             "bad_status", f"Das geht nicht, solange das Turnier „{t.get_status_display()}“ ist."
         )
 
@@ -79,88 +69,39 @@ def _audit(t: Tournament, by, action: str, reason: str = "", **details: Any) -> 
     )
 
 
-def _int_setting(name: str, value: Any, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-        where = f"{low} bis {high}" if high is not None else f"mindestens {low}"
-        raise ServiceError("bad_settings", f"Die Turnieroption {name} muss eine ganze Zahl sein ({where}).")
-    return value
-
-
-def romme_rounds_allowed() -> tuple[int, ...]:
-    """Rounds per list staff may choose (tournaments.md); the test setting widens it to keep tests short."""
-    from django.conf import settings
-
-    return tuple(settings.TOURNAMENTS_ROMME_ROUNDS)
+def _format_class(game: str, format: str) -> type[formats.TournamentFormat]:
+    games = formats.games()
+    if game not in games:
+        raise TournamentError("bad_settings", f"Unbekanntes Spiel {game!r} ({' oder '.join(sorted(games))}).")
+    names = formats.names(game)
+    if format not in names:
+        raise TournamentError("bad_settings", f"Für {game} gibt es die Formen {', '.join(names)}.")
+    return formats.get(format)
 
 
 def normalize_settings(game: str, format: str, given: dict | None) -> dict:
-    """Every tournament option of tournaments.md with its default filled in, each checked."""
-    if game not in FORMATS:
-        raise ServiceError("bad_settings", f"Unbekanntes Spiel {game!r} (gin oder romme).")
-    if format not in FORMATS[game]:
-        raise ServiceError("bad_settings", f"Für {game} gibt es die Formen {', '.join(FORMATS[game])}.")
-    if given is not None and not isinstance(given, dict):
-        raise ServiceError("bad_settings", "Die Turnieroptionen müssen ein Objekt sein.")
-    defaults = {**_COMMON_DEFAULTS, **_DEFAULTS[format]}
-    unknown = set(given or {}) - set(defaults)
-    if unknown:
-        raise ServiceError("bad_settings", f"Unbekannte Turnieroption(en): {', '.join(sorted(map(str, unknown)))}.")
-    s = {**defaults, **(given or {})}
-    if s["max_players"] is not None:
-        _int_setting("max_players", s["max_players"], 2)
-    _int_setting("min_players", s["min_players"], 3 if game == "romme" else 2)
-    _int_setting("check_in_minutes", s["check_in_minutes"], 0, 24 * 60)
-    _int_setting("break_minutes", s["break_minutes"], 0, 24 * 60)
-    if format == "series":
-        _int_setting("series", s["series"], 1, 10)
-        if s["rounds"] not in romme_rounds_allowed() or isinstance(s["rounds"], bool):
-            allowed = ", ".join(map(str, romme_rounds_allowed()))
-            raise ServiceError("bad_settings", f"Runden je Liste: {allowed}.")
-        _int_setting("table_size", s["table_size"], 3, 6)
-        if not isinstance(s["same_deals"], bool):
-            raise ServiceError("bad_settings", "same_deals ist an oder aus (true/false).")
-    else:
-        _int_setting("forfeit_minutes", s["forfeit_minutes"], 1, 24 * 60)
-        for name in ("win", "loss", "bye"):
-            _int_setting(name, s[name], 0, 10)
-        if format == "swiss" and s["rounds"] is not None:
-            _int_setting("rounds", s["rounds"], 1, 30)
-        if format == "round_robin":
-            cap = MAX_ROUND_ROBIN if s["max_players"] is None else min(s["max_players"], MAX_ROUND_ROBIN)
-            s["max_players"] = _int_setting("max_players", cap, 2, MAX_ROUND_ROBIN)
-    return s
+    """Every tournament option of tournaments.md with its default filled in, each checked (by the format)."""
+    return _format_class(game, format).normalize_settings(given)
 
 
-def masters_options(options: dict) -> dict:
-    """Rommé table options with Masters scoring on."""
-    return {**{k: v for k, v in options.items() if k not in ("scoring", "tournament")}, "scoring": "masters"}
-
-
-def table_options(t: Tournament, seats: int | None = None) -> dict:
-    """The options a table of this tournament opens with."""
-    if t.game == "romme":
-        return masters_options({**t.options, "rounds": t.settings["rounds"]})
-    return dict(t.options)
+def table_options(t: Tournament, seats: int) -> dict:
+    """The options a table of this tournament with ``seats`` seats opens with."""
+    return formats.of(t).table_options(seats)
 
 
 def _check_options(game: str, format: str, options: dict | None, s: dict) -> dict:
     if options is not None and not isinstance(options, dict):
-        raise ServiceError("bad_options", "Die Tischoptionen müssen ein Objekt sein.")
-    options = dict(options or {})
-    for name in ("seats", "rounds", "scoring", "tournament"):
-        if name in options and game == "romme":
-            raise ServiceError("bad_options", f"Die Tischoption {name} legt das Turnier fest.")
+        raise TournamentError("bad_options", "Die Tischoptionen müssen ein Objekt sein.")
+    return _format_class(game, format).check_options(dict(options or {}), s)
+
+
+@contextmanager
+def _games_refusal():
+    """A games service refusing a step the tournament takes is the tournament's refusal (same message)."""
     try:
-        if game == "romme":
-            engines.engine("romme").normalize_options(masters_options({**options, "rounds": s["rounds"]}),
-                                                      seats=s["table_size"])
-        else:
-            normalized = engines.engine("gin").normalize_options(options)
-            if normalized["hollywood"]:
-                raise ServiceError("bad_options", "Hollywood kann unentschieden enden; im Turnier gibt es das nicht.")
-    except ValueError as error:
-        raise ServiceError("bad_options", f"Ungültige Tischoption: {error}") from None
-    return options
+        yield
+    except ServiceError as error:
+        raise TournamentError(error.code, error.message) from error
 
 
 def _seed_rating(user, game: str):
@@ -189,7 +130,7 @@ def tournament_create(
     _require_staff(by)
     name = (name or "").strip()
     if not name or len(name) > 120:
-        raise ServiceError("bad_settings", "Ein Turnier braucht einen Namen (bis 120 Zeichen).")
+        raise TournamentError("bad_settings", "Ein Turnier braucht einen Namen (bis 120 Zeichen).")
     s = normalize_settings(game, format, settings)
     options = _check_options(game, format, options, s)
     with transaction.atomic():
@@ -213,7 +154,7 @@ def tournament_edit(*, tournament_id, by, name=None, settings=None, options=None
         if name is not None:
             name = name.strip()
             if not name or len(name) > 120:
-                raise ServiceError("bad_settings", "Ein Turnier braucht einen Namen (bis 120 Zeichen).")
+                raise TournamentError("bad_settings", "Ein Turnier braucht einen Namen (bis 120 Zeichen).")
             t.name = changed["name"] = name
         if settings is not None:
             t.settings = changed["settings"] = normalize_settings(t.game, t.format, {**_given(t), **settings})
@@ -311,13 +252,13 @@ def tournament_check_in(*, tournament_id, user, now: datetime | None = None) -> 
             tournament=t, user=user, status__in=(Entry.Status.REGISTERED, Entry.Status.WAITING)
         ).first()
         if entry is None:
-            raise ServiceError("not_registered", "Du bist für dieses Turnier nicht angemeldet.")
+            raise TournamentError("not_registered", "Du bist für dieses Turnier nicht angemeldet.")
         if not t.settings.get("check_in_minutes"):
-            raise ServiceError("no_check_in", "Bei diesem Turnier gibt es kein Einchecken.")
+            raise TournamentError("no_check_in", "Bei diesem Turnier gibt es kein Einchecken.")
         opens = check_in_opens_at(t)
         if opens is not None and now < opens:
-            raise ServiceError("check_in_closed", "Das Einchecken beginnt erst "
-                               f"{t.settings['check_in_minutes']} Minuten vor dem Start.")
+            raise TournamentError("check_in_closed", "Das Einchecken beginnt erst "
+                                  f"{t.settings['check_in_minutes']} Minuten vor dem Start.")
         if entry.checked_in_at is None:
             entry.checked_in_at = now
             entry.save(update_fields=["checked_in_at"])
@@ -359,23 +300,20 @@ def tournament_start(*, tournament_id, by=None, now: datetime | None = None) -> 
         t.status = Tournament.Status.RUNNING
         t.started_at = now
         t.save(update_fields=["status", "started_at"])
-        if t.format == "knockout":
-            _seed_knockout(t, playing)
+        seeds = formats.of(t).seeds(playing, _rating_for(t))
+        for entry in playing:
+            if entry.user_id in seeds:
+                entry.seed = seeds[entry.user_id]
+                entry.save(update_fields=["seed"])
         _stage_start(t, 1, now)
     return t
 
 
-def _seed_knockout(t: Tournament, entries: list[Entry]) -> None:
-    rng = secrets.SystemRandom()
-    rated, provisional = [], []
-    for entry in entries:
-        r = _seed_rating(entry.user, t.game)
-        (provisional if getattr(r, "provisional", False) else rated).append((r.display, entry))
-    rated.sort(key=lambda pair: (-pair[0], pair[1].number))
-    rng.shuffle(provisional)
-    for seed, (_, entry) in enumerate(rated + provisional, start=1):
-        entry.seed = seed
-        entry.save(update_fields=["seed"])
+def _rating_for(t: Tournament):
+    """The seeding rating of a user in ``t``'s game, as the formats take it (looked up when called, so a
+    test may replace ``_seed_rating``)."""
+    game = formats.of(t).game
+    return lambda user: _seed_rating(user, game)
 
 
 def tournament_next_stage(*, tournament_id, by, now: datetime | None = None) -> Stage | None:
@@ -387,22 +325,14 @@ def tournament_next_stage(*, tournament_id, by, now: datetime | None = None) -> 
         _require_status(t, Tournament.Status.RUNNING)
         current = t.stages.filter(number=t.current_stage).first()
         if current is not None and current.finished_at is None:
-            raise ServiceError("stage_running", "Die laufende Runde ist noch nicht zu Ende.")
+            raise TournamentError("stage_running", "Die laufende Runde ist noch nicht zu Ende.")
         _audit(t, by, "next_stage", stage=t.current_stage + 1)
         return _stage_start(t, t.current_stage + 1, now)
 
 
 def stage_count(t: Tournament, players: int | None = None) -> int:
     """How many stages the tournament has (fixed at the start)."""
-    if players is None:
-        players = t.entries.filter(status__in=(Entry.Status.PLAYING, Entry.Status.REMOVED)).count()
-    if t.format == "series":
-        return t.settings["series"]
-    if t.format == "swiss":
-        return t.settings["rounds"] or pairing.swiss_rounds(players)
-    if t.format == "knockout":
-        return pairing.knockout_rounds(players)
-    return players - 1 if players % 2 == 0 else players
+    return formats.of(t).stage_count(players)
 
 
 def _stage_start(t: Tournament, number: int, now: datetime) -> Stage:
@@ -416,24 +346,27 @@ def _stage_start(t: Tournament, number: int, now: datetime) -> Stage:
             stage = Stage.objects.create(tournament=t, number=number)
     except IntegrityError:
         return t.stages.get(number=number)
-    seating = _seating(t, number)
-    if t.game == "romme" and t.settings.get("same_deals"):
-        stage.deal_seeds = {str(size): secrets.token_hex(16) for size in sorted({len(s) for s in seating})}
+    fmt = formats.of(t)
+    seating = fmt.seating(number, _rating_for(t))
+    deal_seeds = fmt.deal_seeds(seating)
+    if deal_seeds:
+        stage.deal_seeds = deal_seeds
         stage.save(update_fields=["deal_seeds"])
     users = get_user_model().objects.in_bulk({u for seats in seating for u in seats if u is not None})
     for index, seats in enumerate(seating, start=1):
-        if None in seats:  # a gin bye (or a knockout walkover)
-            winner = next(u for u in seats if u is not None)
-            StageTable.objects.create(stage=stage, number=index, users=[winner, None], finished_at=now,
-                                      result={"winner": winner, "loser": None, "margin": 0})
+        if None in seats:  # a bye (or a knockout walkover): decided when the stage starts
+            StageTable.objects.create(stage=stage, number=index, users=list(seats), finished_at=now,
+                                      result=fmt.bye_result(list(seats)))
             continue
         extra = {}
         if stage.deal_seeds:
             extra["deal_seed"] = f"{stage.deal_seeds[str(len(seats))]}"
-        table = games_services.table_create_seated(
-            game=t.game, users=[users[u] for u in seats], options=table_options(t, len(seats)), ranked=True,
-            tournament=True, created_by=t.created_by, **extra,
-        )
+            extra["deal_group"] = f"tournament-stage-{stage.pk}"  # closed together until the stage has ended
+        with _games_refusal():
+            table = games_services.table_create_seated(
+                game=fmt.game, users=[users[u] for u in seats], options=fmt.table_options(len(seats)), ranked=True,
+                tournament=True, created_by=t.created_by, **extra,
+            )
         StageTable.objects.create(stage=stage, number=index, table=table, users=list(seats))
     t.current_stage = number
     t.next_stage_at = None
@@ -441,53 +374,6 @@ def _stage_start(t: Tournament, number: int, now: datetime) -> Stage:
     _audit(t, None, "stage_start", stage=number, tables=[list(s) for s in seating])
     _stage_check_finished(t, stage, now)
     return stage
-
-
-def _seating(t: Tournament, number: int) -> list[list[int | None]]:
-    from tournaments import selectors
-
-    entries = list(t.entries.filter(status=Entry.Status.PLAYING).order_by("number"))
-    if t.format == "series":
-        active = [e.user_id for e in entries if not e.out]
-        sizes = pairing.romme_table_sizes(len(active), t.settings["table_size"])
-        if number == 1:
-            return pairing.romme_seating_random(active, sizes, secrets.SystemRandom())
-        order = [row["user_id"] for row in selectors.tournament_standings(tournament_id=t.pk)]
-        return pairing.romme_seating([u for u in order if u in set(active)], sizes)
-    history = selectors.gin_results(t)
-    if t.format == "swiss":
-        s = t.settings
-        points = pairing.match_points(history, win=s["win"], loss=s["loss"], bye=s["bye"])
-        rating = {e.user_id: _seed_rating(e.user, t.game).display for e in entries}
-        ranked = sorted((e.user_id for e in entries), key=lambda u: -rating[u])  # stable: registration order
-        ranked.sort(key=lambda u: -points.get(u, 0))
-        pairs, bye = pairing.swiss_pairings(ranked, points, history)
-        return [list(p) for p in pairs] + ([[bye, None]] if bye is not None else [])
-    if t.format == "knockout":
-        if number == 1:
-            seeded = [e.user_id for e in sorted(entries, key=lambda e: e.seed or 0)]
-            return [list(p) for p in pairing.knockout_first_round(seeded)]
-        previous = t.stages.get(number=number - 1)
-        winners = [selectors.knockout_winner(st) for st in previous.tables.order_by("number")]
-        removed = set(t.entries.filter(status=Entry.Status.REMOVED).values_list("user_id", flat=True))
-        seats = []
-        for a, b in pairing.knockout_next_round(winners):
-            # A removed player forfeits: the other goes through (a walkover is recorded as a bye).
-            seats.append([a, None] if b in removed else [b, None] if a in removed else [a, b])
-        return seats
-    everyone = sorted(
-        {*[e.user_id for e in entries],
-         *t.entries.filter(status=Entry.Status.REMOVED).values_list("user_id", flat=True)},
-        key=lambda u: next((e.number for e in t.entries.all() if e.user_id == u), 0),
-    )
-    schedule = pairing.round_robin_rounds(everyone)
-    removed = set(t.entries.filter(status=Entry.Status.REMOVED).values_list("user_id", flat=True))
-    seats = []
-    for a, b in schedule[number - 1]:
-        if a in removed and (b is None or b in removed):
-            continue
-        seats.append([b, None] if a in removed else [a, None] if b in removed or b is None else [a, b])
-    return seats
 
 
 # --- results ------------------------------------------------------------------------------------------
@@ -510,40 +396,16 @@ def match_recorded(*, match_id: int, now: datetime | None = None) -> StageTable 
         if st.finished_at is not None:
             return st
         match = Match.objects.get(pk=match_id)
-        st.result = _result_of(t, st, match)
+        fmt = formats.of(t)
+        st.result = fmt.table_result(st, match)
         st.finished_at = now
         st.save(update_fields=["result", "finished_at"])
-        if t.game == "romme":
-            out = [s["user_id"] for s in st.result.get("seats", []) if s["abbruch"]]
-            if out:
-                t.entries.filter(user_id__in=out).update(out=True)
+        out = [user_id for user_id, abandoned in fmt.abandoned(st.result).items() if abandoned]
+        if out:
+            t.entries.filter(user_id__in=out).update(out=True)
         if t.status == Tournament.Status.RUNNING:
             _stage_check_finished(t, st.stage, now)
     return st
-
-
-def _result_of(t: Tournament, st: StageTable, match: Match) -> dict:
-    result = match.result or {}
-    if match.status != Match.Status.FINISHED or not result:
-        return {"void": True}
-    if t.game == "romme":
-        left = result.get("left") or [False] * len(st.users)
-        seats = []
-        for i, user_id in enumerate(st.users):
-            wp, augen = result["wertungspunkte"][i], result["augen"][i]
-            seats.append({
-                "user_id": user_id,
-                "result": list_result(wertungspunkte=[wp], points=[augen], aborted=bool(left[i])),
-                "wertungspunkte": wp, "augen": augen, "rounds_won": result["rounds_won"][i],
-                "abbruch": bool(left[i]),
-            })
-        return {"seats": seats}
-    winner = result.get("winner")
-    if not isinstance(winner, int):
-        return {"void": True}
-    final = result.get("final") or [0, 0]
-    return {"winner": st.users[winner], "loser": st.users[1 - winner],
-            "margin": max(0, int(final[winner]) - int(final[1 - winner]))}
 
 
 def _stage_check_finished(t: Tournament, stage: Stage, now: datetime) -> None:
@@ -561,14 +423,7 @@ def _stage_check_finished(t: Tournament, stage: Stage, now: datetime) -> None:
 
 
 def _is_last_stage(t: Tournament, number: int) -> bool:
-    if number >= stage_count(t):
-        return True
-    active = t.entries.filter(status=Entry.Status.PLAYING)
-    if t.format == "series":
-        return active.filter(out=False).count() < 2
-    if t.format == "swiss":
-        return active.count() < 2
-    return False
+    return formats.of(t).is_over(number)
 
 
 def _finish(t: Tournament, now: datetime) -> None:
@@ -633,14 +488,15 @@ def tournament_cancel(*, tournament_id, by, reason: str = "", now: datetime | No
         _audit(t, by, "cancel", reason)
         playing = StageTable.objects.filter(stage__tournament=t, table__status=Table.Status.PLAYING)
         for table_id in playing.values_list("table_id", flat=True):
-            games_services.table_close(table_id=table_id, by=by)
+            with _games_refusal():
+                games_services.table_close(table_id=table_id, by=by)
     return t
 
 
 def _entry(t: Tournament, user_id) -> Entry:
     entry = t.entries.filter(user_id=getattr(user_id, "pk", user_id)).first()
     if entry is None:
-        raise ServiceError("not_registered", "Diese Person spielt in diesem Turnier nicht mit.")
+        raise TournamentError("not_registered", "Diese Person spielt in diesem Turnier nicht mit.")
     return entry
 
 
@@ -662,7 +518,8 @@ def tournament_player_remove(*, tournament_id, user_id, by, reason: str = "") ->
             if entry.user_id in st.users and st.table.status == Table.Status.PLAYING:
                 seat = st.users.index(entry.user_id)
                 if not st.table.seats.get(index=seat).left:
-                    games_services.seat_remove(table_id=st.table_id, seat=seat, by=by)
+                    with _games_refusal():
+                        games_services.seat_remove(table_id=st.table_id, seat=seat, by=by)
     return entry
 
 
@@ -674,11 +531,10 @@ def tournament_player_reinstate(*, tournament_id, user_id, by, reason: str = "")
         _require_status(t, Tournament.Status.RUNNING)
         entry = _entry(t, user_id)
         if entry.status not in (Entry.Status.REMOVED, Entry.Status.PLAYING):
-            raise ServiceError("not_registered", "Diese Person spielt in diesem Turnier nicht mit.")
+            raise TournamentError("not_registered", "Diese Person spielt in diesem Turnier nicht mit.")
         if entry.status == Entry.Status.PLAYING and not entry.out:
             return entry
-        if t.format == "knockout":
-            raise ServiceError("not_allowed", "Im K.-o.-System ist ausgeschieden ausgeschieden.")
+        formats.of(t).check_reinstate()
         entry.status, entry.out = Entry.Status.PLAYING, False
         entry.save(update_fields=["status", "out"])
         _audit(t, by, "reinstate", reason, user_id=entry.user_id)
@@ -694,30 +550,29 @@ def tournament_result_correct(*, tournament_id, stage_table_id, by, result: dict
     """
     _require_staff(by)
     if not (reason or "").strip():
-        raise ServiceError("reason_needed", "Eine Korrektur braucht eine Begründung.")
+        raise TournamentError("reason_needed", "Eine Korrektur braucht eine Begründung.")
     with transaction.atomic():
         t = _locked(tournament_id)
         _require_status(t, Tournament.Status.RUNNING, Tournament.Status.FINISHED)
         try:
             st = StageTable.objects.select_related("stage").get(pk=stage_table_id, stage__tournament=t)
         except (StageTable.DoesNotExist, TypeError, ValueError):
-            raise ServiceError("no_table", "Diesen Turniertisch gibt es nicht.") from None
+            raise TournamentError("no_table", "Diesen Turniertisch gibt es nicht.") from None
         if st.finished_at is None:
-            raise ServiceError("not_finished", "Dieser Tisch spielt noch.")
-        corrected = _checked_correction(t, st, result)
-        if t.format == "knockout" and t.stages.filter(number__gt=st.stage.number).exists():
-            old = (st.result or {}).get("winner")
-            if old != corrected["winner"]:
-                raise ServiceError("too_late", "Die nächste K.-o.-Runde läuft schon; der Sieger steht fest.")
+            raise TournamentError("not_finished", "Dieser Tisch spielt noch.")
+        fmt = formats.of(t)
+        if not isinstance(result, dict):
+            raise TournamentError("bad_result", "Das Ergebnis hat nicht die erwartete Form.")
+        corrected = fmt.corrected_result(st, result)
         if st.original_result is None:
             st.original_result = st.result
         before = st.result
         st.result = corrected
         st.save(update_fields=["result", "original_result"])
-        if t.game == "romme" and not t.stages.filter(number__gt=st.stage.number).exists():
-            # The Abbruch decides who is out of the next series, as long as it has not started.
-            for seat in corrected["seats"]:
-                t.entries.filter(user_id=seat["user_id"]).update(out=seat["abbruch"])
+        if not t.stages.filter(number__gt=st.stage.number).exists():
+            # An abandoned table decides who is out of the next stage, as long as it has not started.
+            for user_id, abandoned in fmt.abandoned(corrected).items():
+                t.entries.filter(user_id=user_id).update(out=abandoned)
         _audit(t, by, "correct", reason.strip(), stage=st.stage.number, table=st.number, before=before,
                after=corrected)
         if t.status == Tournament.Status.FINISHED:
@@ -728,34 +583,6 @@ def tournament_result_correct(*, tournament_id, stage_table_id, by, result: dict
             t.final_standings = selectors.tournament_standings(tournament_id=t.pk)
             t.save(update_fields=["final_standings"])
     return st
-
-
-def _checked_correction(t: Tournament, st: StageTable, result: Any) -> dict:
-    bad = ServiceError("bad_result", "Das Ergebnis hat nicht die erwartete Form.")
-    if not isinstance(result, dict):
-        raise bad
-    if t.game == "romme":
-        seats = result.get("seats")
-        if not isinstance(seats, list) or sorted(s.get("user_id") for s in seats if isinstance(s, dict)) != sorted(st.users):
-            raise bad
-        out = []
-        for seat in seats:
-            try:
-                wp, augen, won = int(seat["wertungspunkte"]), int(seat["augen"]), int(seat["rounds_won"])
-            except (KeyError, TypeError, ValueError):
-                raise bad from None
-            if augen < 0 or won < 0:
-                raise bad
-            abbruch = bool(seat.get("abbruch", False))
-            out.append({"user_id": seat["user_id"], "result": list_result(wertungspunkte=[wp], points=[augen],
-                        aborted=abbruch), "wertungspunkte": wp, "augen": augen, "rounds_won": won,
-                        "abbruch": abbruch})
-        order = {u: i for i, u in enumerate(st.users)}
-        return {"seats": sorted(out, key=lambda s: order[s["user_id"]])}
-    winner, margin = result.get("winner"), result.get("margin", 0)
-    if None in st.users or winner not in st.users or isinstance(margin, bool) or not isinstance(margin, int) or margin < 0:
-        raise bad
-    return {"winner": winner, "loser": next(u for u in st.users if u != winner), "margin": margin}
 
 
 def tournament_standings_csv(*, tournament_id, by) -> str:
@@ -826,19 +653,23 @@ def _next_stage_due(*, tournament_id, now: datetime) -> None:
 
 
 def _forfeits(now: datetime) -> int:
-    """Gin: a player who has not played a single move of their own ``forfeit_minutes`` after the match
-    started, while the server already had to move for them, loses the match (resigned for them)."""
+    """Formats with a forfeit rule (gin): a player who has not played a single move of their own
+    ``forfeit_minutes`` after the match started, while the server already had to move for them, loses the
+    match (resigned for them)."""
     from games.models import Move
 
     done = 0
     open_tables = StageTable.objects.filter(
-        finished_at__isnull=True, table__status=Table.Status.PLAYING, stage__tournament__game="gin",
+        finished_at__isnull=True, table__status=Table.Status.PLAYING,
         stage__tournament__status=Tournament.Status.RUNNING,
     ).select_related("table__current_match", "stage__tournament")
     for st in open_tables:
         match = st.table.current_match
-        minutes = st.stage.tournament.settings.get("forfeit_minutes", 5)
-        if match is None or match.started_at + timedelta(minutes=minutes) > now:
+        try:
+            minutes = formats.of(st.stage.tournament).forfeit_minutes()
+        except KeyError:  # a format no longer registered: its tournament cannot be run
+            continue
+        if minutes is None or match is None or match.started_at + timedelta(minutes=minutes) > now:
             continue
         moves = match.moves.values_list("seat", "by")
         for seat, user_id in enumerate(st.users):

@@ -3,7 +3,9 @@ Thin: every write is one call of ``tournaments.services``; a refusal is shown as
 
 from __future__ import annotations
 
-from datetime import datetime
+import csv
+import io
+import re
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
@@ -12,13 +14,13 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from games.services import ServiceError
-from tournaments import selectors, services
+from games import selectors as games_selectors
+from tournaments import forms, selectors, services
 from tournaments.models import Entry, Tournament
+from tournaments.services import TournamentError
 
 
 def tournament_list(request: HttpRequest) -> HttpResponse:
@@ -33,26 +35,10 @@ def _names(ids) -> dict:
 
 
 def settings_in_words(t: Tournament) -> list[str]:
-    """The tournament's options in plain words (German source strings, translated)."""
+    """The tournament's options in plain words (German source strings, translated): the format's own,
+    then those every tournament has."""
     s = t.settings
-    words = []
-    if t.format == "series":
-        words += [_("%(n)d Serien zu je %(r)d Runden") % {"n": s["series"], "r": s["rounds"]},
-                  _("Tische zu %(k)d Spielern, gesetzt nach Tabellenstand") % {"k": s["table_size"]},
-                  _("Masters-Wertung: 10 × Wertungspunkte − Augen, Abbruch −700")]
-        if s["same_deals"]:
-            words.append(_("Gleiche Karten: alle Tische einer Größe spielen dieselben Verteilungen"))
-    else:
-        words.append({"swiss": _("Schweizer System, keine Paarung doppelt"),
-                      "knockout": _("K.-o.-System, gesetzt nach Wertungszahl"),
-                      "round_robin": _("Jeder gegen jeden")}[t.format])
-        if t.format == "swiss":
-            words.append(_("%(n)s Runden") % {"n": s["rounds"] or _("automatisch viele")})
-        target = t.options.get("target", 100)
-        words.append(_("Eine Partie bis %(t)d Punkte") % {"t": target} if target else _("Eine Runde entscheidet"))
-        words.append(_("Sieg %(w)d, Niederlage %(l)d, Freilos %(b)d Punkt(e)") % {"w": s["win"], "l": s["loss"],
-                                                                                 "b": s["bye"]})
-        words.append(_("Wer %(m)d Minuten nach Beginn nicht gespielt hat, verliert") % {"m": s["forfeit_minutes"]})
+    words = selectors.tournament_format(tournament=t).words()
     if s["max_players"]:
         words.append(_("Höchstens %(n)d Teilnehmer") % {"n": s["max_players"]})
     words.append(_("Mindestens %(n)d Teilnehmer") % {"n": s["min_players"]})
@@ -72,22 +58,27 @@ def _context(request: HttpRequest, t: Tournament) -> dict:
     names = _names([e.user_id for e in entries] + [u for r in tables for u in r["users"]])
     me = request.user.pk if request.user.is_authenticated else None
     tables.sort(key=lambda r: me not in r["users"])  # the player's own table first
+    staff_only = games_selectors.tables_staff_only(table_ids=[r["table"] for r in tables], user=request.user)
     for row in tables:
         row["names"] = [names.get(u, _("Freilos")) if u else _("Freilos") for u in row["users"]]
         row["mine"] = me in row["users"]
+        row["staff_only"] = row["table"] in staff_only
+    fmt = selectors.tournament_format(tournament=t)
+    columns = fmt.columns()
     for row in standings:
         row["name"] = names.get(row["user_id"], "?")
-        for entry in row["stages"]:
-            if entry and "opponent" in entry:
-                entry["opponent_name"] = names.get(entry["opponent"], _("Freilos")) if entry["opponent"] else _("Freilos")
+        row["cells"] = [row.get(key) for _label, key in columns]
+        row["stage_cells"] = [fmt.stage_cell(entry, names) for entry in row["stages"]]
     stage_numbers = list(range(1, max((len(r["stages"]) for r in standings), default=0) + 1))
     countdown = t.starts_at if t.status == Tournament.Status.REGISTRATION else (
         t.next_stage_at if t.status == Tournament.Status.RUNNING and not t.paused else None)
     return {
         "t": t, "words": settings_in_words(t), "standings": standings, "tables": tables, "entries": entries,
         "names": names, "entry": selectors.entry_of(tournament=t, user=request.user), "stage_numbers": stage_numbers,
+        "format_label": fmt.label, "columns": [label for label, _key in columns],
+        "stage_labels": [fmt.stage_label(n) for n in stage_numbers],
         "countdown": countdown, "places_left": selectors.places_left(t),
-        "check_in_open": _check_in_open(t), "bracket": _bracket(t, names) if t.format == "knockout" else None,
+        "check_in_open": _check_in_open(t), "bracket": fmt.bracket(names),
         "players": [e for e in entries if e.status in (Entry.Status.REGISTERED, Entry.Status.PLAYING,
                                                         Entry.Status.REMOVED)],
         "waiting": [e for e in entries if e.status == Entry.Status.WAITING],
@@ -99,20 +90,6 @@ def _check_in_open(t: Tournament) -> bool:
         return False
     opens = services.check_in_opens_at(t)
     return opens is None or timezone.now() >= opens
-
-
-def _bracket(t: Tournament, names: dict) -> list[dict]:
-    """The knockout bracket, round by round: each match's players and winner."""
-    rounds = []
-    for stage in selectors.stages_of(t):
-        matches = []
-        for st in stage.tables.all():
-            winner = (st.result or {}).get("winner")
-            matches.append({"players": [{"name": names.get(u, _("Freilos")) if u else _("Freilos"),
-                                         "won": u is not None and u == winner} for u in st.users],
-                            "table": st.table_id})
-        rounds.append({"number": stage.number, "matches": matches})
-    return rounds
 
 
 def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
@@ -133,7 +110,7 @@ def _player_action(service, success):
     def view(request: HttpRequest, tournament_id: int) -> HttpResponse:
         try:
             service(tournament_id=tournament_id, user=request.user)
-        except ServiceError as error:
+        except TournamentError as error:
             messages.error(request, error.message)
         else:
             messages.success(request, success())
@@ -147,63 +124,109 @@ check_in = _player_action(services.tournament_check_in, lambda: _("Du bist einge
 
 
 # --- staff ------------------------------------------------------------------------------------------------
-
-
-def _when(raw: str) -> datetime | None:
-    if not raw:
-        return None
-    parsed = parse_datetime(raw)
-    if parsed is None:
-        raise ServiceError("bad_settings", _("Startzeit bitte als JJJJ-MM-TT HH:MM."))
-    return timezone.make_aware(parsed) if timezone.is_naive(parsed) else parsed
-
-
-def _ints(post, names) -> dict:
-    out = {}
-    for name in names:
-        raw = post.get(name, "").strip()
-        if raw:
-            try:
-                out[name] = int(raw)
-            except ValueError:
-                raise ServiceError("bad_settings", _("%(n)s muss eine ganze Zahl sein.") % {"n": name}) from None
-    return out
+# Every staff post is read by a form of tournaments.forms; a refusal (a field error or the service's) shows
+# the staff page again with the posted values and the reason (400), a success redirects with a message.
 
 
 @staff_member_required
 def staff_create(request: HttpRequest) -> HttpResponse:
-    if request.method == "POST":
-        kind = request.POST.get("kind", "romme:series")
-        game, _sep, format = kind.partition(":")
-        settings = _ints(request.POST, ("series", "rounds", "table_size", "max_players", "check_in_minutes",
-                                        "break_minutes", "forfeit_minutes"))
-        if game == "romme":
-            settings["same_deals"] = request.POST.get("same_deals") == "on"
-            settings = {k: v for k, v in settings.items() if k != "forfeit_minutes"}
-        else:
-            settings = {k: v for k, v in settings.items() if k not in ("series", "table_size")}
-        options = _ints(request.POST, ("target",)) if game == "gin" else {}
+    form = forms.TournamentCreateForm(request.POST if request.method == "POST" else None, auto_id="id_create_%s")
+    if form.is_bound and form.is_valid():
         try:
-            t = services.tournament_create(by=request.user, name=request.POST.get("name", ""), game=game,
-                                           format=format, settings=settings, options=options,
-                                           starts_at=_when(request.POST.get("starts_at", "")))
-        except (ServiceError, NotImplementedError) as error:
-            messages.error(request, getattr(error, "message", str(error)))
-            return render(request, "tournaments/staff_create.html", {"posted": request.POST}, status=400)
-        return redirect("tournaments:staff", tournament_id=t.pk)
-    return render(request, "tournaments/staff_create.html", {"posted": {}})
+            t = services.tournament_create(by=request.user, **form.service_kwargs())
+        except (TournamentError, NotImplementedError) as error:
+            form.add_error(None, getattr(error, "message", str(error)))
+        else:
+            return redirect("tournaments:staff", tournament_id=t.pk)
+    return render(request, "tournaments/staff_create.html", {"form": form, "time_zone": forms.time_zone_name()},
+                  status=400 if form.is_bound else 200)
+
+
+#: Each staff action's form; the actions of one participant or one table are keyed by it on the page.
+_ACTION_FORMS = {
+    "edit": forms.TournamentEditForm, "publish": forms.PublishForm, "start": forms.StaffForm,
+    "next_stage": forms.StaffForm, "pause": forms.ReasonForm, "resume": forms.ReasonForm,
+    "cancel": forms.CancelForm, "remove": forms.PlayerForm, "reinstate": forms.PlayerForm,
+}
+
+
+def _action_form(action: str, t: Tournament, data=None, *, key=None, names=None, tables=None, user_ids=None):
+    """The form of ``action`` (bound to ``data`` when given), with ids unique on the staff page. ``tables``
+    and ``user_ids`` are the tournament's correctable tables and participants, when the caller has them."""
+    if action == "correct":
+        stage_table = key if data is None else None
+        form = forms.result_correct_form(data, tournament=t, names=names or {}, stage_table=stage_table,
+                                         tables=tables)
+        key = form.stage_table.pk if form.stage_table is not None else "x"
+        form.auto_id = f"id_correct_{key}_%s"
+        return form
+    if action in ("remove", "reinstate"):
+        key = key if data is None else str(data.get("user_id", "")).strip()
+        initial = {"user_id": key} if data is None else None
+        form = _ACTION_FORMS[action](data, tournament=t, initial=initial, user_ids=user_ids)
+        form.auto_id = f"id_{action}_{key if str(key).isdigit() else 'x'}_%s"
+        return form
+    return _ACTION_FORMS[action](data, tournament=t, auto_id=f"id_{action}_%s")
+
+
+def _posted_key(action: str, form) -> str | None:
+    """Which participant or table a refused post was for (its form is shown in that one's place)."""
+    if action in ("remove", "reinstate"):
+        return str(form.data.get("user_id", "")).strip()
+    if action == "correct" and form.stage_table is not None:
+        return str(form.stage_table.pk)
+    return None
+
+
+def _staff_page(request: HttpRequest, t: Tournament, *, bound=None, status: int = 200) -> HttpResponse:
+    """The staff page; ``bound`` is ``(action, form)`` of a refused post, shown in its place with its values."""
+    context = _context(request, t)
+    names = context["names"]
+    action, refused = bound or (None, None)
+    refused_key = _posted_key(action, refused) if refused is not None else None
+    tables = forms.correctable_tables(t)
+    user_ids = [e.user_id for e in context["entries"]]
+
+    def form_of(name, key=None):
+        """The refused form in its own place (the same action, participant or table), else a fresh one."""
+        mine = refused is not None and name == action and (key is None or str(getattr(key, "pk", key)) == refused_key)
+        return refused if mine else _action_form(name, t, key=key, names=names, tables=tables, user_ids=user_ids)
+
+    context["entry_rows"] = [{"e": e, "remove": form_of("remove", e.user_id),
+                              "reinstate": form_of("reinstate", e.user_id)} for e in context["entries"]]
+    context["stage_tables"] = [
+        {"stage": st.stage.number, "st": st, "names": [names.get(u, _("Freilos")) for u in st.users],
+         "form": form_of("correct", st)}
+        for st in tables]
+    context.update({
+        "forms": {name: form_of(name) for name in ("edit", "publish", "start", "next_stage", "pause", "resume",
+                                                   "cancel")},
+        "audit": t.audit.select_related("by").order_by("-at", "-pk"),
+        "refused": refused.error_lines() if refused is not None else [], "time_zone": forms.time_zone_name(),
+    })
+    return render(request, "tournaments/staff.html", context, status=status)
 
 
 @staff_member_required
 def staff_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
-    t = get_object_or_404(Tournament, pk=tournament_id)
-    context = _context(request, t)
-    context["audit"] = t.audit.select_related("by").order_by("-at", "-pk")
-    context["stage_tables"] = [
-        {"stage": st.stage.number, "st": st, "names": [context["names"].get(u, _("Freilos")) for u in st.users]}
-        for stage in selectors.stages_of(t) for st in stage.tables.all() if st.finished_at
-    ]
-    return render(request, "tournaments/staff.html", context)
+    return _staff_page(request, get_object_or_404(Tournament, pk=tournament_id))
+
+
+def _staff_run(action: str, t: Tournament, form, by) -> None:
+    """Call the service of ``action`` with the form's checked values."""
+    data = form.cleaned_data
+    if action == "edit":
+        services.tournament_edit(tournament_id=t.pk, by=by, **form.service_kwargs())
+    elif action in ("remove", "reinstate"):
+        service = services.tournament_player_remove if action == "remove" else services.tournament_player_reinstate
+        service(tournament_id=t.pk, user_id=data["user_id"], by=by, reason=data["reason"])
+    elif action == "correct":
+        services.tournament_result_correct(tournament_id=t.pk, stage_table_id=form.stage_table.pk, by=by,
+                                           result=form.result(), reason=data["reason"])
+    elif action in ("pause", "resume", "cancel"):
+        _STAFF_ACTIONS[action](tournament_id=t.pk, by=by, reason=data["reason"])
+    else:
+        _STAFF_ACTIONS[action](tournament_id=t.pk, by=by)
 
 
 _STAFF_ACTIONS = {
@@ -216,54 +239,54 @@ _STAFF_ACTIONS = {
 @staff_member_required
 @require_POST
 def staff_action(request: HttpRequest, tournament_id: int, action: str) -> HttpResponse:
-    reason = request.POST.get("reason", "").strip()
-    try:
-        if action in _STAFF_ACTIONS:
-            kwargs = {"reason": reason} if action in ("pause", "resume", "cancel") else {}
-            _STAFF_ACTIONS[action](tournament_id=tournament_id, by=request.user, **kwargs)
-        elif action in ("remove", "reinstate"):
-            service = services.tournament_player_remove if action == "remove" else services.tournament_player_reinstate
-            service(tournament_id=tournament_id, user_id=int(request.POST.get("user_id", "0")), by=request.user,
-                    reason=reason)
-        elif action == "correct":
-            _correct(request, tournament_id, reason)
-        elif action == "edit":
-            services.tournament_edit(tournament_id=tournament_id, by=request.user, name=request.POST.get("name"),
-                                     starts_at=_when(request.POST.get("starts_at", "")))
-        else:
-            messages.error(request, _("Unbekannte Aktion."))
-            return redirect("tournaments:staff", tournament_id=tournament_id)
-    except ServiceError as error:
-        messages.error(request, error.message)
-    except ValueError:
-        messages.error(request, _("Ungültige Eingabe."))
-    else:
-        messages.success(request, _("Erledigt."))
-    return redirect("tournaments:staff", tournament_id=tournament_id)
-
-
-def _correct(request: HttpRequest, tournament_id: int, reason: str) -> None:
     t = get_object_or_404(Tournament, pk=tournament_id)
-    stage_table_id = int(request.POST.get("stage_table_id", "0"))
-    if t.game == "gin":
-        result = {"winner": int(request.POST.get("winner", "0")), "margin": int(request.POST.get("margin", "0"))}
-    else:
-        seats = []
-        for user_id in request.POST.getlist("user_id"):
-            seats.append({"user_id": int(user_id),
-                          "wertungspunkte": int(request.POST.get(f"wp_{user_id}", "0")),
-                          "augen": int(request.POST.get(f"augen_{user_id}", "0")),
-                          "rounds_won": int(request.POST.get(f"won_{user_id}", "0")),
-                          "abbruch": request.POST.get(f"abbruch_{user_id}") == "on"})
-        result = {"seats": seats}
-    services.tournament_result_correct(tournament_id=tournament_id, stage_table_id=stage_table_id,
-                                       by=request.user, result=result, reason=reason)
+    if action not in _ACTION_FORMS and action != "correct":
+        messages.error(request, _("Unbekannte Aktion."))
+        return redirect("tournaments:staff", tournament_id=tournament_id)
+    names = _names(u for st in forms.correctable_tables(t) for u in st.users) if action == "correct" else None
+    form = _action_form(action, t, request.POST, names=names)
+    if form.is_valid():
+        try:
+            _staff_run(action, t, form, request.user)
+        except TournamentError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.success(request, _("Erledigt."))
+            return redirect("tournaments:staff", tournament_id=tournament_id)
+    return _staff_page(request, Tournament.objects.get(pk=t.pk), bound=(action, form), status=400)
+
+
+#: What a spreadsheet runs as a formula (or a DDE call) when a cell starts with it (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+
+
+def spreadsheet_cell(cell: str) -> str:
+    """``cell`` as a spreadsheet shows it as text: one that starts like a formula gets a leading ``'`` (the
+    OWASP way), except a plain number such as a list result of -700, which stays a number.
+
+    >>> [spreadsheet_cell(c) for c in ("anna", "-1+1x", "@SUMx", "=1", "-700", "+5 ben")]
+    ['anna', "'-1+1x", "'@SUMx", "'=1", '-700', "'+5 ben"]
+    """
+    if cell.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(cell):
+        return "'" + cell
+    return cell
+
+
+def csv_neutralised(text: str, *, delimiter: str = ";") -> str:
+    """The CSV ``text`` with every cell passed through ``spreadsheet_cell`` (quoting as the csv module does)."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=delimiter)
+    for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter):
+        writer.writerow([spreadsheet_cell(cell) for cell in row])
+    return out.getvalue()
 
 
 @staff_member_required
 def staff_csv(request: HttpRequest, tournament_id: int) -> HttpResponse:
     t = get_object_or_404(Tournament, pk=tournament_id)
-    text = services.tournament_standings_csv(tournament_id=t.pk, by=request.user)
+    # Player names are chosen by players: none may reach a spreadsheet as a formula.
+    text = csv_neutralised(services.tournament_standings_csv(tournament_id=t.pk, by=request.user))
     response = HttpResponse("\ufeff" + text, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="turnier-{t.pk}.csv"'
     return response

@@ -10,13 +10,16 @@ games.engine.errors.InvalidRecord: unknown game 'chess' (known: gin, romme)
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from games.engine.errors import InvalidRecord
 from games.engine.gin import replay as gin_replay
 from games.engine.romme import replay as romme_replay
 
-GAMES = ("gin", "romme")
+#: Each game's replay, by name: a record in, the facts of its match out. The engine's own games; a site that
+#: adds a game adds its replay here (``games.registry.register``), so records of it are read the same way.
+REPLAYS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {"gin": gin_replay.replay, "romme": romme_replay.replay}
 
 
 def load_record(text: str | bytes) -> dict[str, Any]:
@@ -33,12 +36,12 @@ def load_record(text: str | bytes) -> dict[str, Any]:
 
 
 def check_envelope(record: object) -> dict[str, Any]:
-    """The parts both games share: ``game``, ``options``, ``players``, ``rounds``."""
+    """The parts every game's record shares: ``game``, ``options``, ``players``, ``rounds``."""
     if not isinstance(record, dict):
         raise InvalidRecord("a record is a JSON object")
     game = record.get("game")
-    if game not in GAMES:
-        raise InvalidRecord(f"unknown game {game!r} (known: {', '.join(GAMES)})")
+    if not isinstance(game, str) or game not in REPLAYS:
+        raise InvalidRecord(f"unknown game {game!r} (known: {', '.join(REPLAYS)})")
     if "options" in record and not isinstance(record["options"], dict):
         raise InvalidRecord("options must be an object")
     if "players" in record and not isinstance(record["players"], list):
@@ -52,6 +55,4 @@ def replay_record(record: dict[str, Any]) -> dict[str, Any]:
     """Replay any record with its game's engine and return the facts of the match (``Match.facts()``: rounds,
     totals, who left, over, ...); InvalidRecord when it is illegal."""
     check_envelope(record)
-    if record["game"] == "gin":
-        return gin_replay.replay(record)
-    return romme_replay.replay(record)
+    return REPLAYS[record["game"]](record)

@@ -39,8 +39,6 @@ from games.services.play import (
 )
 from games.services.referee import TIMEOUTS_TO_LEAVE, bot_move, referee_pass, seat_timeout_move, turn_timeout
 from games.services.tables import (
-    DEFAULT_PRESET,
-    PRESETS,
     table_create,
     table_create_seated,
     table_fill_with_bots,
@@ -50,8 +48,8 @@ from games.services.tables import (
 )
 
 __all__ = [
-    "ACTION_MAX_BYTES", "CHAT_MAX_LENGTH", "CHAT_RATE_COUNT", "CHAT_RATE_SECONDS", "DEFAULT_PRESET",
-    "LATE_GRACE_SECONDS", "PRESETS", "ROUND_BREAK_SECONDS", "TIMEOUTS_TO_LEAVE", "ServiceError", "TablePolicy",
+    "ACTION_MAX_BYTES", "CHAT_MAX_LENGTH", "CHAT_RATE_COUNT", "CHAT_RATE_SECONDS",
+    "LATE_GRACE_SECONDS", "ROUND_BREAK_SECONDS", "TIMEOUTS_TO_LEAVE", "ServiceError", "TablePolicy",
     "bot_move", "chat_post", "deal_hash", "match_abort", "match_announce", "match_end", "match_rematch",
     "match_resign", "matches_unannounced", "move_apply", "ranked_seat_guard_add", "referee_pass", "round_ready", "seat_remove",
     "seat_timeout_move", "table_close", "table_create", "table_create_seated", "table_fill_with_bots",

@@ -14,7 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from games import engines
+from games import engines, selectors
 from games.models import Match, Round, Seat, Table
 from games.policy import TablePolicy, table_policy  # noqa: F401  (re-exported for the services)
 from games.presenters import TableSnapshot
@@ -177,7 +177,8 @@ def load_state(table: Table):
 
 def snapshot(table: Table, seats: list[Seat], *, match=None, state=None, current_round=None, last_round=None):
     return TableSnapshot(
-        table=table, seats=seats, match=match, state=state, current_round=current_round, last_finished_round=last_round
+        table=table, seats=seats, match=match, state=state, current_round=current_round, last_finished_round=last_round,
+        last_deal_disclosed=selectors.last_round_disclosed(table=table, match=match, last_round=last_round),
     )
 
 

@@ -1,8 +1,10 @@
 """Tables and seats: open a table (from a preset, or with its seats already given to named people), take
-and give up seats, seat computer players, start the match."""
+and give up seats, seat computer players, start the match. Each game's seats, presets and options come from
+its registry entry (``games.registry``)."""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Sequence
 
@@ -10,53 +12,42 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from games import engines, events, selectors
-from games.models import BotLevel, Game, Match, Seat, Table
+from games import events, registry, selectors
+from games.models import BotLevel, Match, Seat, Table
 from games.services import _common
 from games.services._common import ServiceError
 from games.services._course import start_match
-
-PRESETS: dict[str, dict[str, dict]] = {
-    "gin": {
-        "klassisch": {},
-        "schnell": {"target": 0, "first_turn": "free"},
-        "oklahoma": {"variant": "oklahoma"},
-        "straight": {"variant": "straight"},
-        "hollywood": {"hollywood": True},
-    },
-    "romme": {
-        "standard": {},
-        "turnier": {"scoring": "masters"},
-    },
-}
-DEFAULT_PRESET = {"gin": "klassisch", "romme": "standard"}
 
 
 def _normalize_options(game: str, options: dict) -> tuple[dict, int]:
     if not isinstance(options, dict):
         raise ServiceError("bad_options", "Die Tischoptionen müssen ein Objekt sein.")
-    low, high = engines.SEAT_RANGE[game]
-    seats = options.get("seats", engines.DEFAULT_SEATS[game])
+    entry = registry.get(game)
+    low, high = entry.seats
+    seats = options.get("seats", entry.default_seats)
     if isinstance(seats, bool) or not isinstance(seats, int) or not low <= seats <= high:
-        where = "genau 2" if low == high else f"{low} bis {high}"
+        where = f"genau {low}" if low == high else f"{low} bis {high}"
         raise ServiceError("bad_options", f"Die Zahl der Plätze muss {where} sein.")
     try:
-        normalized = engines.engine(game).normalize_options(dict(options), seats=seats)
+        normalized = entry.engine.normalize_options(dict(options), seats=seats)
     except ValueError as error:
         raise ServiceError("bad_options", f"Ungültige Tischoption: {error}") from None
     return normalized, seats
 
 
 def _preset_options(game: str, preset: str, options: dict | None) -> tuple[str, dict, int]:
-    if game not in Game.values:
-        raise ServiceError("bad_options", f"Unbekanntes Spiel: {game!r} (gin oder romme).")
-    preset = preset or DEFAULT_PRESET[game]
-    if preset not in PRESETS[game]:
-        names = ", ".join(PRESETS[game])
+    if not registry.is_game(game):
+        names = " oder ".join(registry.names())
+        raise ServiceError("bad_options", f"Unbekanntes Spiel: {game!r} ({names}).")
+    entry = registry.get(game)
+    preset = preset or entry.default_preset
+    chosen = entry.preset(preset)
+    if chosen is None:
+        names = ", ".join(p.code for p in entry.presets)
         raise ServiceError("bad_options", f"Unbekannte Voreinstellung {preset!r} (möglich: {names}).")
     if options is not None and not isinstance(options, dict):
         raise ServiceError("bad_options", "Die Tischoptionen müssen ein Objekt sein.")
-    normalized, seat_count = _normalize_options(game, {**PRESETS[game][preset], **(options or {})})
+    normalized, seat_count = _normalize_options(game, {**chosen.options, **(options or {})})
     return preset, normalized, seat_count
 
 
@@ -130,6 +121,7 @@ def table_create_seated(
     tournament: bool = False,
     created_by=None,
     deal_seed: str | None = None,
+    deal_group: str | None = None,
 ) -> Table:
     """Open a table with its seats given to ``users`` (seat order as given) and start the match at once.
 
@@ -137,10 +129,18 @@ def table_create_seated(
     public; ``tournament`` marks it as a tournament table (no chat, no computer players, no rematch).
     Runs in the caller's transaction if there is one, so a caller that seats many tables can do it at once.
     ``deal_seed`` (a secret, at most 64 characters) makes the table deal what every table given the same seed
-    deals (a tournament's "same deals"); it never leaves the server.
+    deals (a tournament's "same deals"); it never leaves the server. ``deal_group`` names the tables that stay
+    closed together (a tournament passes its stage): nothing of a shared deal is shown before every table of
+    the group dealt it has finished that round, and only staff and the table's players watch until all of
+    the group's tables have ended. Without one, the tables given the same seed are the group.
     """
     if deal_seed is not None and (not isinstance(deal_seed, str) or not 16 <= len(deal_seed) <= 64):
         raise ServiceError("bad_options", "Ein Kartenschlüssel hat 16 bis 64 Zeichen.")
+    if deal_group is not None and (not isinstance(deal_group, str) or not 1 <= len(deal_group) <= 64):
+        raise ServiceError("bad_options", "Eine Tischgruppe hat 1 bis 64 Zeichen.")
+    if deal_seed and not deal_group:
+        # Tables given one seed are one group; its key names the seed without giving it away.
+        deal_group = "seed-" + hashlib.sha256(deal_seed.encode()).hexdigest()[:32]
     users = list(users)
     if len({getattr(u, "pk", None) for u in users}) != len(users) or any(
         u is None or not getattr(u, "is_authenticated", False) for u in users
@@ -148,7 +148,7 @@ def table_create_seated(
         raise ServiceError("bad_options", "Jeder Platz braucht einen anderen angemeldeten Menschen.")
     if options is not None and not isinstance(options, dict):
         raise ServiceError("bad_options", "Die Tischoptionen müssen ein Objekt sein.")
-    low, high = engines.SEAT_RANGE.get(game, (0, 0))
+    low, high = registry.get(game).seats if registry.is_game(game) else (0, 0)
     given = {**(options or {}), "seats": len(users)} if low != high else dict(options or {})
     preset, normalized, seat_count = _preset_options(game, preset, given)
     if seat_count != len(users):
@@ -165,6 +165,7 @@ def table_create_seated(
             ranked=bool(ranked),
             tournament=bool(tournament),
             deal_seed=deal_seed or "",
+            deal_group=deal_group or "",
             created_by=created_by,
             version=1,
         )

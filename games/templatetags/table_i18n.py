@@ -11,23 +11,20 @@ from __future__ import annotations
 
 from django import template
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext
+from django.utils.translation import ngettext
+
+from games import registry
 
 register = template.Library()
 
-#: The games by code and by their German model label (views hand either to templates).
-_GAME_NAMES = {"gin": "Gin Rommé", "romme": "Rommé", "Gin Rommé": "Gin Rommé", "Rommé": "Rommé"}
-
-
 @register.filter
 def game_label(game: str) -> str:
-    """A game's name in the page's language: "Gin Rommé" / "Gin Rummy", "Rommé" / "Rummy"."""
-    german = _GAME_NAMES.get(str(game))
-    # With a context of their own: the names as titles, whatever other pages' running text says.
-    if german == "Gin Rommé":
-        return pgettext("Spielname", "Gin Rommé")
-    if german == "Rommé":
-        return pgettext("Spielname", "Rommé")
+    """A game's name in the page's language: "Gin Rommé" / "Gin Rummy", "Rommé" / "Rummy". Views hand either
+    its code or its German label (the models' choices) to templates."""
+    for entry in registry.entries():
+        if str(game) in (entry.name, entry.label):
+            # With a context of their own: the names as titles, whatever other pages' running text says.
+            return str(entry.title)
     return str(game)
 
 

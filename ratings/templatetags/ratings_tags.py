@@ -10,7 +10,7 @@ from __future__ import annotations
 from django import template
 from django.utils.html import format_html
 
-from ratings import match_selectors
+from ratings import profile_selectors
 from ratings.selectors import rating_of
 
 register = template.Library()
@@ -51,8 +51,8 @@ def chart_points(values: list[int], *, width: int = CHART_WIDTH, height: int = C
 def rating_panels(player, viewer=None):
     """Per game: the Wertungszahl (with "?" while provisional) and its history, rated matches, wins, the
     game's own statistics and the latest rated matches with their changes; then the head-to-head form.
-    A fixed number of queries (``match_selectors.player_panels``)."""
-    panels = match_selectors.player_panels(user=player, viewer=viewer)
+    A fixed number of queries (``profile_selectors.player_panels``)."""
+    panels = profile_selectors.player_panels(user=player, viewer=viewer)
     charts = {
         panel.game: {
             "points": chart_points(panel.history),

@@ -202,7 +202,7 @@ def test_the_page_s_canonical_json_is_python_s(new_page, live_server_url):
     page.goto("/partie/ansehen/")
     got = page.evaluate(
         """async (text) => {
-            const { canonicalJSON, dealHash } = await import("/static/ratings/canonical.js");
+            const { canonicalJSON, dealHash } = await import("/static/games/canonical.js");
             const value = JSON.parse(text);
             return [canonicalJSON(value), await dealHash(value)];
         }""",

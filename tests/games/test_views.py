@@ -202,7 +202,8 @@ def test_record_download_holds_only_finished_rounds(client, anna, ben):
     Round.objects.filter(match=match).update(record={"dealer": 0, "moves": []}, finished_at=match.started_at)
     Round.objects.create(match=match, number=2, deal_hash="x", deal={"secret": True})
     record = json.loads(client.get(reverse("games:record", args=[table.pk])).content)
-    assert record["rounds"] == [{"dealer": 0, "moves": []}]
+    published = Round.objects.get(match=match, number=1).deal_hash
+    assert record["rounds"] == [{"dealer": 0, "moves": [], "deal_hash": published}]
     assert Match.objects.count() == 1
     # An earlier match by its number; a number that was never played is 404.
     assert client.get(reverse("games:record", args=[table.pk]) + "?partie=1").status_code == 200

@@ -25,14 +25,14 @@ def site_modules() -> list[Path]:
 
 def reads_of_settings(path: Path) -> list[tuple[str, int, str]]:
     """``(kind, line, name)`` for every ``getattr(settings, ...)`` / ``hasattr(settings, ...)`` and every
-    ``settings.NAME`` in one module."""
+    ``settings.NAME`` in one module (``django_settings`` and other names ending in ``settings`` too)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
-                and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "settings"):
+                and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id.endswith("settings")):
             name = node.args[1].value if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else "?"
             found.append((node.func.id, node.lineno, name))
-        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "settings"
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id.endswith("settings")
               and node.attr.isupper()):
             found.append(("attribute", node.lineno, node.attr))
     return found

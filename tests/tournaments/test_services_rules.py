@@ -27,13 +27,13 @@ def _published(staff, **create):
 
 def test_only_staff_create_and_every_action_is_in_the_audit_log(staff, make_players):
     (anna,) = make_players(1)
-    with pytest.raises(games_services.ServiceError) as refused:
+    with pytest.raises(tournament_services.TournamentError) as refused:
         tournament_services.tournament_create(by=anna, name="X", game="gin", format="swiss")
     assert refused.value.code == "not_allowed"
     t = tournament_services.tournament_create(by=staff, name="Herbst", game="gin", format="swiss")
     tournament_services.tournament_edit(tournament_id=t.pk, by=staff, name="Herbst-Gin")
     tournament_services.tournament_publish(tournament_id=t.pk, by=staff)
-    with pytest.raises(games_services.ServiceError):
+    with pytest.raises(tournament_services.TournamentError):
         tournament_services.tournament_edit(tournament_id=t.pk, by=staff, name="zu spät")
     log = list(AuditEntry.objects.filter(tournament=t).values_list("action", "by"))
     assert log == [("create", staff.pk), ("edit", staff.pk), ("publish", staff.pk)]
@@ -51,9 +51,9 @@ def test_defaults_are_filled_in():
 def test_bad_options_are_refused(staff):
     for game, format, settings in [("romme", "swiss", {}), ("romme", "series", {"series": 11}),
                                    ("romme", "series", {"table_size": 7}), ("gin", "swiss", {"nonsense": 1})]:
-        with pytest.raises(games_services.ServiceError):
+        with pytest.raises(tournament_services.TournamentError):
             tournament_services.tournament_create(by=staff, name="X", game=game, format=format, settings=settings)
-    with pytest.raises(games_services.ServiceError):
+    with pytest.raises(tournament_services.TournamentError):
         tournament_services.tournament_create(by=staff, name="X", game="gin", format="swiss",
                                               options={"hollywood": True})
 
@@ -82,7 +82,7 @@ def test_check_in_opens_check_in_minutes_before_the_start(staff, make_players):
     t = _published(staff, name="Check-in", game="gin", format="swiss", starts_at=starts,
                    settings={"check_in_minutes": 10})
     tournament_services.tournament_register(tournament_id=t.pk, user=a)
-    with pytest.raises(games_services.ServiceError) as refused:
+    with pytest.raises(tournament_services.TournamentError) as refused:
         tournament_services.tournament_check_in(tournament_id=t.pk, user=a, now=starts - timedelta(minutes=11))
     assert refused.value.code == "check_in_closed"
     entry = tournament_services.tournament_check_in(tournament_id=t.pk, user=a, now=starts - timedelta(minutes=9))
@@ -121,7 +121,7 @@ def test_next_stage_refused_while_tables_play(staff, make_players):
     players = make_players(4)
     t = started(staff, players, name="Zu früh", game="gin", format="swiss",
                 settings={"rounds": 2, **FAST}, options={"target": 0})
-    with pytest.raises(games_services.ServiceError) as refused:
+    with pytest.raises(tournament_services.TournamentError) as refused:
         tournament_services.tournament_next_stage(tournament_id=t.pk, by=staff)
     assert refused.value.code == "stage_running"
 

@@ -203,7 +203,7 @@ def test_staff_correction_recomputes_and_keeps_the_original(staff, make_players)
     assert tournament_selectors.tournament_standings(tournament_id=t.pk)[0]["user_id"] == loser
     log = AuditEntry.objects.get(tournament=t, action="correct")
     assert log.by == staff and log.reason == "Falsch gewertet" and log.details["before"] == original
-    with pytest.raises(games_services.ServiceError):
+    with pytest.raises(tournament_services.TournamentError):
         tournament_services.tournament_result_correct(tournament_id=t.pk, stage_table_id=st.pk, by=staff,
                                                       result={"winner": loser, "margin": 1}, reason="")
 

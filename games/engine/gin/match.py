@@ -694,7 +694,9 @@ def resign(m: Match, seat: int, *, rng: random.Random | None = None) -> Match:
 def _discard_table(m: Match) -> list[tuple[int, int]]:
     """For the seat to discard: (card index, deadwood left) for every card it may throw."""
     rnd = m.round
-    hand = rnd.hands[rnd.to_act]
+    seat = rnd.to_act
+    assert seat is not None, "a seat is to discard"
+    hand = rnd.hands[seat]
     taken = rnd.taken
     return [(index, deadwood_of(hand ^ BIT[index])) for index in indexes_of(hand) if index != taken]
 
@@ -704,7 +706,7 @@ def legal_actions(m: Match, *, _table: list[tuple[int, int]] | None = None) -> l
     if m.to_act is None:
         return []
     rnd = m.round
-    seat = rnd.to_act
+    seat = m.to_act  # not None: checked above (the round's seat to act)
     if rnd.phase == "first_turn":
         return [{"action": "pass"}, {"action": "draw", "from": "discard"}]
     if rnd.phase == "draw":
@@ -743,7 +745,7 @@ def timeout_actions(m: Match) -> list[dict[str, Any]]:
     if m.to_act is None:
         return []
     rnd = m.round
-    seat = rnd.to_act
+    seat = m.to_act  # not None: checked above (the round's seat to act)
     if rnd.phase == "first_turn":
         return [{"action": "pass"}]
     actions: list[dict[str, Any]] = []

@@ -13,6 +13,7 @@ combination of up to three melds; a memoised recursion beyond eleven cards).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
@@ -387,13 +388,13 @@ def check_hand(hand: object, *, sizes: tuple[int, ...] = (10, 11)) -> int:
         bit = _BIT_OF.get(code) if isinstance(code, str) else None
         if bit is None:
             check_card(code)  # raises InvalidCard with the reason
+            raise AssertionError(f"no bit for the valid card {code!r}")
         mask |= bit
     if len(codes) not in sizes:
         wanted = " or ".join(str(s) for s in sizes)
         raise ValueError(f"a gin hand here has {wanted} cards, not {len(codes)}")
     if mask.bit_count() != len(codes):
-        seen: set[str] = set()
-        twice = sorted({c for c in codes if c in seen or seen.add(c)})
+        twice = sorted(code for code, copies in Counter(codes).items() if copies > 1)
         raise ValueError(f"duplicate card(s) in hand: {', '.join(twice)}")
     return mask
 
@@ -533,7 +534,7 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
     # of n distinct bits has n bits set, and a repeated bit carries into fewer, so the count check below
     # also catches duplicates.
     try:
-        count = len(hand)  # before iterating: a generator fails here and goes to check_hand unconsumed
+        count = len(hand)  # type: ignore[arg-type]  # before iterating: a generator fails here and goes to check_hand unconsumed
         mask = sum(map(_BIT_OF_CODE, hand))
     except (KeyError, TypeError):
         mask = check_hand(hand)  # a string, a generator, a bad code...: validated (and consumed) once
@@ -553,8 +554,8 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
             return [], off[a] + off[b] + off[c] + off[d]
         if len(runs) == 1:
             return [[*runs[0]]], off[a] + off[b] + off[c] + off[d]
-        keys = _RUN_KEYS_C[a] + _RUN_KEYS_D[b] + _RUN_KEYS_H[c] + _RUN_KEYS_S[d]
-        return _spread(keys), off[a] + off[b] + off[c] + off[d]
+        run_keys = _RUN_KEYS_C[a] + _RUN_KEYS_D[b] + _RUN_KEYS_H[c] + _RUN_KEYS_S[d]
+        return _spread(run_keys), off[a] + off[b] + off[c] + off[d]
     run_part = _RUN_PART
     tangled = ranks & (run_part[a] | run_part[b] | run_part[c] | run_part[d])
     set_key = _SET_KEY
@@ -608,8 +609,8 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
         split = _SET_SPLIT_CHOICES
         first, second, *third = (split[mask & line] for line in _RANK_LINES[tangled])
         if third:
-            second = [(k2 + k3, a2 | a3, b2 | b3, c2 | c3, d2 | d3)
-                      for k2, a2, b2, c2, d2 in second for k3, a3, b3, c3, d3 in third[0]]
+            second = tuple([(k2 + k3, a2 | a3, b2 | b3, c2 | c3, d2 | d3)
+                            for k2, a2, b2, c2, d2 in second for k3, a3, b3, c3, d3 in third[0]])
         best = 1000
         for one in first:
             _, a1, b1, c1, d1 = one
@@ -622,16 +623,16 @@ def best_melds(hand: Iterable[str]) -> tuple[list[list[str]], int]:
                 points = off[a1 ^ a2] + off[b1 ^ b2] + off[c1 ^ c2] + off[d1 ^ d2]
                 if points < best:
                     best = points
-                    chosen = (one, other)
-        for spread, used_a, used_b, used_c, used_d in chosen:
+                    chosen_pair = (one, other)
+        for spread, used_a, used_b, used_c, used_d in chosen_pair:
             keys += spread
             a ^= used_a
             b ^= used_b
             c ^= used_c
             d ^= used_d
-    runs = _RUN_KEYS_C[a] + _RUN_KEYS_D[b] + _RUN_KEYS_H[c] + _RUN_KEYS_S[d]
-    if runs:
-        keys += runs
+    run_keys = _RUN_KEYS_C[a] + _RUN_KEYS_D[b] + _RUN_KEYS_H[c] + _RUN_KEYS_S[d]
+    if run_keys:
+        keys += run_keys
     if len(keys) == 1:
         return [[*_KEY_CODES[keys[0]]]], off[a] + off[b] + off[c] + off[d]
     return _spread(keys), off[a] + off[b] + off[c] + off[d]

@@ -8,6 +8,7 @@ summary ``manage.py replay`` prints.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from games.engine.cards import ALL_CARDS, is_card
@@ -56,8 +57,7 @@ def _check_deal(rnd: object, number: int) -> tuple[int, list[list[str]], str, li
     if bad:
         raise InvalidRecord(f"not a card code: {bad[0]!r}", round_number=number)
     if len(set(cards)) != len(cards):
-        seen: set[str] = set()
-        twice = sorted({c for c in cards if c in seen or seen.add(c)})
+        twice = sorted(code for code, copies in Counter(cards).items() if copies > 1)
         raise InvalidRecord(f"the deal is not the 52 cards: {', '.join(twice)} dealt twice", round_number=number)
     assert set(cards) == set(ALL_CARDS)
     moves = rnd["moves"]

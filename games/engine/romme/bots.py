@@ -90,7 +90,7 @@ def _discard(view: dict, hand: list[str], level: str) -> dict:
     if level == "expert":
         table = _table(view)
         picked = _picked_by_others(view)
-        seat = view.get("seat")
+        seat: int = view["seat"]
         opened = view.get("opened", [])
         next_seat = (seat + 1) % len(opened) if opened else None
         if FEED_GUARD and next_seat is not None and opened[next_seat]:

@@ -8,7 +8,7 @@ and the meld a set of chosen cards makes (the meld builder's preview).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from games.engine.cards import JOKER, RANKS
 from games.engine.romme.melds import InvalidMeld, Meld, hand_augen, most_cards_layout, validate_meld
@@ -49,7 +49,9 @@ def plan_layoffs(cards: Sequence[str], table: Sequence[tuple[int, int, Meld]], *
                 item: dict = {"card": card, "meld": number}
                 if len(ends) > 1:
                     item["end"] = ends[0]
-                melds[number] = extended(meld, card, ends[0])
+                longer = extended(meld, card, ends[0])
+                assert longer is not None, "layoff_ends named this end"
+                melds[number] = longer
                 plans.append(item)
                 rest.remove(card)
                 changed = True
@@ -130,9 +132,9 @@ def meld_preview(cards: list[str]) -> dict:
     return {"meld": list(best.cards), "points": best.points, "kind": best.kind}
 
 
-def _joker_places(length: int, jokers: int):
+def _joker_places(length: int, jokers: int) -> Iterator[frozenset[int]]:
     """Every set of ``jokers`` positions out of ``length`` with no two side by side (the rules never allow it)."""
-    def choose(start: int, left: int, taken: tuple[int, ...]):
+    def choose(start: int, left: int, taken: tuple[int, ...]) -> Iterator[frozenset[int]]:
         if left == 0:
             yield frozenset(taken)
             return

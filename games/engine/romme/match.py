@@ -101,8 +101,8 @@ def normalize_options(options: dict | None, *, seats: int | None = None) -> dict
         raise ValueError(f"option turn_seconds must be one of 30, 45, 60, 90, 600, not {result['turn_seconds']}")
     if not isinstance(result["scoring"], str) or result["scoring"] not in SCORING:
         raise ValueError(f"option scoring must be \"casual\" or \"masters\", not {result['scoring']!r}")
-    rounds = result.get("rounds", 2 * n)
-    if _int("rounds", rounds) < 1 or rounds > MAX_ROUNDS:
+    rounds = _int("rounds", result.get("rounds", 2 * n))
+    if rounds < 1 or rounds > MAX_ROUNDS:
         raise ValueError(f"option rounds must be 1 to {MAX_ROUNDS}, not {rounds}")
     result["rounds"] = rounds
     return result
@@ -229,6 +229,7 @@ class Match:
 
     def _round_finished(self) -> None:
         r = self.round
+        assert r.result is not None, "a finished round has its result"
         self.finished.append({**plain_copy(r.deal), "moves": plain_copy(r.moves)})
         self.summaries.append(dict(r.result))
         self.round_logged = True
@@ -240,8 +241,11 @@ class Match:
 
         A draw from an empty stock reshuffles with ``rng``; without one it is refused (IllegalAction).
         """
-        while not self.over and not self.round.over and self.left[self.round.to_act]:
+        while not self.over and not self.round.over:
             seat = self.round.to_act
+            assert seat is not None, "a running round has a seat to act"
+            if not self.left[seat]:
+                break
             for action in self.round.timeout_actions():
                 self.round.apply(seat, action, rng)
                 if self.round.over or self.round.to_act != seat:

@@ -81,6 +81,7 @@ class Meld:
             if meaning is not None:
                 meanings.append({"position": position, "card": meaning, "rank": meaning[0], "suits": [meaning[1]]})
             else:
+                assert self.rank is not None, "only a set's joker has an open meaning"
                 meanings.append({"position": position, "card": None, "rank": RANKS[self.rank - 1],
                                  "suits": list(self.open_suits)})
         return meanings

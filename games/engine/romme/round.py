@@ -10,6 +10,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from games.engine.cards import JOKER, RANKS, check_card, shuffled
 from games.engine.errors import IllegalAction, InvalidCard
@@ -40,7 +41,7 @@ _FIELDS = {
 }
 
 
-def plain_copy(value):
+def plain_copy(value: Any) -> Any:
     """A copy of JSON-like data (dicts, lists, scalars): much quicker than ``copy.deepcopy``."""
     if isinstance(value, dict):
         return {k: plain_copy(v) for k, v in value.items()}
@@ -104,7 +105,9 @@ def layoff_ends(meld: Meld, card: str) -> list[str | None]:
             return []
         if meld.kind == SET:
             return [None] if n < 4 else []
-        low, high = meld.low, meld.low + n - 1
+        low = meld.low
+        assert low is not None, "a run has its lowest position"
+        high = low + n - 1
         ends: list[str | None] = []
         if low > 1 and cards[0] != JOKER:
             ends.append("low")
@@ -119,7 +122,9 @@ def layoff_ends(meld: Meld, card: str) -> list[str | None]:
         return [None]
     if card[1] != meld.suit:
         return []
-    low, high = meld.low, meld.low + n - 1
+    low = meld.low
+    assert low is not None, "a run has its lowest position"
+    high = low + n - 1
     rank = RANKS.index(card[0]) + 1
     # An ace fits below a 2 and above a king, also when the other end holds an ace already (A 2 … K A).
     ends = []
@@ -336,7 +341,7 @@ class Round:
         else:
             raise IllegalAction(f"draw from 'stock' or 'discard', not {source!r}")
         self.hands[seat].append(card)
-        self.drawn_from, self.drawn_card = source, card
+        self.drawn_from, self.drawn_card = str(source), card  # source is "stock" or "discard" here
         self.phase = DISCARD
         self.moves.append({"seat": seat, "action": "draw", "from": source})
 
@@ -444,7 +449,7 @@ class Round:
             if len(ends) > 1:
                 raise IllegalAction(f"{code} fits at both ends of meld {table.number}: say 'end': 'low' or 'high'")
             end = ends[0] if ends else "high"
-        new = extended(table.meld, code, end)
+        new = extended(table.meld, code, end if end is None else str(end))
         if new is None:
             raise IllegalAction(f"{code} does not fit on meld {table.number}{where} ({' '.join(table.meld.cards)})")
         self.hands[seat].remove(code)
@@ -523,10 +528,10 @@ class Round:
         seat = self.to_act
         hand = self.hands[seat]
         if self.phase == DRAW:
-            actions = [{"action": "draw", "from": "stock"}]
+            draws: list[dict] = [{"action": "draw", "from": "stock"}]
             if self.discard_pile and not (len(hand) == 1 and self.one_card_rule_forbids(seat)):
-                actions.append({"action": "draw", "from": "discard"})
-            return actions
+                draws.append({"action": "draw", "from": "discard"})
+            return draws
         actions: list[dict] = []
         distinct = meld_codes_sorted(set(hand))
         for card in distinct:
@@ -538,7 +543,7 @@ class Round:
                     for t in self.melds:
                         ends = layoff_ends(t.meld, card)
                         for end in ends:
-                            action = {"action": "lay_off", "card": card, "meld": t.number}
+                            action: dict = {"action": "lay_off", "card": card, "meld": t.number}
                             if len(ends) > 1:
                                 action["end"] = end
                             actions.append(action)

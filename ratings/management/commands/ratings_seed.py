@@ -21,7 +21,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Profile
-from games.models import Match, Table
+from games import registry
+from games.models import Game, Match, Table
 from ratings.models import DEFAULT_MU, DEFAULT_SIGMA, PROVISIONAL_MATCHES, Rating, RatingChange, wertungszahl
 from ratings.services import MODEL, seat_places
 
@@ -79,8 +80,11 @@ class Command(BaseCommand):
             for i in range(count):
                 index = done + i
                 finished_at = now - timedelta(seconds=span * (1 - (index + 1) / matches))
-                game = "romme" if rng.random() < romme_share else "gin"
-                size = 2 if game == "gin" else rng.choice((3, 4))
+                game = Game.ROMME if rng.random() < romme_share else Game.GIN
+                entry = registry.get(game)
+                low, high = entry.seats
+                # Seeded Rommé lists have 3 or 4 players, as the pool seats them most often.
+                size = low if low == high else rng.choice((3, 4))
                 seated = list(dict.fromkeys(draws[i * 4: i * 4 + size]))
                 while len(seated) < size:
                     extra = rng.choice(user_ids)
@@ -118,8 +122,7 @@ class Command(BaseCommand):
                         before[6] = finished_at
                     before[0], before[1], before[2] = after.mu, after.sigma, display
                     before[3] += 1
-                    won = (places[seat] == 1 and seat not in left_seats) if game == "romme" else (
-                        places[seat] == 1 and places.count(1) == 1)
+                    won = seat not in left_seats and entry.won(match.result, seat, places[seat])
                     before[4] += won
                     before[5] = finished_at
                 next_match += 1
@@ -165,7 +168,7 @@ class Command(BaseCommand):
     def _table(self, game: str, tables: dict, numbers: dict) -> Table:
         table = tables.get(game)
         if table is None or numbers[game] >= MATCHES_PER_TABLE:
-            table = Table.objects.create(game=game, preset=SEED_PRESET, seat_count=4 if game == "romme" else 2,
+            table = Table.objects.create(game=game, preset=SEED_PRESET, seat_count=registry.get(game).default_seats,
                                          ranked=True, status=Table.Status.FINISHED)
             tables[game] = table
             numbers[game] = 0

@@ -242,7 +242,7 @@ def test_load_record_reports_broken_json():
 
 
 def test_replay_record_dispatches_romme_to_the_romme_engine(monkeypatch):
-    monkeypatch.setattr(records.romme_replay, "replay", lambda rec: {"game": "romme seen"})
+    monkeypatch.setitem(records.REPLAYS, "romme", lambda rec: {"game": "romme seen"})
     assert replay_record({"game": "romme", "rounds": []}) == {"game": "romme seen"}
 
 

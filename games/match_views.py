@@ -1,27 +1,35 @@
-"""The pages about played matches under /partie/: a finished match (score sheet, rating changes, the replay
-and the deal check), its record, any pasted record in the same viewer, and head-to-head between two players.
+"""The pages about played matches under /partie/: a finished match (score sheet, what other apps add through
+``games.panels`` such as rating changes, the replay and the deal check), its signed record, any pasted record
+in the same viewer (which checks the signature and the deals in the browser), the site's record key, and
+head-to-head between two players.
 
-Views are thin: reads come from ``ratings.match_selectors``, the positions of a replay from
-``ratings.replay`` (the engine steps through the record; the page only shows them).
+Views are thin: reads come from ``games.match_selectors``, the record from ``games.records_export``, the
+positions of a replay from ``games.replay`` (the engine steps through the record; the page only shows them).
 """
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
+from games import match_selectors as selectors
+from games import panels, records_export, registry
+from games import selectors as games_selectors
 from games.engine.errors import InvalidRecord
 from games.engine.records import load_record
-from games.models import Game, Match, Table
-from ratings import match_selectors as selectors
-from ratings.replay import deal_of, replay_positions
+from games.models import Match
+from games.replay import deal_of, replay_positions
 
 #: The largest record the paste form accepts (a long Rommé list is some tens of kB).
 RECORD_MAX_BYTES = 512 * 1024
+
+
+def staff_only_page(request: HttpRequest, reason: str) -> HttpResponse:
+    """The answer of a page only staff may see for now (a same-deals table): 403 with the reason."""
+    return render(request, "errors/403.html", {"reason": reason}, status=403)
 
 
 def _viewer_strings() -> dict[str, str]:
@@ -70,14 +78,22 @@ def _viewer_strings() -> dict[str, str]:
         "check_none": _("berechnet (kein veröffentlichter Wert zum Vergleich)"),
         "check_unavailable": _("Dieser Browser kann hier nicht rechnen (WebCrypto braucht HTTPS)."),
         "checks_all_ok": _("Alle Mischungen stimmen mit den veröffentlichten Prüfsummen überein."),
-        "checks_some_bad": _("Mindestens eine Mischung stimmt nicht mit ihrer Prüfsumme überein!"),
+        "checks_some_bad": _("Diese Runden stimmen NICHT mit ihrer veröffentlichten Prüfsumme überein: {rounds}"),
+        "signature_running": _("Die Unterschrift wird geprüft …"),
+        "signature_ok": _("Die Unterschrift stimmt: Dieses Protokoll ist genau so, wie diese Seite es gespielt und unterschrieben hat."),
+        "signature_bad": _("Die Unterschrift stimmt NICHT: Dieses Protokoll wurde nach dem Unterschreiben verändert (oder nie von dieser Seite unterschrieben)."),
+        "signature_foreign": _("Die Unterschrift stammt NICHT von dieser Seite (ein anderer Schlüssel)."),
+        "signature_none": _("Dieses Protokoll ist nicht unterschrieben: Ob es so gespielt wurde, lässt sich nicht sagen."),
+        "signature_unavailable": _("Dieser Browser kann die Unterschrift nicht prüfen (WebCrypto mit Ed25519 fehlt oder die Seite braucht HTTPS)."),
     }
 
 
 def _viewer_config(*, record: dict, replay: dict, names: list[str], published: dict[int, str] | None,
-                   extra_checks: list[dict] | None = None) -> dict:
+                   extra_checks: list[dict] | None = None, record_text: str | None = None) -> dict:
     """The JSON the replay viewer reads: players, rounds (deal, published hash, where its positions are),
-    the positions, and the words. ``published``: round number → hash published when it began."""
+    the positions, and the words. ``published``: round number → hash published when it began.
+    ``record_text`` (a pasted record): the text as pasted, with the site's public key, so that the browser
+    checks the signature and each round's ``deal_hash`` itself."""
     published = published or {}
     rounds = [
         {
@@ -102,6 +118,10 @@ def _viewer_config(*, record: dict, replay: dict, names: list[str], published: d
         "positions": replay["positions"],
         "checks": checks,
         "strings": _viewer_strings(),
+        "verify": None if record_text is None else {
+            "record_text": record_text,
+            "public_key": records_export.site_public_key().hex(),
+        },
     }
 
 
@@ -112,21 +132,26 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     match = selectors.match_visible(match_id=match_id, viewer=request.user)
     if match is None:
         raise Http404(_("Diese Partie gibt es nicht (oder sie läuft noch)."))
+    refusal = games_selectors.watch_refusal(table=match.table, user=request.user)
+    if refusal is not None:
+        return staff_only_page(request, refusal)
     players = selectors.players_of(match)
     context = {
         "match": match,
-        "game_label": Game(match.game).label,
+        "game_label": registry.get(match.game).label,
         "players": players,
         "aborted": match.status == Match.Status.ABORTED,
     }
     if context["aborted"]:
-        return render(request, "ratings/match_detail.html", context)
+        return render(request, "games/match_detail.html", context)
     rounds = selectors.finished_rounds(match)
-    changes = selectors.match_changes(match_id=match.pk)
     result = match.result or {}
     places = result.get("places") or []
     finals = match.final_scores or result.get("final") or []
     left = set(match.left_seats or [])
+    # What other apps show beside each seat (ratings: the change and the new Wertungszahl).
+    columns = [column for found in panels.collect(panels.MATCH_SEATS, match=match, players=players)
+               for column in found]
     seats = [
         {
             "player": player,
@@ -134,11 +159,11 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             "final": finals[player.seat] if player.seat < len(finals) else None,
             "winner": match.winner_seat == player.seat,
             "left": player.seat in left,
-            "change": changes.get(player.user_id) if player.user_id is not None else None,
+            "cells": [(column.key, column.cells.get(player.seat)) for column in columns],
         }
         for player in players
     ]
-    record = selectors.match_record(match=match, rounds=rounds, players=players)
+    record = records_export.record_export(match=match, rounds=rounds, players=players)
     try:
         replay = replay_positions(record)
     except InvalidRecord as exc:  # stored rounds the engine no longer replays: show the rest of the page
@@ -155,8 +180,9 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
                                 published=published, extra_checks=extra)
     context.update(
         seats=seats,
-        rated=bool(changes),
-        any_provisional=any(change.provisional for change in changes.values()),
+        seat_columns=columns,
+        seat_notes=[column.note for column in columns if column.note],
+        head_links=[link for found in panels.collect(panels.MATCH_HEAD, match=match) for link in found],
         sheet=selectors.score_sheet(match=match, rounds=rounds),
         rounds=rounds,
         config=config,
@@ -164,34 +190,46 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         record_url=reverse("matches:record", kwargs={"match_id": match.pk}),
         leaver_names=[p.name for p in players if p.seat in left],
     )
-    return render(request, "ratings/match_detail.html", context)
+    return render(request, "games/match_detail.html", context)
+
+
+def record_download(record: dict, *, filename: str) -> JsonResponse:
+    """A signed record as a JSON download (UTF-8, indented: the signature covers the contents, not the
+    layout)."""
+    response = JsonResponse(record, json_dumps_params={"ensure_ascii": False, "indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 @require_GET
 def match_record(request: HttpRequest, match_id: int) -> HttpResponse:
-    """The record (records.md) of a finished match as a download; replays to the match's result."""
+    """The signed record (records.md) of a finished match as a download; replays to the match's result."""
     match = selectors.match_visible(match_id=match_id, viewer=request.user)
     if match is None or match.status != Match.Status.FINISHED:
         raise Http404(_("Diese Partie gibt es nicht (oder sie läuft noch)."))
-    record = selectors.match_record(match=match)
-    response = JsonResponse(record, json_dumps_params={"ensure_ascii": False, "indent": 1})
-    response["Content-Disposition"] = f'attachment; filename="{match.game}-partie{match.pk}.json"'
-    return response
+    refusal = games_selectors.watch_refusal(table=match.table, user=request.user)
+    if refusal is not None:
+        return JsonResponse({"error": "staff_only", "message": refusal}, status=403)
+    record = records_export.record_export(match=match)
+    return record_download(record, filename=f"{match.game}-partie{match.pk}.json")
 
 
 @require_GET
 def table_last_match(request: HttpRequest, table_id: int) -> HttpResponse:
     """The page of the last match that ended at a table (the table's match-end view links here)."""
-    table = Table.objects.filter(pk=table_id).first()
-    match = None
-    if table is not None:
-        match = (
-            table.matches.exclude(status=Match.Status.PLAYING).filter(finished_at__isnull=False)
-            .order_by("-number").first()
-        )
-    if match is None or selectors.match_visible(match_id=match.pk, viewer=request.user) is None:
+    match = selectors.table_last_match(table_id=table_id, viewer=request.user)
+    if match is None:
         raise Http404(_("An diesem Tisch ist noch keine Partie zu Ende."))
     return redirect("matches:detail", match_id=match.pk)
+
+
+@require_GET
+def signing_key(request: HttpRequest) -> HttpResponse:
+    """The public key that checks the site's signed records, and what exactly it signs."""
+    public_key = records_export.site_public_key()
+    context = {"public_key_hex": public_key.hex(), "public_key_pem": records_export.site_public_key_pem(),
+               "algorithm": records_export.ALGORITHM}
+    return render(request, "games/signing_key.html", context)
 
 
 @require_http_methods(["GET", "POST"])
@@ -200,36 +238,36 @@ def record_view(request: HttpRequest) -> HttpResponse:
     A bad record gets the engine's reason (round, move, why), never a server error."""
     context: dict = {"text": "", "error": "", "config": None, "max_kb": RECORD_MAX_BYTES // 1024}
     if request.method == "GET":
-        return render(request, "ratings/replay_paste.html", context)
+        return render(request, "games/replay_paste.html", context)
     length = request.META.get("CONTENT_LENGTH") or "0"
     if not length.isdigit() or int(length) > RECORD_MAX_BYTES + 16 * 1024:
         context["error"] = _("Das Protokoll ist zu groß (höchstens %(kb)s kB).") % {"kb": context["max_kb"]}
-        return render(request, "ratings/replay_paste.html", context, status=413)
+        return render(request, "games/replay_paste.html", context, status=413)
     upload = request.FILES.get("file")
     if upload is not None:
         if upload.size > RECORD_MAX_BYTES:
             context["error"] = _("Das Protokoll ist zu groß (höchstens %(kb)s kB).") % {"kb": context["max_kb"]}
-            return render(request, "ratings/replay_paste.html", context, status=413)
+            return render(request, "games/replay_paste.html", context, status=413)
         raw: str | bytes = upload.read()
     else:
         raw = request.POST.get("record", "")
         context["text"] = raw
     if len(raw) > RECORD_MAX_BYTES:
         context["error"] = _("Das Protokoll ist zu groß (höchstens %(kb)s kB).") % {"kb": context["max_kb"]}
-        return render(request, "ratings/replay_paste.html", context, status=413)
+        return render(request, "games/replay_paste.html", context, status=413)
     if not raw.strip():
         context["error"] = _("Bitte ein Protokoll einfügen oder eine Datei wählen.")
-        return render(request, "ratings/replay_paste.html", context, status=400)
+        return render(request, "games/replay_paste.html", context, status=400)
     try:
         record = load_record(raw)
         replay = replay_positions(record)
     except InvalidRecord as exc:
         context["error"] = _("Dieses Protokoll lässt sich nicht abspielen: %(reason)s") % {"reason": exc}
-        return render(request, "ratings/replay_paste.html", context, status=400)
+        return render(request, "games/replay_paste.html", context, status=400)
     except (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError):
         # The engine names what is wrong with any record it reads; this is for shapes it never expected.
         context["error"] = _("Dieses Protokoll lässt sich nicht abspielen: es hat nicht die Form eines Spielprotokolls.")
-        return render(request, "ratings/replay_paste.html", context, status=400)
+        return render(request, "games/replay_paste.html", context, status=400)
     players = record.get("players")
     seats = len(record["rounds"][0]["hands"]) if record["rounds"] else 0
     if not (isinstance(players, list) and len(players) == seats and all(isinstance(p, str) for p in players)):
@@ -243,18 +281,22 @@ def record_view(request: HttpRequest) -> HttpResponse:
          "final": finals[seat] if seat < len(finals) else None}
         for seat, name in enumerate(names)
     ]
+    # The hashes a record says were published: the browser compares each round's deal with its own.
+    published = {
+        number: rnd["deal_hash"]
+        for number, rnd in enumerate(record["rounds"], start=1)
+        if isinstance(rnd.get("deal_hash"), str) and len(rnd["deal_hash"]) <= 128
+    }
+    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
     context.update(
-        config=_viewer_config(record=record, replay=replay, names=names, published=None),
+        config=_viewer_config(record=record, replay=replay, names=names, published=published,
+                              record_text=text.lstrip("\ufeff")),
         summary=summary,
         rows=rows,
-        game_label=Game(record["game"]).label,
+        game_label=registry.get(record["game"]).label,
         text="",
     )
-    return render(request, "ratings/replay_paste.html", context)
-
-
-def _active_user(username: str):
-    return get_user_model().objects.filter(username=username, is_active=True).select_related("profile").first()
+    return render(request, "games/replay_paste.html", context)
 
 
 @require_GET
@@ -262,12 +304,12 @@ def compare_form(request: HttpRequest) -> HttpResponse:
     """The profile's head-to-head form: ``a`` (the profile's player) against ``b`` (a user name typed in)."""
     a_name = request.GET.get("a", "").strip()
     b_name = request.GET.get("b", "").strip()
-    a, b = _active_user(a_name), _active_user(b_name)
+    a, b = selectors.active_user(username=a_name), selectors.active_user(username=b_name)
     if a is None or b is None or a.pk == b.pk:
         error = _("Diesen Spieler gibt es nicht: %(name)s") % {"name": b_name or "–"}
         if a is not None and b is not None:
             error = _("Bitte einen anderen Spieler wählen.")
-        return render(request, "ratings/match_compare.html", {"error": error, "a_name": a_name, "b_name": b_name},
+        return render(request, "games/match_compare.html", {"error": error, "a_name": a_name, "b_name": b_name},
                       status=404)
     return redirect("matches:compare", user_a=a.get_username(), user_b=b.get_username())
 
@@ -275,10 +317,14 @@ def compare_form(request: HttpRequest) -> HttpResponse:
 @require_GET
 def compare(request: HttpRequest, user_a: str, user_b: str) -> HttpResponse:
     """Head-to-head: the matches two players played together and who won them."""
-    a, b = _active_user(user_a), _active_user(user_b)
+    a, b = selectors.active_user(username=user_a), selectors.active_user(username=user_b)
     if a is None or b is None or a.pk == b.pk:
         raise Http404(_("Diesen Spieler gibt es nicht."))
     h2h = selectors.head_to_head(a=a, b=b, viewer=request.user)
-    context = {"h2h": h2h, "a_name": selectors.public_name(a), "b_name": selectors.public_name(b), "a": a, "b": b}
-    return render(request, "ratings/match_compare.html", context)
+    games = [g["game"] for g in h2h.games]
+    columns = [column for found in panels.collect(panels.HEAD_TO_HEAD, a=a, b=b, games=games) for column in found]
+    rows = [{**g, "cells": [(column.key, column.cells.get(g["game"])) for column in columns]} for g in h2h.games]
+    context = {"h2h": h2h, "rows": rows, "columns": columns, "a_name": selectors.public_name(a),
+               "b_name": selectors.public_name(b), "a": a, "b": b}
+    return render(request, "games/match_compare.html", context)
 

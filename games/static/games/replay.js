@@ -1,7 +1,8 @@
-// The replay viewer and the deal check of a finished match (or a pasted record). It knows no rules: the
-// server sent every position (all hands open) in #replay-data; this only draws them and steps between them.
+// The replay viewer and the deal check of a finished match, or of a pasted record (whose signature it checks
+// too). It knows no rules: the server sent every position (all hands open) in #replay-data; this only draws
+// them and steps between them.
 
-import { dealHash } from "./canonical.js";
+import { canonicalJSON, dealHash } from "./canonical.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
 const S = data.strings;
@@ -251,39 +252,64 @@ function startViewer() {
 
 // --- the deal check ----------------------------------------------------------------------------------------------
 
+// A pasted record is checked from its own text: each round's deal against the hash the record says was
+// published (its deal_hash), and the signature against this site's key.
+const pasted = data.verify ? parseRecord(data.verify.record_text) : null;
+
+function parseRecord(text) {
+  try {
+    const record = JSON.parse(text);
+    return record && typeof record === "object" && !Array.isArray(record) ? record : null;
+  } catch {
+    return null;
+  }
+}
+
+function dealOf(round) {
+  return { dealer: round.dealer, hands: round.hands, upcard: round.upcard, stock: round.stock };
+}
+
 async function checkDeals() {
   const summary = document.getElementById("dc-summary");
   const section = document.getElementById("deal-check");
   let ok = 0;
-  let bad = 0;
+  const bad = [];
   for (const check of data.checks) {
     const row = section.querySelector(`.dc-row[data-round="${check.number}"]`);
     if (!row) continue;
+    let deal = check.deal;
+    let published = check.hash;
+    const round = pasted && Array.isArray(pasted.rounds) ? pasted.rounds[check.number - 1] : null;
+    if (round && typeof round === "object") {
+      deal = dealOf(round);
+      published = typeof round.deal_hash === "string" ? round.deal_hash : "";
+    }
     const verdict = row.querySelector('[data-role="verdict"]');
     verdict.textContent = S.check_running;
-    const computed = await dealHash(check.deal);
+    const computed = await dealHash(deal);
     if (computed === null) {
       row.dataset.state = "unavailable";
       verdict.textContent = S.check_unavailable;
       continue;
     }
     row.querySelector('[data-role="computed"]').textContent = computed;
-    if (!check.hash) {
+    if (!published) {
       row.dataset.state = "computed";
       verdict.textContent = S.check_none;
-    } else if (computed === check.hash) {
+    } else if (computed === published) {
       row.dataset.state = "ok";
       verdict.textContent = "✓ " + S.check_ok;
       ok++;
     } else {
       row.dataset.state = "bad";
       verdict.textContent = "✗ " + S.check_bad;
-      bad++;
+      bad.push(check.number);
     }
   }
-  if (bad) {
-    summary.textContent = S.checks_some_bad;
+  if (bad.length) {
+    summary.textContent = fill(S.checks_some_bad, { rounds: bad.join(", ") });
     summary.dataset.state = "bad";
+    summary.dataset.rounds = bad.join(",");
   } else if (ok) {
     summary.textContent = S.checks_all_ok;
     summary.dataset.state = "ok";
@@ -291,5 +317,54 @@ async function checkDeals() {
   section.dataset.checked = "true";
 }
 
+// --- the signature (a pasted record) ------------------------------------------------------------------------------
+
+function bytesOfHex(text) {
+  if (typeof text !== "string" || !/^([0-9a-f]{2})*$/i.test(text)) return null;
+  const out = new Uint8Array(text.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+// The signed bytes (docs/protocol.md): the canonical JSON of the record without its "signature" field.
+function signedBytes(record) {
+  const rest = {};
+  for (const key of Object.keys(record)) if (key !== "signature") rest[key] = record[key];
+  return new TextEncoder().encode(canonicalJSON(rest));
+}
+
+async function signatureState(record) {
+  const signature = record ? record.signature : null;
+  if (!signature || typeof signature !== "object") return "none";
+  const value = bytesOfHex(signature.value);
+  if (signature.algorithm !== "Ed25519" || value === null || value.length !== 64) return "bad";
+  if (signature.public_key !== data.verify.public_key) return "foreign";
+  if (!globalThis.crypto || !globalThis.crypto.subtle) return "unavailable";
+  let key;
+  try {
+    key = await crypto.subtle.importKey("raw", bytesOfHex(data.verify.public_key), { name: "Ed25519" }, false, ["verify"]);
+  } catch {
+    return "unavailable"; // a browser without Ed25519 in WebCrypto
+  }
+  let bytes;
+  try {
+    bytes = signedBytes(record);
+  } catch {
+    return "bad"; // a number canonical JSON cannot hold: not what the site signed
+  }
+  return (await crypto.subtle.verify({ name: "Ed25519" }, key, value, bytes)) ? "ok" : "bad";
+}
+
+async function checkSignature() {
+  const verdict = document.getElementById("sig-verdict");
+  if (!verdict || !data.verify) return;
+  verdict.textContent = S.signature_running;
+  const state = await signatureState(pasted);
+  verdict.dataset.state = state;
+  verdict.textContent = { ok: "✓ ", bad: "✗ ", foreign: "✗ " }[state] ?? "";
+  verdict.textContent += S["signature_" + state];
+}
+
 startViewer();
 checkDeals();
+checkSignature();

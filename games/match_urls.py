@@ -1,8 +1,8 @@
-"""URLs of the pages about played matches, under /partie/ (``ratings.match_views``)."""
+"""URLs of the pages about played matches, under /partie/ (``games.match_views``)."""
 
 from django.urls import path
 
-from ratings import match_views as views
+from games import match_views as views
 
 app_name = "matches"
 urlpatterns = [
@@ -10,6 +10,7 @@ urlpatterns = [
     path("<int:match_id>/partie.json", views.match_record, name="record"),
     path("tisch/<int:table_id>/", views.table_last_match, name="table_last"),
     path("ansehen/", views.record_view, name="view_record"),
+    path("schluessel/", views.signing_key, name="signing_key"),
     path("vergleich/", views.compare_form, name="compare_form"),
     path("vergleich/<str:user_a>/<str:user_b>/", views.compare, name="compare"),
 ]

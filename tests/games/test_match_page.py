@@ -18,8 +18,8 @@ from openskill.models import PlackettLuce
 from games import engines, services
 from games.models import Match, Round, Table
 from games.outcomes import replay as replay_record
+from games.replay import replay_positions
 from ratings.models import RatingChange
-from ratings.replay import replay_positions
 from tests.games.helpers import choose_action, play_out, state_of
 
 pytestmark = pytest.mark.django_db
@@ -371,7 +371,8 @@ def test_the_record_form_shows_and_a_good_record_plays(people, ranked_gin):
     data = viewer_data(response)
     record = json.loads(text)
     assert len(data["positions"]) == sum(len(r["moves"]) + 1 for r in record["rounds"])
-    assert all(c["hash"] == "" for c in data["checks"])  # nothing published to compare a pasted record with
+    # The hashes to compare with are the ones the record says were published (it carries them per round).
+    assert [c["hash"] for c in data["checks"]] == [r["deal_hash"] for r in json.loads(text)["rounds"]]
     html = response.content.decode()
     for seat, final in enumerate(match.final_scores):
         assert cells(html, rf'<tr data-seat="{seat}"')[-1] == str(final)
@@ -440,7 +441,7 @@ def test_an_illegal_move_is_named_by_round_and_move(people, ranked_gin):
 
 
 def test_a_record_over_the_size_limit_is_refused(people):
-    from ratings.match_views import RECORD_MAX_BYTES
+    from games.match_views import RECORD_MAX_BYTES
 
     response = paste(" " * (RECORD_MAX_BYTES + 20 * 1024) + "{}")
     assert response.status_code == 413

@@ -1,0 +1,241 @@
+"""What the site knows about one game, besides its rules: the base class every game's registry entry is made
+from (``games.registry``), with the parts the pages and services ask for.
+
+An entry names its engine (a ``games.engine.interface.MatchEngine``) and bots, its seats, its presets and
+table options (with the lobby's form fields and labels), turns the engine's facts into points (outcome,
+score sheet, replay summary), steps a record through for the replay viewer, and answers the few questions
+other apps ask about a finished match (how a score reads, who won for a rating). Hooks are methods a game
+overrides, so nothing above the engine asks which game it is.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from games.engine.interface import MatchEngine, MatchState
+
+JSON = dict[str, Any]
+Label = str | Promise
+
+YES_NO: tuple[tuple[str, Label], ...] = (("true", gettext_lazy("ja")), ("false", gettext_lazy("nein")))
+NO_YES: tuple[tuple[str, Label], ...] = (("false", gettext_lazy("nein")), ("true", gettext_lazy("ja")))
+TURN_SECONDS: tuple[tuple[str, Label], ...] = (("45", "45 s"), ("30", "30 s"), ("60", "60 s"), ("90", "90 s"),
+                                               ("600", "10 min"))
+
+
+class BadOption(ValueError):
+    """A table option the lobby's form sent that cannot be read (the message is for the player)."""
+
+
+@dataclass(frozen=True)
+class OptionField:
+    """One of the create-table form's details: the option, its label and its choices (value as sent, label).
+    ``kind`` says how the sent text becomes what the engine expects: ``int``, ``bool`` or ``str``."""
+
+    name: str
+    label: Label
+    choices: tuple[tuple[str, Label], ...]
+    kind: type = str
+
+    def parse(self, raw: str) -> Any:
+        """The option's value from the form's text; ``BadOption`` when it cannot be one."""
+        if self.kind is int:
+            try:
+                return int(raw)
+            except ValueError:
+                raise BadOption(_("%(name)s muss eine ganze Zahl sein.") % {"name": self.name}) from None
+        if self.kind is bool:
+            if raw not in ("true", "false"):
+                raise BadOption(_("%(name)s ist ja oder nein.") % {"name": self.name})
+            return raw == "true"
+        return raw
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named set of table options the lobby offers first, with one line that says what it is."""
+
+    code: str
+    name: Label
+    help: Label
+    options: JSON = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """A row of a finished match's score sheet on its page."""
+
+    label: str
+    cells: list = field(default_factory=list)
+    note: str = ""
+    winner: int | None = None
+    kind: str = "round"  # round | total | bonus | final | place
+
+
+#: How a round ended, as the match page's score sheet says it.
+ROUND_RESULTS: dict[str, Label] = {
+    "knock": gettext_lazy("Klopfen"),
+    "undercut": gettext_lazy("Unterschnitt"),
+    "gin": gettext_lazy("Gin"),
+    "big_gin": gettext_lazy("Big Gin"),
+    "dead": gettext_lazy("tote Runde"),
+    "abandoned": gettext_lazy("abgebrochen"),
+    "romme": gettext_lazy("Rommé"),
+    "hand_romme": gettext_lazy("Hand-Rommé"),
+}
+
+
+class GameEntry:
+    """One game as the site knows it. Subclasses set the attributes and override the hooks they need."""
+
+    #: The game's code, as tables, matches, records and URLs carry it ("gin").
+    name: str
+    #: Its name in German, as the models' choices carry it ("Gin Rommé").
+    label: str
+    #: Its name in the page's language, as titles show it (``pgettext_lazy("Spielname", ...)``).
+    title: Label
+    engine: MatchEngine
+    #: The computer players: a module (or object) with ``choose_action(view, level, rng)``; None: none.
+    bots: Any = None
+    #: The seats a table may have, and how many when the options do not say.
+    seats: tuple[int, int] = (2, 2)
+    default_seats: int = 2
+    #: The lobby's presets in the order it offers them; the first is the default.
+    presets: tuple[Preset, ...] = ()
+    #: The lobby's details under the presets.
+    option_fields: tuple[OptionField, ...] = ()
+    #: The game's suit sign in the lobby (the quick-game buttons, the table list), and its CSS class.
+    sign: str = "♠"
+    sign_class: str = ""
+    #: The replay function of the game's engine: a record in, the match's facts out (``InvalidRecord``).
+    replay: Callable[[JSON], JSON]
+
+    # --- tables and options ---------------------------------------------------------------------------
+
+    @property
+    def default_preset(self) -> str:
+        return self.presets[0].code if self.presets else ""
+
+    def preset(self, code: str) -> Preset | None:
+        return next((p for p in self.presets if p.code == code), None)
+
+    def option_field(self, name: str) -> OptionField | None:
+        return next((f for f in self.option_fields if f.name == name), None)
+
+    def form_options(self, preset: str, options: JSON) -> JSON:
+        """The options the lobby's form asks for, once the preset is known (a hook: nothing by default)."""
+        return options
+
+    def masters_scoring(self, options: JSON) -> bool:
+        """Whether a table with these options is tournament play (Masters scoring: no chat)."""
+        return False
+
+    def option_summary(self, options: JSON) -> list[str]:
+        """The options that matter at a glance, as short labels for the lobby (without the turn time)."""
+        return []
+
+    # --- play -----------------------------------------------------------------------------------------
+
+    def bot_action(self, state: MatchState, seat: int, level: str, rng: random.Random) -> JSON:
+        """The action the computer player of ``seat`` chooses, seeing only its own view."""
+        return self.bots.choose_action(self.engine.view(state, seat), level, rng)
+
+    # --- points from facts ----------------------------------------------------------------------------
+
+    def outcome(self, facts: JSON) -> JSON | None:
+        """The result of a finished match (``Match.result``: ``winner``, ``final``, ``places``, ...) or None."""
+        raise NotImplementedError
+
+    def score_sheet(self, facts: JSON) -> JSON:
+        """The score sheet a view carries (``view["scores"]``)."""
+        raise NotImplementedError
+
+    def summary(self, facts: JSON) -> JSON:
+        """The replay summary ``manage.py replay`` prints for a replayed record's facts."""
+        raise NotImplementedError
+
+    def last_round_shown(self, last_round: JSON | None) -> JSON | None:
+        """The engine view's ``last_round`` as views show it (a hook: as the engine gave it)."""
+        return last_round
+
+    def points(self, state: MatchState) -> JSON:
+        """The points part of every view of ``state``: the score sheet and the result. The same for every
+        audience, so the presenter computes it once per state and shares it (``view(..., points=)``)."""
+        facts = state.facts()
+        return {"scores": self.score_sheet(facts), "result": self.outcome(facts)}
+
+    def view(self, state: MatchState, seat: int | None, *, points: JSON | None = None) -> JSON:
+        """What ``seat`` may see (None: a spectator), with the points in it (``points``: this state's, already
+        computed)."""
+        view = self.engine.view(state, seat)
+        if points is None:
+            points = self.points(state)
+        view["scores"] = points["scores"]
+        view["result"] = points["result"]
+        view["last_round"] = self.last_round_shown(view["last_round"])
+        return view
+
+    def replay_summary(self, record: JSON) -> JSON:
+        """Replay a record with the engine and summarise it; ``InvalidRecord`` names round, move and reason."""
+        return self.summary(self.replay(record))
+
+    def replay_positions(self, record: JSON) -> tuple[list[JSON], list[JSON]]:
+        """Every position of a legal record for the replay viewer: ``(rounds, positions)``, see
+        ``ratings.replay.replay_positions``."""
+        raise NotImplementedError
+
+    # --- a finished match, as other pages read it -----------------------------------------------------
+
+    def record_extras(self, result: JSON) -> JSON:
+        """What a finished match's record carries besides its rounds so that it replays to its result."""
+        return {}
+
+    def score_kind(self, options: JSON) -> str:
+        """What a player's final score is: ``points`` (more is better), ``minus`` or ``result``."""
+        return "points"
+
+    def won(self, result: JSON, seat: int, place: int) -> bool:
+        """Whether ``seat`` (who stayed) won the match, for the rating's win count: a sole first place."""
+        return result.get("winner") == seat
+
+    def result_label(self, round_result: JSON) -> str:
+        """How a round ended, in a word, for the match page's score sheet."""
+        kind = round_result.get("result")
+        return str(ROUND_RESULTS.get(kind or "", kind or "–"))
+
+    def match_sheet(self, result: JSON, rounds: Sequence[Any], seats: int) -> JSON:
+        """A finished match's score sheet on its page, from the stored result and rounds (``Round`` rows):
+        ``{"mode", "rounds": [SheetRow], "sums": [SheetRow]}``. By default the final scores and places."""
+        rows = [SheetRow(label=str(rnd.number), cells=[""] * seats, winner=(rnd.result or {}).get("winner"),
+                         note=self.result_label(rnd.result or {})) for rnd in rounds]
+        sums = [
+            SheetRow(label=_("Endstand"), cells=list(result.get("final") or []), kind="final",
+                     winner=result.get("winner")),
+            SheetRow(label=_("Platz"), cells=list(result.get("places") or []), kind="place"),
+        ]
+        return {"mode": self.name, "rounds": rows, "sums": sums}
+
+    def profile_statistics(self, *, matches: Sequence[tuple[int, JSON]], rounds: Sequence[tuple]) -> JSON:
+        """The game's own statistics on a profile: ``matches`` are the player's finished matches as
+        ``(seat, result)``, ``rounds`` their finished rounds as ``(seat, result, winner, knocker, deadwood,
+        hand_romme)`` (the stored round result's fields). By default the rounds won."""
+        return {"rounds_won": sum(1 for seat, _kind, winner, *_rest in rounds if winner == seat)}
+
+    def __repr__(self) -> str:
+        return f"<GameEntry {self.name}>"
+
+
+#: The parts of a record round that make its deal (what the site hashed when it began).
+DEAL_KEYS = ("dealer", "hands", "upcard", "stock")
+
+
+def deal_of(record_round: dict) -> dict:
+    """The deal of a record round: exactly the object whose canonical JSON the site hashed when it began."""
+    return {key: record_round[key] for key in DEAL_KEYS}

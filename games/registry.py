@@ -1,0 +1,97 @@
+"""The one place that knows which games the site offers: one entry per game (``games.entries.base.GameEntry``:
+engine, bots, seats, presets and table options with their form fields and labels, points, the replay
+stepper, and the few questions other apps ask about a finished match). Code above the engine asks an entry;
+it never branches on a game's name.
+
+Gin and Rommé are the entries the site ships (``BUILTIN``); a game added later is one more entry, and a test
+may register one of its own for as long as it runs:
+
+>>> sorted(names())
+['gin', 'romme']
+>>> get("gin").seats, get("romme").default_seats
+((2, 2), 4)
+>>> get("chess")
+Traceback (most recent call last):
+...
+games.registry.UnknownGame: unknown game 'chess' (known: gin, romme)
+"""
+
+from __future__ import annotations
+
+from games.engine import records
+from games.engine.interface import MatchEngine
+from games.entries import gin, romme
+from games.entries.base import GameEntry
+
+__all__ = ["BUILTIN", "GameEntry", "UnknownGame", "entries", "game_choices", "get", "is_game", "names",
+           "register", "unregister"]
+
+#: The games the site ships, in the order pages list them.
+BUILTIN: tuple[GameEntry, ...] = (gin.ENTRY, romme.ENTRY)
+
+_ENTRIES: dict[str, GameEntry] = {}
+#: Each game's engine, by name (``games.engines.ENGINES`` is this dict): kept in step with the entries.
+ENGINES: dict[str, MatchEngine] = {}
+
+
+class UnknownGame(KeyError):
+    """A game name no entry has. A ``KeyError`` (a lookup that failed), with a message that says so."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def register(entry: GameEntry) -> GameEntry:
+    """Add ``entry`` (its engine's records become readable too); ValueError if its name is taken."""
+    if not isinstance(entry, GameEntry):
+        raise TypeError(f"a registry entry is a GameEntry, not {type(entry).__name__}")
+    if entry.name in _ENTRIES:
+        raise ValueError(f"the game {entry.name!r} is registered already")
+    if entry.name != entry.engine.GAME:
+        raise ValueError(f"the entry {entry.name!r} names the engine of {entry.engine.GAME!r}")
+    low, high = entry.seats
+    if not 1 <= low <= entry.default_seats <= high:
+        raise ValueError(f"the entry {entry.name!r} has {entry.default_seats} default seats outside {low}..{high}")
+    _ENTRIES[entry.name] = entry
+    ENGINES[entry.name] = entry.engine
+    records.REPLAYS[entry.name] = entry.replay
+    return entry
+
+
+def unregister(name: str) -> None:
+    """Take a game off again (a test's own game, once the test is over); UnknownGame if there is none."""
+    get(name)
+    del _ENTRIES[name]
+    del ENGINES[name]
+    records.REPLAYS.pop(name, None)
+
+
+def get(name: object) -> GameEntry:
+    """The entry of ``name``; ``UnknownGame`` (a KeyError) for a name no game has."""
+    entry = _ENTRIES.get(name) if isinstance(name, str) else None
+    if entry is None:
+        raise UnknownGame(f"unknown game {name!r} (known: {', '.join(_ENTRIES)})")
+    return entry
+
+
+def is_game(name: object) -> bool:
+    return isinstance(name, str) and name in _ENTRIES
+
+
+def entries() -> list[GameEntry]:
+    """Every game, in the order pages list them (the site's own first)."""
+    return list(_ENTRIES.values())
+
+
+def names() -> list[str]:
+    return list(_ENTRIES)
+
+
+def game_choices() -> list[tuple[str, str]]:
+    """The models' choices for a game field: ``(name, German label)`` of every game registered now. A
+    callable, so the fields' migrations do not change when a game is added."""
+    return [(entry.name, entry.label) for entry in _ENTRIES.values()]
+
+
+for _entry in BUILTIN:
+    register(_entry)

@@ -1,0 +1,66 @@
+"""What ratings adds to games' match page and exported records, registered at start-up (``RatingsConfig.ready``)
+through ``games.panels``: each seat's change ("+14") and new Wertungszahl, both players' Wertungszahl on the
+head-to-head page, and in the record each seat's Wertungszahl before and after (records.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from games import panels
+from ratings import profile_selectors, selectors
+
+
+def match_seat_columns(*, match, players) -> list[panels.Column]:
+    """The change and the new Wertungszahl beside each rated seat; nothing for an unrated match."""
+    changes = profile_selectors.match_changes(match_id=match.pk)
+    if not changes:
+        return []
+    delta: dict[int, panels.Cell] = {}
+    rating: dict[int, panels.Cell] = {}
+    for player in players:
+        change = changes.get(player.user_id) if player.user_id is not None else None
+        if change is None:
+            continue
+        trend = " is-up" if change.delta > 0 else " is-down" if change.delta < 0 else ""
+        delta[player.seat] = panels.Cell(text=change.delta_text, css="mp-delta" + trend)
+        rating[player.seat] = panels.Cell(text=change.after_text)
+    note = ""
+    if any(change.provisional for change in changes.values()):
+        note = _("Ein „?“ hinter der Wertungszahl: vorläufig, weniger als 10 gewertete Partien.")
+    return [
+        panels.Column(key="delta", header=_("Änderung"), cells=delta),
+        panels.Column(key="rating", header=_("Wertungszahl"), cells=rating, note=note),
+    ]
+
+
+def head_to_head_ratings(*, a, b, games: list[str]) -> list[panels.Column]:
+    """Both players' Wertungszahl in each game they played together ("1514? : 1486")."""
+    cells = {}
+    for game in games:
+        texts = []
+        for user in (a, b):
+            rating = selectors.rating_of(user=user, game=game)
+            texts.append(f"{rating.display}?" if rating.provisional else str(rating.display))
+        cells[game] = panels.Cell(text=" : ".join(texts))
+    return [panels.Column(key="ratings", header=_("Wertungszahl"), cells=cells)]
+
+
+def record_ratings(*, match, players) -> dict[str, Any] | None:
+    """``{"ratings": [{"before": 1500, "after": 1514}, ...]}`` per seat (``None`` for a seat that was not
+    rated, such as a computer player); nothing for an unrated match."""
+    changes = profile_selectors.match_changes(match_id=match.pk)
+    if not changes:
+        return None
+    seats = []
+    for player in sorted(players, key=lambda p: p.seat):
+        change = changes.get(player.user_id) if player.user_id is not None else None
+        seats.append(None if change is None else {"before": change.before, "after": change.after})
+    return {"ratings": seats}
+
+
+def register() -> None:
+    panels.register(panels.MATCH_SEATS, match_seat_columns)
+    panels.register(panels.HEAD_TO_HEAD, head_to_head_ratings)
+    panels.register(panels.RECORD, record_ratings)

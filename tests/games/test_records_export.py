@@ -1,0 +1,311 @@
+"""The exported record (games.records_export): one builder for both downloads, each round's published deal
+hash, the ratings of a rated match (through the ratings panel), and the site's Ed25519 signature over the
+canonical JSON of the record without its signature; what other apps add through games.panels."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from django.core.exceptions import ImproperlyConfigured
+from django.test import Client
+from django.urls import reverse
+
+from games import panels, records_export, services
+from games.models import Match, Round
+from games.outcomes import replay as replay_record
+from ratings.models import RatingChange
+from tests.games.helpers import play_out
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _live_play(settings):
+    from tests.games import helpers
+
+    settings.GAMES_TEST_DEAL_SEED = "records-export-tests"
+    settings.GAMES_BOT_DELAY_SECONDS = 0
+    settings.GAMES_STATE_POLL_SECONDS = 0
+    settings.GAMES_DB_PARALLEL = False
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.RECORDS_SIGNING_KEY = ""
+    helpers._RNG.seed(7)
+
+
+@pytest.fixture
+def people(django_user_model):
+    return [django_user_model.objects.create_user(n, f"{n}@example.org", "pw-" + n * 2) for n in ("anna", "ben")]
+
+
+@pytest.fixture
+def ranked_match(people, django_capture_on_commit_callbacks) -> Match:
+    """A ranked gin match of several rounds, played out and rated (the announcement runs in the test)."""
+    anna, ben = people
+    table = services.table_create_seated(game="gin", users=[anna, ben], preset="klassisch", options={"target": 50},
+                                         ranked=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        table = play_out(table.pk, [anna, ben])
+    return Match.objects.get(pk=table.current_match_id)
+
+
+@pytest.fixture
+def bot_match(people, django_capture_on_commit_callbacks) -> Match:
+    table = services.table_create(user=people[0], game="gin", preset="schnell", bots="simple")
+    with django_capture_on_commit_callbacks(execute=True):
+        table = play_out(table.pk, [people[0], None])
+    return Match.objects.get(pk=table.current_match_id)
+
+
+def download(match: Match) -> dict:
+    response = Client().get(reverse("matches:record", kwargs={"match_id": match.pk}))
+    assert response.status_code == 200
+    return json.loads(response.content)
+
+
+def canonical(value) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+# --- what the record carries ---------------------------------------------------------------------------------
+
+
+def test_each_round_carries_the_deal_hash_published_when_it_began(ranked_match):
+    record = download(ranked_match)
+    published = list(Round.objects.filter(match=ranked_match).order_by("number").values_list("deal_hash", flat=True))
+    assert len(record["rounds"]) >= 2
+    assert [r["deal_hash"] for r in record["rounds"]] == published
+    for rnd in record["rounds"]:
+        deal = {key: rnd[key] for key in ("dealer", "hands", "upcard", "stock")}
+        assert hashlib.sha256(canonical(deal)).hexdigest() == rnd["deal_hash"]
+
+
+def test_a_rated_match_carries_each_seat_s_wertungszahl_before_and_after(ranked_match, people):
+    record = download(ranked_match)
+    expected = []
+    for user in people:  # anna sits at seat 0, ben at seat 1
+        change = RatingChange.objects.get(match=ranked_match, user=user)
+        expected.append({"before": change.display_before, "after": change.display_after})
+    assert record["ratings"] == expected
+    assert expected[0]["after"] != expected[0]["before"]
+
+
+def test_an_unrated_match_carries_no_ratings(bot_match):
+    record = download(bot_match)
+    assert "ratings" not in record
+    assert record_holds(record)
+
+
+def test_the_extra_fields_do_not_change_the_replay(ranked_match):
+    record = download(ranked_match)
+    bare = {key: value for key, value in record.items() if key not in ("signature", "ratings")}
+    bare["rounds"] = [{k: v for k, v in rnd.items() if k != "deal_hash"} for rnd in record["rounds"]]
+    assert replay_record(record) == replay_record(bare)
+    assert replay_record(record)["final"] == ranked_match.final_scores
+
+
+def test_the_table_download_is_the_same_record_as_the_match_download(ranked_match):
+    url = reverse("games:record", kwargs={"table_id": ranked_match.table_id})
+    from_table = Client().get(url, {"partie": ranked_match.number}).json()
+    assert from_table == download(ranked_match)
+
+
+# --- the signature -------------------------------------------------------------------------------------------
+
+
+def record_holds(record: dict) -> bool:
+    return records_export.record_signature_holds(record)
+
+
+def test_the_signature_of_a_downloaded_record_holds(ranked_match):
+    record = download(ranked_match)
+    assert record["signature"]["algorithm"] == "Ed25519"
+    assert record["signature"]["public_key"] == records_export.site_public_key().hex()
+    assert record_holds(record)
+
+
+def test_the_signature_covers_the_canonical_json_of_the_record_without_the_signature(ranked_match):
+    record = download(ranked_match)
+    unsigned = {key: value for key, value in record.items() if key != "signature"}
+    key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(record["signature"]["public_key"]))
+    key.verify(bytes.fromhex(record["signature"]["value"]), canonical(unsigned))  # raises if it does not hold
+    assert records_export.signed_bytes(record) == canonical(unsigned)
+
+
+def test_a_record_whose_stock_was_edited_no_longer_holds(ranked_match):
+    record = download(ranked_match)
+    edited = copy.deepcopy(record)
+    stock = edited["rounds"][1]["stock"]
+    stock[-1], stock[-2] = stock[-2], stock[-1]  # never drawn: the record still replays the same
+    assert replay_record(edited) == replay_record(record)
+    assert not record_holds(edited)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda r: r["players"].reverse(),
+        lambda r: r["ratings"][0].update(after=r["ratings"][0]["after"] + 1),
+        lambda r: r["rounds"][0].update(deal_hash="0" * 64),
+        lambda r: r.update(resigned=1),
+        lambda r: r["rounds"].pop(),
+    ],
+    ids=["players", "ratings", "deal_hash", "added_field", "dropped_round"],
+)
+def test_any_change_to_a_signed_record_breaks_the_signature(ranked_match, change):
+    record = download(ranked_match)
+    change(record)
+    assert not record_holds(record)
+
+
+def test_the_layout_of_the_file_does_not_matter(ranked_match):
+    text = Client().get(reverse("matches:record", kwargs={"match_id": ranked_match.pk})).content.decode()
+    assert "\n" in text  # the download is indented
+    assert record_holds(json.loads(json.dumps(json.loads(text), ensure_ascii=True)))
+
+
+def test_a_record_signed_with_another_key_does_not_hold(ranked_match):
+    record = download(ranked_match)
+    forged = records_export.record_sign(record, private_key=bytes(range(32)))
+    assert records_export.record_signature_holds(forged, public_key=records_export.public_key_of(bytes(range(32))))
+    assert not record_holds(forged)
+
+
+@pytest.mark.parametrize(
+    "signature",
+    [None, "abc", {}, {"algorithm": "RSA", "value": "00" * 64}, {"algorithm": "Ed25519", "value": "zz" * 64},
+     {"algorithm": "Ed25519", "value": "00" * 64}, {"algorithm": "Ed25519", "value": 7}],
+)
+def test_a_missing_or_malformed_signature_does_not_hold(ranked_match, signature):
+    record = download(ranked_match)
+    record["signature"] = signature
+    assert not record_holds(record)
+    assert not record_holds([record])
+
+
+# --- the key -------------------------------------------------------------------------------------------------
+
+
+def test_the_default_key_is_derived_from_secret_key_with_hkdf(settings):
+    settings.SECRET_KEY = "one site's secret"
+    seed = HKDF(algorithm=records_export.hashes.SHA256(), length=32, salt=b"ginsite records",
+                info=b"Ed25519 signing key for exported game records, v1").derive(b"one site's secret")
+    assert records_export.site_private_key() == seed
+    first = records_export.site_public_key()
+    settings.SECRET_KEY = "another site's secret"
+    assert records_export.site_public_key() != first
+
+
+def test_records_signing_key_sets_the_key(settings, bot_match):
+    seed = bytes(range(100, 132))
+    settings.RECORDS_SIGNING_KEY = seed.hex()
+    record = download(bot_match)
+    public = Ed25519PrivateKey.from_private_bytes(seed).public_key()
+    public.verify(bytes.fromhex(record["signature"]["value"]), records_export.signed_bytes(record))
+    assert record["signature"]["public_key"] == records_export.public_key_of(seed).hex()
+
+
+@pytest.mark.parametrize("value", ["abc", "00" * 31, "zz" * 32, "00" * 33])
+def test_a_records_signing_key_that_is_not_32_bytes_of_hex_is_refused_clearly(settings, value):
+    settings.RECORDS_SIGNING_KEY = value
+    with pytest.raises(ImproperlyConfigured, match="RECORDS_SIGNING_KEY must be 64 hex digits"):
+        records_export.site_private_key()
+
+
+def test_the_key_page_shows_the_site_s_public_key_and_is_linked_from_the_match_page_and_the_paste_viewer(
+    ranked_match,
+):
+    url = reverse("matches:signing_key")
+    html = Client().get(url).content.decode()
+    assert records_export.site_public_key().hex() in html
+    assert "BEGIN PUBLIC KEY" in html and "Ed25519" in html
+    english = Client().get(url, headers={"accept-language": "en"}).content.decode()
+    assert "What is signed" in english
+    for page in (reverse("matches:detail", kwargs={"match_id": ranked_match.pk}), reverse("matches:view_record")):
+        assert f'href="{url}"' in Client().get(page).content.decode()
+
+
+# --- panels --------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def test_panels():
+    """Panels a test registers, taken out again when it ends."""
+    added = []
+
+    def add(slot, panel):
+        panels.register(slot, panel)
+        added.append((slot, panel))
+
+    yield add
+    for slot, panel in added:
+        panels.unregister(slot, panel)
+
+
+def test_a_registered_panel_adds_a_column_a_heading_line_and_record_fields(bot_match, test_panels):
+    def seats(*, match, players):
+        return [panels.Column(key="luck", header="Glück", cells={p.seat: panels.Cell(text=f"L{p.seat}") for p in players},
+                              note="Glück ist Zufall.")]
+
+    test_panels(panels.MATCH_SEATS, seats)
+    test_panels(panels.MATCH_HEAD, lambda *, match: [panels.HeadLink(text="Freundschaftsspiel", url="/x/")])
+    test_panels(panels.RECORD, lambda *, match, players: {"venue": "Kneipe"})
+    html = Client().get(reverse("matches:detail", kwargs={"match_id": bot_match.pk})).content.decode()
+    assert '<th scope="col" class="num">Glück</th>' in html
+    assert '<td class="num" data-role="luck">L1</td>' in html and "Glück ist Zufall." in html
+    assert '<a href="/x/">Freundschaftsspiel</a>' in html
+    record = download(bot_match)
+    assert record["venue"] == "Kneipe" and record_holds(record)
+
+
+def test_a_record_panel_may_not_replace_a_field_games_writes(bot_match, test_panels):
+    test_panels(panels.RECORD, lambda *, match, players: {"players": ["mallory", "eve"]})
+    with pytest.raises(ValueError, match="may not replace players"):
+        records_export.record_export(match=bot_match)
+
+
+def test_an_unknown_panel_slot_is_refused():
+    with pytest.raises(ValueError, match="unknown panel slot 'sidebar'"):
+        panels.register("sidebar", lambda **kwargs: None)
+
+
+def test_ratings_and_tournaments_register_their_panels_at_start_up():
+    from ratings import panels as rating_panels
+    from tournaments import panels as tournament_panels
+
+    assert rating_panels.match_seat_columns in panels._panels[panels.MATCH_SEATS]
+    assert rating_panels.record_ratings in panels._panels[panels.RECORD]
+    assert rating_panels.head_to_head_ratings in panels._panels[panels.HEAD_TO_HEAD]
+    assert tournament_panels.match_tournament in panels._panels[panels.MATCH_HEAD]
+
+
+def test_a_tournament_match_page_names_and_links_its_tournament(bot_match):
+    from tournaments.models import Stage, StageTable, Tournament
+
+    tournament = Tournament.objects.create(name="Herbstpokal", game="gin", format=Tournament.Format.SWISS)
+    stage = Stage.objects.create(tournament=tournament, number=2)
+    StageTable.objects.create(stage=stage, number=3, table_id=bot_match.table_id)
+    url = reverse("matches:detail", kwargs={"match_id": bot_match.pk})
+    html = Client().get(url).content.decode()
+    link = reverse("tournaments:detail", kwargs={"tournament_id": tournament.pk})
+    assert f'<a href="{link}">Turnier: Herbstpokal · Runde 2, Tisch 3</a>' in html
+    english = Client().get(url, headers={"accept-language": "en"}).content.decode()
+    assert "Tournament: Herbstpokal · round 2, table 3" in english
+
+
+def test_a_match_outside_a_tournament_names_none(bot_match):
+    html = Client().get(reverse("matches:detail", kwargs={"match_id": bot_match.pk})).content.decode()
+    assert 'data-panel="head"' not in html
+
+
+@pytest.mark.parametrize("name", ["games.panels", "games.records_export", "games.replay"])
+def test_the_examples_in_the_docstrings_hold(name):
+    import doctest
+    import importlib
+
+    failed, attempted = doctest.testmod(importlib.import_module(name), report=True)
+    assert attempted > 0 and failed == 0, name

@@ -1,0 +1,47 @@
+"""The format classes themselves: the registry holds one class per format, the code above them names no
+format, and each format's page shows its own columns."""
+
+import re
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+from tests.tournaments.helpers import play_tournament, started
+from tournaments import formats
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The code that asks the format and must not branch on a format's name.
+ABOVE_THE_FORMATS = ["tournaments/services.py", "tournaments/selectors.py", "templates/tournaments/detail.html",
+                     "templates/tournaments/_live.html"]
+FAST = {"check_in_minutes": 0, "break_minutes": 0}
+
+
+def test_the_registry_holds_one_class_per_format_with_its_game():
+    assert formats.names() == ("series", "swiss", "knockout", "round_robin")
+    assert {name: formats.get(name).game for name in formats.names()} == {
+        "series": "romme", "swiss": "gin", "knockout": "gin", "round_robin": "gin"}
+    assert formats.names("romme") == ("series",) and formats.games() == ("romme", "gin")
+
+
+@pytest.mark.parametrize("path", ABOVE_THE_FORMATS)
+def test_code_above_the_formats_names_no_format(path):
+    text = (ROOT / path).read_text()
+    names = "|".join(formats.names())
+    assert re.findall(rf"""["']({names})["']|format ==|\.format\s*==""", text) == []
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("game, format, given, headers", [
+    ("romme", "series", {"series": 1, "rounds": 1}, ["Ergebnis", "WP", "Augen", "Runden gewonnen", "Serie 1"]),
+    ("gin", "swiss", {"rounds": 1}, ["Punkte", "Buchholz", "Differenz", "Runde 1"]),
+    ("gin", "round_robin", {}, ["Punkte", "Differenz", "Runde 1", "Runde 2", "Runde 3"]),
+])
+def test_the_standings_show_the_formats_own_columns(client, staff, make_players, game, format, given, headers):
+    t = started(staff, make_players(3), name="Spalten", game=game, format=format, settings={**given, **FAST},
+                options={} if game == "romme" else {"target": 0})
+    play_tournament(t.pk)
+    page = client.get(reverse("tournaments:detail", args=[t.pk])).content.decode()
+    shown = re.findall(r"<th>([^<]*)</th>", page)
+    assert shown == ["Platz", "Spieler", *headers]
+    assert "Turnierbaum" not in page

@@ -1,0 +1,179 @@
+"""The Rommé series tournament (Masters): series of lists at tables of 3 to 6, seated by the standings."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any, ClassVar
+
+from django.conf import settings as django_settings
+from django.utils.translation import gettext as _
+
+from games import engines
+from games.models import Match
+from tournaments import pairing
+from tournaments.errors import TournamentError
+from tournaments.formats.base import Rating, Seating, TournamentFormat, bad_result, int_setting
+from tournaments.models import Entry, StageTable
+from tournaments.scoring import ListStanding, list_result, rank_list
+
+
+def romme_rounds_allowed() -> tuple[int, ...]:
+    """Rounds per list staff may choose (tournaments.md); the test setting widens it to keep tests short."""
+    return tuple(django_settings.TOURNAMENTS_ROMME_ROUNDS)
+
+
+def masters_options(options: dict) -> dict:
+    """Rommé table options with Masters scoring on."""
+    return {**{k: v for k, v in options.items() if k not in ("scoring", "tournament")}, "scoring": "masters"}
+
+
+class SeriesFormat(TournamentFormat):
+    """``series`` (3) series of one list each, ``rounds`` (12) per list, tables of ``table_size`` (4);
+    series 1 seated at random, later series by the standings. Each list is scored with Masters
+    Wertungspunkte (10 × ΣWP − ΣAugen, Abbruch −700); standings: results, WP, fewer Augen, rounds won.
+    Who abandons a list (Abbruch) is out of later series unless staff reinstate them.
+
+    **A void list** (the match ended without a result: called off by any path, or ended by staff) scores
+    nothing for anyone at that table: no result, no WP, no Augen, no rounds won, nobody out; the
+    standings show the series as not played for them, and it is not replayed. Staff who ended a table
+    correct its result to what was played (``tournament_result_correct``)."""
+
+    name = "series"
+    game = "romme"
+    label = "Serienturnier (Masters)"
+    min_players = 3
+    defaults: ClassVar[dict[str, Any]] = {"series": 3, "rounds": 12, "table_size": 4, "same_deals": False}
+
+    @classmethod
+    def check_settings(cls, s: dict[str, Any]) -> None:
+        int_setting("series", s["series"], 1, 10)
+        if s["rounds"] not in romme_rounds_allowed() or isinstance(s["rounds"], bool):
+            allowed = ", ".join(map(str, romme_rounds_allowed()))
+            raise TournamentError("bad_settings", f"Runden je Liste: {allowed}.")
+        int_setting("table_size", s["table_size"], 3, 6)
+        if not isinstance(s["same_deals"], bool):
+            raise TournamentError("bad_settings", "same_deals ist an oder aus (true/false).")
+
+    @classmethod
+    def check_options(cls, options: dict, settings: dict[str, Any]) -> dict:
+        for name in ("seats", "rounds", "scoring", "tournament"):
+            if name in options:
+                raise TournamentError("bad_options", f"Die Tischoption {name} legt das Turnier fest.")
+        try:
+            engines.engine(cls.game).normalize_options(masters_options({**options, "rounds": settings["rounds"]}),
+                                                       seats=settings["table_size"])
+        except ValueError as error:
+            raise TournamentError("bad_options", f"Ungültige Tischoption: {error}") from None
+        return options
+
+    def table_options(self, seats: int) -> dict:
+        return masters_options({**self.t.options, "rounds": self.settings["rounds"]})
+
+    # --- stages -------------------------------------------------------------------------------------
+
+    def stage_count(self, players: int | None = None) -> int:
+        return self.settings["series"]
+
+    def is_over(self, number: int) -> bool:
+        active = self.t.entries.filter(status=Entry.Status.PLAYING, out=False)
+        return super().is_over(number) or active.count() < 2
+
+    def seating(self, number: int, rating: Rating) -> Seating:
+        active = [e.user_id for e in self.playing() if not e.out]
+        sizes = pairing.romme_table_sizes(len(active), self.settings["table_size"])
+        if number == 1:
+            return pairing.romme_seating_random(active, sizes, secrets.SystemRandom())
+        seated = set(active)
+        return pairing.romme_seating([row["user_id"] for row in self.standings() if row["user_id"] in seated], sizes)
+
+    def deal_seeds(self, seating: Seating) -> dict[str, str]:
+        if not self.settings.get("same_deals"):
+            return {}
+        return {str(size): secrets.token_hex(16) for size in sorted({len(s) for s in seating})}
+
+    def table_result(self, st: StageTable, match: Match) -> dict:
+        result = match.result or {}
+        if match.status != Match.Status.FINISHED or not result:
+            return {"void": True}
+        left = result.get("left") or [False] * len(st.users)
+        seats = []
+        for i, user_id in enumerate(st.users):
+            wp, augen = result["wertungspunkte"][i], result["augen"][i]
+            seats.append({
+                "user_id": user_id,
+                "result": list_result(wertungspunkte=[wp], points=[augen], aborted=bool(left[i])),
+                "wertungspunkte": wp, "augen": augen, "rounds_won": result["rounds_won"][i],
+                "abbruch": bool(left[i]),
+            })
+        return {"seats": seats}
+
+    def abandoned(self, result: dict) -> dict[int, bool]:
+        return {seat["user_id"]: seat["abbruch"] for seat in result.get("seats", [])}
+
+    def corrected_result(self, st: StageTable, result: dict) -> dict:
+        seats = result.get("seats")
+        if (not isinstance(seats, list)
+                or sorted(s.get("user_id") for s in seats if isinstance(s, dict)) != sorted(st.users)):
+            raise bad_result()
+        out = []
+        for seat in seats:
+            try:
+                wp, augen, won = int(seat["wertungspunkte"]), int(seat["augen"]), int(seat["rounds_won"])
+            except (KeyError, TypeError, ValueError):
+                raise bad_result() from None
+            if augen < 0 or won < 0:
+                raise bad_result()
+            abbruch = bool(seat.get("abbruch", False))
+            out.append({"user_id": seat["user_id"], "result": list_result(wertungspunkte=[wp], points=[augen],
+                        aborted=abbruch), "wertungspunkte": wp, "augen": augen, "rounds_won": won,
+                        "abbruch": abbruch})
+        order = {u: i for i, u in enumerate(st.users)}
+        return {"seats": sorted(out, key=lambda s: order[s["user_id"]])}
+
+    # --- reads --------------------------------------------------------------------------------------
+
+    def standings(self) -> list[dict]:
+        stages = self.t.stages.count()
+        rows = {e.user_id: {"user_id": e.user_id, "place": None, "stages": [None] * stages, "result": 0,
+                            "wertungspunkte": 0, "augen": 0, "rounds_won": 0, "out": e.out,
+                            "removed": e.status == Entry.Status.REMOVED} for e in self.participants()}
+        for st in self.finished_tables():
+            for seat in (st.result or {}).get("seats", []):  # a void list has none: nothing scored
+                row = rows.get(seat["user_id"])
+                if row is None:
+                    continue
+                row["stages"][st.stage.number - 1] = {k: seat[k] for k in
+                                                      ("result", "wertungspunkte", "augen", "rounds_won", "abbruch")}
+                for key in ("result", "wertungspunkte", "augen", "rounds_won"):
+                    row[key] += seat[key]
+        ranked = rank_list([ListStanding(u, r["result"], r["wertungspunkte"], r["augen"], r["rounds_won"])
+                            for u, r in rows.items()])
+        out = []
+        for place, standing in ranked:
+            row = rows[standing.player]
+            row["place"] = place
+            out.append(row)
+        return out
+
+    # --- the page -----------------------------------------------------------------------------------
+
+    def words(self) -> list[str]:
+        s = self.settings
+        words = [_("%(n)d Serien zu je %(r)d Runden") % {"n": s["series"], "r": s["rounds"]},
+                 _("Tische zu %(k)d Spielern, gesetzt nach Tabellenstand") % {"k": s["table_size"]},
+                 _("Masters-Wertung: 10 × Wertungspunkte − Augen, Abbruch −700")]
+        if s["same_deals"]:
+            words.append(_("Gleiche Karten: alle Tische einer Größe spielen dieselben Verteilungen"))
+        return words
+
+    def columns(self) -> list[tuple[str, str]]:
+        return [(_("Ergebnis"), "result"), (_("WP"), "wertungspunkte"), (_("Augen"), "augen"),
+                (_("Runden gewonnen"), "rounds_won")]
+
+    def stage_label(self, number: int) -> str:
+        return _("Serie %(n)s") % {"n": number}
+
+    def stage_cell(self, entry: dict | None, names: dict[int, str]) -> str:
+        if not entry:
+            return "–"
+        return f"{entry['result']} ({_('Abbruch')})" if entry["abbruch"] else str(entry["result"])
