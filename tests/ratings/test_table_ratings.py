@@ -152,3 +152,14 @@ def test_a_casual_table_page_loads_no_ratings(people):
     table = services.table_create_seated(game="gin", users=[anna, ben], preset="schnell", ranked=False)
     page = Client().get(reverse("games:table", kwargs={"table_id": table.pk})).content.decode()
     assert "seat-ratings" not in page and "ratings/table.js" not in page
+
+
+def test_the_seat_ratings_cost_the_same_few_queries_for_two_seats_or_four(people, django_assert_max_num_queries):
+    anna, ben, cleo, dora = people
+    for user in people:
+        Rating.objects.create(user=user, game="romme", display=1550, matches=12)
+    two = services.table_create_seated(game="gin", users=[anna, ben], preset="schnell", ranked=True)
+    four = services.table_create_seated(game="romme", users=[anna, ben, cleo, dora], ranked=True)
+    for table in (two, four):
+        with django_assert_max_num_queries(4):  # table, seats, ratings (and changes once over)
+            assert len(ratings_of(table.pk).json()["seats"]) == table.seat_count
