@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from games import match_selectors, records_export, registry, selectors, services
+from games import match_selectors, panels, records_export, registry, selectors, services
 from games.entries.base import BadOption
 from games.match_views import record_download, staff_only_page
 from games.models import BotLevel
@@ -262,6 +262,8 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "free_seats": free_seats,
         "bot_levels": BOT_LEVELS,
         "chat_on": table_policy(table).chat,
+        # What other apps name under the title (tournaments: the tournament, with a link).
+        "head_links": [link for found in panels.collect(panels.TABLE_HEAD, table=table) for link in found],
     }
     return render(request, "games/table.html", context)
 
