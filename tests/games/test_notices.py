@@ -248,3 +248,28 @@ def test_every_page_of_a_signed_in_person_loads_the_notices(players):
         assert 'id="site-notices"' in html and "games/notices.js" in html, name
     anonymous = Client().get(reverse("home")).content.decode()
     assert "games/notices.js" not in anonymous
+
+
+def test_the_banner_words_are_german_first_and_english_second(players):
+    from django.utils import translation
+
+    from games.templatetags.notice_tags import notice_strings
+
+    with translation.override("de"):
+        german = notice_strings()
+    with translation.override("en"):
+        english = notice_strings()
+    assert german["table_ready"] == "Dein Tisch ist bereit" and german["to_table"] == "Zum Tisch"
+    assert english["table_ready"] == "Your table is ready" and english["to_table"] == "To the table"
+    assert set(german) == set(english)
+    assert not [key for key in german if german[key] == english[key]]  # every text translated
+    assert english["table_ready_tournament"].count("{tournament}") == english["table_ready_tournament"].count("{stage}") == 1
+
+
+def test_the_lobby_names_the_tournament_in_english_too(players, staff):
+    t = _tournament(staff, players, name="Gin-Abend", **GIN_SWISS)
+    tournament_services.tournament_start(tournament_id=t.pk, by=staff)
+    client = Client(headers={"accept-language": "en"})
+    client.cookies["django_language"] = "en"
+    html = client.get(reverse("games:lobby_tables")).content.decode()
+    assert "Tournament: Gin-Abend · round 1, table 1" in html
