@@ -64,7 +64,7 @@ def test_the_banner_appears_on_any_page_with_the_link_to_the_players_table(new_p
     leitung.wait_for_load_state()
 
     (st,) = StageTable.objects.filter(stage__tournament=t)
-    for name, page in pages.items():
+    for page in pages.values():
         banner = page.locator(".site-notice")
         banner.wait_for()
         assert ready in banner.inner_text() and "Banner-Abend" in banner.inner_text()
