@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils.translation import gettext
 
-from games import engines, presenters
+from games import engines, notices, presenters
 from games.engine.romme import hints as romme_hints
 from games.models import ChatMessage, Match, Round, Seat, Table
 
@@ -255,6 +255,27 @@ def chat_recent(*, table_id, limit: int = CHAT_HISTORY) -> list[dict]:
         return []
     seat_by_user = dict(Seat.objects.filter(table_id=table_id, user__isnull=False).values_list("user_id", "index"))
     return [presenters.chat_frame(m, seat_index=seat_by_user.get(m.user_id)) for m in reversed(messages)]
+
+
+def notices_pending(*, user_id) -> list[dict]:
+    """What a (re)connecting notice socket of ``user_id`` is told: a ``table_ready`` notice (marked
+    ``pending``) for each table where the site seated them (the pool or a tournament: ranked or tournament
+    tables) and the match is on, oldest first. Read from the database, nothing kept in memory; whether the
+    person has already opened a table is the browser's to know (it shows no banner for a table it saw)."""
+    tables = list(
+        Table.objects.filter(seats__user_id=user_id, seats__left=False, status=Table.Status.PLAYING)
+        .filter(Q(ranked=True) | Q(tournament=True))
+        .only("pk", "game")
+        .order_by("pk")
+    )
+    if not tables:
+        return []
+    tournaments = notices.table_tournaments(table.pk for table in tables)
+    return [
+        notices.notice_frame("table_ready", {
+            **notices.table_ready_payload(table, tournament=tournaments.get(table.pk)), "pending": True})
+        for table in tables
+    ]
 
 
 def user_tables(*, user) -> QuerySet[Table]:

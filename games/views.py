@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from games import match_selectors, panels, records_export, registry, selectors, services
+from games import match_selectors, notices, panels, records_export, registry, selectors, services
 from games.entries.base import BadOption
 from games.match_views import record_download, staff_only_page
 from games.models import BotLevel
@@ -72,6 +72,17 @@ def _lobby_rows(user) -> list[dict]:
             for seat in summary["seats"]
         ]
         rows.append(summary)
+    # A tournament's table is listed under the tournament's name (told by the tournaments app), in place of
+    # the generic "Turnier (Wertungspunkte)" of Masters scoring.
+    tournaments = notices.table_tournaments(row["id"] for row in rows)
+    generic = _("Turnier (Wertungspunkte)")
+    for row in rows:
+        facts = tournaments.get(row["id"])
+        if facts:
+            named = _("Turnier: %(name)s · Runde %(stage)s, Tisch %(table)s") % {
+                "name": facts["tournament"], "stage": facts.get("stage", "–"), "table": facts.get("table", "–")}
+            row["labels"] = [named, *(label for label in row["labels"] if label != generic)]
+            row["tournament_url"] = facts.get("tournament_url", "")
     if user.is_authenticated:
         mine = set(selectors.user_tables(user=user).values_list("pk", flat=True))
         for row in rows:
