@@ -125,8 +125,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hands", type=int, default=2000, help="random 14-card deals to solve")
     parser.add_argument("--adversarial", type=int, default=300, help="hands of each adversarial kind")
     parser.add_argument("--self-play-lists", type=int, default=10, help="lists of four simple bots, timed")
-    parser.add_argument("--lists", type=int, default=500, help="lists of expert vs three simple bots")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--lists", type=int, default=200, help="lists of expert vs three simple bots")
+    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args(argv)
 
