@@ -18,7 +18,7 @@ from games.engine.gin.melds import BIT, VALUE, arrange, deadwood_of, indexes_of,
 LEVELS = ("simple", "advanced", "expert")
 #: The expert's discard: deadwood left, plus how much the opponent may want the card, minus our chances.
 DANGER_WEIGHT = 0.8
-OUTS_WEIGHT = 0.8
+OUTS_WEIGHT = 0.3
 _INDEX = {code: i for i, code in enumerate(ALL_CARDS)}
 
 
