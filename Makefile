@@ -69,9 +69,13 @@ lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
 
 ## Benchmarks: the meld solvers, self-play speed and the bots' strength (figures for the notes, no pass/fail).
+## The bots' tournament is bounded: every count is a flag (python -m bench.gin --help), e.g.
+## make bench GIN_BENCH_ARGS="--matches 400 --others 200" ROMME_BENCH_ARGS="--lists 100". At most 2 processes.
+GIN_BENCH_ARGS ?=
+ROMME_BENCH_ARGS ?=
 bench: $(VENV)/.bench
-	$(PY) -m bench.gin
-	$(PY) -m bench.romme
+	nice -n 10 $(PY) -m bench.gin $(GIN_BENCH_ARGS)
+	nice -n 10 $(PY) -m bench.romme $(ROMME_BENCH_ARGS)
 	$(MAKE) bench-leaderboard
 
 ## The leaderboard page at size: an SQLite file in artifacts/ seeded once (100,000 players, 1,000,000 rated

@@ -112,8 +112,10 @@ def bench_selfplay(hands: int, seed: int) -> None:
           "choose_action())")
 
 
-def play_match(levels: tuple[str, str], seed: int) -> gin.Match:
-    """A match to 100 whose deals come from ``seed`` alone, so swapping the seats replays the same deals."""
+def play_match(levels: tuple[str, str], seed: int, times: dict[str, list[float]] | None = None) -> gin.Match:
+    """A match to 100 whose deals come from ``seed`` alone, so swapping the seats replays the same deals.
+
+    With ``times``, each decision's milliseconds (view built, action chosen) go to its level's list."""
     deal_rng = random.Random(seed)
     bot_rng = random.Random(seed ^ 0x5EED)
     m = gin.new_match({"target": 100}, rng=deal_rng)
@@ -122,51 +124,90 @@ def play_match(levels: tuple[str, str], seed: int) -> gin.Match:
             m = gin.deal_next_round(m, deal_rng)
             continue
         seat = m.to_act
-        m = gin.apply_action(m, seat, choose_action(gin.view(m, seat), levels[seat], bot_rng))
+        start = time.perf_counter()
+        action = choose_action(gin.view(m, seat), levels[seat], bot_rng)
+        if times is not None:
+            times.setdefault(levels[seat], []).append(1000 * (time.perf_counter() - start))
+        m = gin.apply_action(m, seat, action)
     return m
 
 
-def mirrored_pair(seed: int) -> tuple[int, int]:
-    """Expert's match wins and rounds played in the two seatings of one seed."""
-    first = play_match(("expert", "simple"), seed)
-    second = play_match(("simple", "expert"), seed)
-    return int(first.winner == 0) + int(second.winner == 1), len(first.finished) + len(second.finished)
+def mirrored_pair(job: tuple[int, str, str]) -> tuple[int, int, dict[str, list[float]]]:
+    """For one seed and two levels: the first level's match wins in the two seatings, the rounds played,
+    and the decision times per level."""
+    seed, first_level, second_level = job
+    times: dict[str, list[float]] = {}
+    first = play_match((first_level, second_level), seed, times)
+    second = play_match((second_level, first_level), seed, times)
+    return int(first.winner == 0) + int(second.winner == 1), len(first.finished) + len(second.finished), times
 
 
-def bench_strength(matches: int, seed: int, workers: int) -> None:
+def wilson(wins: int, played: int) -> tuple[float, float]:
+    """The 95 % Wilson interval of a win rate."""
+    if not played:
+        return 0.0, 1.0
+    z = 1.96
+    p = wins / played
+    centre = (p + z * z / (2 * played)) / (1 + z * z / played)
+    half = z * math.sqrt(p * (1 - p) / played + z * z / (4 * played * played)) / (1 + z * z / played)
+    return centre - half, centre + half
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def bench_strength(matches: int, seed: int, workers: int, pairings: list[tuple[str, str]]) -> None:
+    """Every pairing over ``matches`` mirrored matches to 100: win rate with its interval, decision times."""
     pairs = max(1, matches // 2)
-    seeds = [seed * 1_000_003 + i for i in range(pairs)]
-    start = time.perf_counter()
-    if workers > 1:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            results = pool.map(mirrored_pair, seeds, chunksize=max(1, pairs // (workers * 8)))
-    else:
-        results = [mirrored_pair(s) for s in seeds]
-    elapsed = time.perf_counter() - start
-    wins = sum(w for w, _ in results)
-    rounds = sum(r for _, r in results)
-    played = 2 * pairs
-    rate = wins / played
-    margin = 1.96 * math.sqrt(rate * (1 - rate) / played)
-    print(f"expert vs simple: {played} matches to 100 ({pairs} deal sets, each played with the seats swapped), "
-          f"{rounds} rounds: expert won {wins} = {100 * rate:.1f} % ± {100 * margin:.1f} % (95 %) "
-          f"in {elapsed:.0f} s on {workers} worker(s)")
+    print(f"bot tournament: {2 * pairs} matches to 100 per pairing ({pairs} deal sets, each played with the "
+          f"seats swapped), {workers} worker(s)")
+    every: dict[str, list[float]] = {}
+    for a, b in pairings:
+        jobs = [(seed * 1_000_003 + i, a, b) for i in range(pairs)]
+        start = time.perf_counter()
+        if workers > 1:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                results = pool.map(mirrored_pair, jobs, chunksize=max(1, pairs // (workers * 8)))
+        else:
+            results = [mirrored_pair(job) for job in jobs]
+        elapsed = time.perf_counter() - start
+        wins = sum(w for w, _, _ in results)
+        rounds = sum(r for _, r, _ in results)
+        played = 2 * pairs
+        low, high = wilson(wins, played)
+        for _, _, times in results:
+            for level, ms in times.items():
+                every.setdefault(level, []).extend(ms)
+        print(f"  {a:>8} vs {b:<8} {a} won {wins:5}/{played} = {100 * wins / played:5.1f} % "
+              f"(95 %: {100 * low:.1f}–{100 * high:.1f} %), {rounds} rounds, {elapsed:.0f} s")
+    print("  decision time per level (view built and action chosen, one core):")
+    for level, ms in every.items():
+        print(f"    {level:<8} {len(ms):7} decisions  median {statistics.median(ms):6.2f} ms  "
+              f"p99 {percentile(ms, 0.99):6.2f} ms  worst {max(ms):7.2f} ms")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.gin", description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=4000, help="10-card hands for the solver timing")
     parser.add_argument("--selfplay", type=int, default=2000, help="hands of simple vs simple self-play")
-    parser.add_argument("--matches", type=int, default=2000, help="mirrored matches to 100, expert vs simple")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes for the matches")
-    parser.add_argument("--seed", type=int, default=20261130)
+    parser.add_argument("--matches", type=int, default=2000,
+                        help="mirrored matches to 100 for expert vs simple (0: none)")
+    parser.add_argument("--others", type=int, default=400,
+                        help="mirrored matches to 100 for each other pairing of levels (0: none)")
+    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="processes for the matches")
+    parser.add_argument("--seed", type=int, default=20261201)  # the weights were tuned on 20261130
     args = parser.parse_args(argv)
     print(f"gin bench (seed {args.seed})")
-    bench_melds(args.hands, args.seed)
+    if args.hands:
+        bench_melds(args.hands, args.seed)
     if args.selfplay:
         bench_selfplay(args.selfplay, args.seed)
     if args.matches:
-        bench_strength(args.matches, args.seed, args.workers)
+        bench_strength(args.matches, args.seed, args.workers, [("expert", "simple")])
+    if args.others:
+        bench_strength(args.others, args.seed, args.workers, [("advanced", "simple"), ("expert", "advanced")])
 
 
 if __name__ == "__main__":

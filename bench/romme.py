@@ -125,8 +125,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hands", type=int, default=2000, help="random 14-card deals to solve")
     parser.add_argument("--adversarial", type=int, default=300, help="hands of each adversarial kind")
     parser.add_argument("--self-play-lists", type=int, default=10, help="lists of four simple bots, timed")
-    parser.add_argument("--lists", type=int, default=500, help="lists of expert vs three simple bots")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--lists", type=int, default=200, help="lists of expert vs three simple bots")
+    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args(argv)
 
@@ -163,9 +163,16 @@ def self_play(args: argparse.Namespace) -> None:
           f" {args.self_play_lists / cpu * 60:.1f} per minute of CPU time ({rounds / cpu:.1f} rounds per CPU second)")
 
 
+def mean_ci(values: list[float]) -> tuple[float, float]:
+    """The mean and the half-width of its 95 % confidence interval (normal approximation)."""
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else float("inf")
+    return mean, half
+
+
 def expert_vs_simple(args: argparse.Namespace) -> None:
-    print(f"Expert vs three simple bots: {args.lists} tournament lists of 8 rounds, expert seat rotating,"
-          f" {args.workers} worker(s)")
+    print(f"Expert vs three simple bots at Masters tables: {args.lists} lists, expert seat rotating,"
+          f" {args.workers} worker(s); per list, 95 % confidence intervals")
     start = time.perf_counter()
     seeds = [args.seed * 1000 + i for i in range(args.lists)]
     if args.workers > 1:
@@ -174,11 +181,16 @@ def expert_vs_simple(args: argparse.Namespace) -> None:
     else:
         outcomes = [expert_list(s) for s in seeds]
     elapsed = time.perf_counter() - start
-    expert = [o[0] for o in outcomes]
-    print(f"  expert: average result {statistics.mean(expert):7.1f} per list (10 x WP - Augen),"
-          f" average WP {statistics.mean(o[1] for o in outcomes):5.1f},"
-          f" first place in {sum(1 for o in outcomes if o[3] == 1) / len(outcomes):.0%} of lists")
-    print(f"  simple: average result {statistics.mean(o[2] for o in outcomes):7.1f} per list")
+    result, result_ci = mean_ci([o[0] for o in outcomes])
+    simple, simple_ci = mean_ci([o[2] for o in outcomes])
+    ahead, ahead_ci = mean_ci([o[0] - o[2] for o in outcomes])
+    wp, wp_ci = mean_ci([o[1] for o in outcomes])
+    first = sum(1 for o in outcomes if o[3] == 1) / len(outcomes)
+    first_ci = 1.96 * (first * (1 - first) / len(outcomes)) ** 0.5
+    print(f"  expert Wertungspunkte per list {wp:6.2f} ± {wp_ci:.2f}; first place in {100 * first:.0f} % "
+          f"± {100 * first_ci:.0f} % of lists (a fair share: 25 %)")
+    print(f"  list result (10 x WP - Augen): expert {result:7.1f} ± {result_ci:.1f}, simple {simple:7.1f} "
+          f"± {simple_ci:.1f}; expert ahead of the simple mean by {ahead:.1f} ± {ahead_ci:.1f}")
     print(f"  ({elapsed:.1f} s)")
 
 

@@ -18,7 +18,8 @@ class Game:
 
 
 class BotLevel(models.TextChoices):
-    SIMPLE = "simple", "Einfach"
+    SIMPLE = "simple", "Anfänger"
+    ADVANCED = "advanced", "Fortgeschritten"
     EXPERT = "expert", "Experte"
 
 

@@ -24,7 +24,19 @@ from games.services import ServiceError
 # --- the create-table form: each game's presets first, its options under "details" (games.registry) --------
 
 #: Computer players' levels as the pages name them (the model's labels are German only).
-BOT_LEVELS = [("simple", gettext_lazy("Einfach")), ("expert", gettext_lazy("Experte"))]
+BOT_LEVELS = [
+    ("simple", gettext_lazy("Anfänger")),
+    ("advanced", gettext_lazy("Fortgeschritten")),
+    ("expert", gettext_lazy("Experte")),
+]
+#: One line per level where computer players are chosen.
+BOT_LEVEL_LINES = {
+    "simple": gettext_lazy("Spielt nach Schema: nimmt nur, was sofort passt, und klopft so früh es geht."),
+    "advanced": gettext_lazy("Plant seine Hand und wirft mit Bedacht ab, merkt sich aber nicht, was du sammelst."),
+    "expert": gettext_lazy("Merkt sich, was du aufnimmst und liegen lässt, hält gefährliche Karten zurück und "
+                           "wartet auf Gin."),
+}
+BOT_LEVEL_CHOICES = [(value, label, BOT_LEVEL_LINES[value]) for value, label in BOT_LEVELS]
 
 
 def _options_from_form(game: str, data) -> dict:
@@ -129,6 +141,7 @@ def _lobby_context(request: HttpRequest, *, form_game: str = "", form_errors: st
         "posted": posted or {},
         "my_tables": my_tables,
         "bot_levels": BOT_LEVELS,
+        "bot_level_choices": BOT_LEVEL_CHOICES,
     }
 
 
@@ -272,6 +285,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "invite_token": token,
         "free_seats": free_seats,
         "bot_levels": BOT_LEVELS,
+        "bot_level_choices": BOT_LEVEL_CHOICES,
         "chat_on": table_policy(table).chat,
         # What other apps name under the title (tournaments: the tournament, with a link).
         "head_links": [link for found in panels.collect(panels.TABLE_HEAD, table=table) for link in found],

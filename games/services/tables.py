@@ -228,7 +228,7 @@ def table_leave(*, table_id, user) -> None:
 def table_fill_with_bots(*, table_id, user, level: str = BotLevel.SIMPLE) -> list[Seat]:
     """Seat computer players of ``level`` in every free seat; the table then starts."""
     if not isinstance(level, str) or level not in BotLevel.values:
-        raise ServiceError("bad_message", f"Unbekannte Spielstärke {level!r} (simple oder expert).")
+        raise ServiceError("bad_message", f"Unbekannte Spielstärke {level!r} (simple, advanced oder expert).")
     with transaction.atomic():
         table = _common.locked_table(table_id)
         _common.require_status(table, Table.Status.OPEN)

@@ -3,7 +3,9 @@
 ``simple`` opens as soon as it can, lays off what it can and discards its highest card that is in no meld.
 ``expert`` also goes out whenever it can, holds its cards back for a Hand-Rommé when that is worth it,
 remembers what the others took from the discard pile and avoids discarding cards they could use, and
-does not feed open melds when it can help it. Bots see only their seat's view (``match.view``).
+does not feed open melds when it can help it. ``advanced`` (Fortgeschritten) draws and keeps cards like the
+expert but remembers nothing of the others and never holds back an opening. Bots see only their seat's view
+(``match.view``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from games.engine.romme.melds import (
 )
 from games.engine.romme.round import layoff_ends
 
-LEVELS = ("simple", "expert")
+LEVELS = ("simple", "advanced", "expert")
 # Tuning of the expert (the benchmark measured these against three simple bots).
 HOLD_FOR_HAND_ROMME = True
 DANGER_WEIGHT_OPENED = 2
@@ -87,7 +89,10 @@ def _discard(view: dict, hand: list[str], level: str) -> dict:
     candidates = [c for c in loose if c in legal] or [c for c in hand if c in legal]
     if not candidates:
         candidates = sorted(legal)
-    if level == "expert":
+    if level == "advanced":
+        def key(card: str) -> tuple[int, str]:
+            return (hand_augen(card) - NEIGHBOUR_WEIGHT * _neighbours(card, hand), card)
+    elif level == "expert":
         table = _table(view)
         picked = _picked_by_others(view)
         seat: int = view["seat"]
@@ -121,7 +126,7 @@ def _wants_discard(view: dict, hand: list[str], level: str) -> bool:
     _, augen_without = best_layout(hand)
     # The card pays if it ends up in a meld: the hand then holds less than before, card included.
     gain = augen_without - augen_with
-    if level == "expert":
+    if level != "simple":
         return gain > 0
     return gain >= hand_augen(top) and gain > 0
 
@@ -129,7 +134,7 @@ def _wants_discard(view: dict, hand: list[str], level: str) -> bool:
 def choose_action(view: dict, level: str, rng: random.Random) -> dict:
     """One action for the seat of ``view`` (which must be the seat to act)."""
     if level not in LEVELS:
-        raise ValueError(f"level must be 'simple' or 'expert', not {level!r}")
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     legal = view.get("legal_actions") or []
     if not legal:
         raise ValueError("this seat has nothing to do now")

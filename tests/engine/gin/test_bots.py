@@ -65,8 +65,8 @@ def test_bot_levels_and_turn_are_checked():
 
 
 @settings(max_examples=25)
-@given(seed=st.integers(0, 2**32 - 1), levels=st.tuples(st.sampled_from(["simple", "expert"]),
-                                                         st.sampled_from(["simple", "expert"])),
+@given(seed=st.integers(0, 2**32 - 1), levels=st.tuples(st.sampled_from(["simple", "advanced", "expert"]),
+                                                         st.sampled_from(["simple", "advanced", "expert"])),
        variant=st.sampled_from(["standard", "oklahoma", "straight"]), big_gin=st.booleans())
 def test_bots_always_choose_a_legal_action_from_their_own_view(seed, levels, variant, big_gin):
     rng = random.Random(seed)

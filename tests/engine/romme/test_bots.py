@@ -19,7 +19,7 @@ def view_of(r, options=None):
     return m, romme.view(m, r.to_act)
 
 
-@pytest.mark.parametrize("level", ["simple", "expert"])
+@pytest.mark.parametrize("level", ["simple", "advanced", "expert"])
 def test_bot_opens_as_soon_as_it_can(level):
     r = position(["TH JH QH 5C 5S 5D 2D 9S KC 3C 8D 4S 6H", "2S 3S 4D"], drawn="7C")
     m, v = view_of(r)
@@ -28,7 +28,7 @@ def test_bot_opens_as_soon_as_it_can(level):
     romme.apply_action(m, 0, action, rng=random.Random(2))
 
 
-@pytest.mark.parametrize("level", ["simple", "expert"])
+@pytest.mark.parametrize("level", ["simple", "advanced", "expert"])
 def test_bot_lays_off_what_it_can(level):
     r = position(["8H KC", "2S 3S 4D"], drawn="2D", melds=((1, "5H 6H 7H"),), opened=(0,))
     m, v = view_of(r)
@@ -41,7 +41,7 @@ def test_simple_discards_its_highest_card_in_no_meld():
     assert choose_action(v, "simple", random.Random(1)) == {"action": "discard", "card": "KD"}
 
 
-@pytest.mark.parametrize("level", ["simple", "expert"])
+@pytest.mark.parametrize("level", ["simple", "advanced", "expert"])
 def test_bot_goes_out_when_it_can(level):
     r = position(["2H 3H 4H 5C 5S 5D", "KS QS 2S"], drawn="9C")
     m, v = view_of(r)
