@@ -28,6 +28,7 @@ messages: $(VENV)/.runtime
 
 migrate: $(VENV)/.runtime messages
 	$(PY) manage.py migrate --noinput -v 0
+	$(PY) manage.py createcachetable
 
 ## Serve the site on http://$(HOST):$(PORT) with daphne; the referee (turn timers, computer players) runs
 ## inside it (no Redis: the in-memory channel layer). With REDIS_URL set, start `manage.py referee` beside it.
@@ -80,6 +81,7 @@ BENCH_MATCHES ?= 1000000
 bench-leaderboard: $(VENV)/.dev messages
 	mkdir -p artifacts
 	SQLITE_PATH=$(CURDIR)/artifacts/bench-leaderboard.sqlite3 $(PY) manage.py migrate --noinput -v 0
+	SQLITE_PATH=$(CURDIR)/artifacts/bench-leaderboard.sqlite3 $(PY) manage.py createcachetable
 	SQLITE_PATH=$(CURDIR)/artifacts/bench-leaderboard.sqlite3 $(PY) -m bench.leaderboard --seed-users $(BENCH_USERS) --seed-matches $(BENCH_MATCHES)
 
 ## PostgreSQL + Redis on 127.0.0.1 (Debian packages; needs root). Prints the URLs to export.

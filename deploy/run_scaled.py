@@ -148,6 +148,7 @@ class Site:
             if not _port_free(self.args.host, port):
                 raise RuntimeError(f"port {port} is taken (choose another with --port)")
         self.manage("migrate", "--noinput", "-v", "0")
+        self.manage("createcachetable")  # the cache's table where the cache is the database (none for Redis)
         self.manage("collectstatic", "--noinput", "-v", "0")
         for i, port in enumerate(self.daphne_ports):
             self.spawn(f"daphne{i + 1}", [

@@ -17,9 +17,8 @@ from django.conf import settings
 from django.utils.functional import empty
 from django.utils.html import escape
 
-from games import events, presenters, ratelimit, selectors, services, timekeeper
+from games import events, ratelimit, selectors, services, timekeeper
 from games.dbthread import in_thread
-from games.engine.romme.hints import meld_preview
 from games.services import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -35,7 +34,7 @@ def _poll_seconds() -> float:
     """How often a socket checks the table version by itself: off (0) unless ``GAMES_STATE_POLL_SECONDS``
     asks for it. Every change reaches sockets through the channel layer, the referee's too (with the
     in-memory layer it runs inside the daphne process, see games/timekeeper.py)."""
-    return float(getattr(settings, "GAMES_STATE_POLL_SECONDS", 0) or 0)
+    return float(settings.GAMES_STATE_POLL_SECONDS or 0)
 
 
 def resolve_user(scope) -> None:
@@ -121,23 +120,12 @@ class TableConsumer(_JsonConsumer):
             self.poll_task = asyncio.create_task(self._poll(seconds))
 
     def _open(self, invite: str) -> tuple[dict, list[dict]] | str | bool | None:
-        """Sign in from the session, check the table may be watched, and read its state and chat: None if
-        there is no such table, False if it may not be watched, the reason if only staff may watch it now."""
+        """Sign in from the session, then read what the handshake needs (``selectors.table_opening``)."""
         resolve_user(self.scope)
         self.user = self.scope.get("user")
         if self.user is not None and self.user.is_authenticated:
             self.user_id = self.user.pk
-        table = selectors.table_get(table_id=self.table_id)
-        if table is None:
-            return None
-        if not selectors.table_may_watch(table=table, user=self.user, invite_token=invite):
-            return False
-        refusal = selectors.watch_refusal(table=table, user=self.user)
-        if refusal is not None:
-            return refusal
-        snapshot = selectors.table_snapshot(table=table)
-        state = presenters.table_state(snapshot, presenters.seat_of_user(snapshot.seats, self.user))
-        return state, selectors.chat_recent(table_id=self.table_id)
+        return selectors.table_opening(table_id=self.table_id, user=self.user, invite_token=invite)
 
     async def _regroup(self, *, add=(), discard=()) -> None:
         """Join ``add`` and leave ``discard`` (in one round trip where the layer can, see ginsite.layers)."""
@@ -249,6 +237,13 @@ class TableConsumer(_JsonConsumer):
     # --- messages from the client -----------------------------------------------------------------------
 
     async def receive(self, text_data=None, bytes_data=None):
+        # Charged before anything is read or answered: garbage costs a token as a refused move does.
+        if not ratelimit.charge(self):
+            if ratelimit.is_ping(text_data):
+                await self.on_ping(None)  # ping is free even with the bucket empty
+            else:
+                await self.send_error("rate_limited", ratelimit.MESSAGE, version=self.version)
+            return
         if text_data is None:
             await self.send_error("bad_message", "Nachrichten sind JSON-Text, keine Binärdaten.", version=self.version)
             return
@@ -270,9 +265,7 @@ class TableConsumer(_JsonConsumer):
                 version=self.version,
             )
             return
-        if not ratelimit.allow(self, kind):
-            await self.send_error("rate_limited", ratelimit.MESSAGE, version=self.version)
-            return
+        ratelimit.free(self, kind)
         try:
             await handler(self, message)
             ratelimit.accepted(self, kind)
@@ -334,18 +327,15 @@ class TableConsumer(_JsonConsumer):
         await self._call(services.chat_post, text=message.get("text"))
 
     async def on_meld_preview(self, message):
-        # Read-only and the same for everyone: nothing of the table is read or changed.
         cards = message.get("cards")
         if (
             not isinstance(cards, list)
             or not 1 <= len(cards) <= MELD_MAX_CARDS
             or not all(isinstance(c, str) and len(c) == 2 for c in cards)
         ):
-            await self.send_error("bad_message", f"meld_preview braucht 'cards': 1 bis {MELD_MAX_CARDS} Kartencodes.",
-                                  version=self.version)
-            return
-        answer = meld_preview(cards) if len(cards) >= 3 else {"meld": None, "points": None,
-                                                               "error": "a meld needs at least 3 cards"}
+            # Raised, not answered here: a refused preview keeps the token it cost (see receive).
+            raise ServiceError("bad_message", f"meld_preview braucht 'cards': 1 bis {MELD_MAX_CARDS} Kartencodes.")
+        answer = selectors.meld_preview(cards=cards)
         await self.send_frame({"type": "meld_preview", "id": message.get("id"), "cards": cards, **answer})
 
     HANDLERS = {
@@ -400,14 +390,15 @@ class LobbyConsumer(_JsonConsumer):
             timekeeper.lobby_socket(False)
 
     async def receive(self, text_data=None, bytes_data=None):
-        # The lobby listens only; "sync" asks for the whole list again.
+        # The lobby listens only; "sync" asks for the whole list again. Charged before it is read, as at a table.
+        if not ratelimit.charge(self):
+            await self.send_error("rate_limited", ratelimit.MESSAGE)
+            return
         try:
             message = json.loads(text_data or "")
         except (ValueError, RecursionError):
             message = None
-        if not ratelimit.allow(self, "sync"):
-            await self.send_error("rate_limited", ratelimit.MESSAGE)
-        elif isinstance(message, dict) and message.get("type") == "sync" and len(text_data) <= MESSAGE_MAX_BYTES:
+        if isinstance(message, dict) and message.get("type") == "sync" and len(text_data) <= MESSAGE_MAX_BYTES:
             await self.send_list()
         else:
             await self.send_error("bad_message", 'Die Lobby versteht nur {"type": "sync"}.')

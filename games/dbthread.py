@@ -9,5 +9,5 @@ def in_thread(function):
     """Run a database function off the event loop. On PostgreSQL calls run side by side in a thread pool (rows
     are locked per table, so tables do not wait on each other); SQLite has a single writer anyway, and its
     in-memory test database must stay on one thread. ``GAMES_DB_PARALLEL = False`` keeps one thread."""
-    parallel = getattr(settings, "GAMES_DB_PARALLEL", True) and connection.vendor == "postgresql"
+    parallel = settings.GAMES_DB_PARALLEL and connection.vendor == "postgresql"
     return database_sync_to_async(function, thread_sensitive=not parallel)

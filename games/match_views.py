@@ -301,16 +301,21 @@ def record_view(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def compare_form(request: HttpRequest) -> HttpResponse:
-    """The profile's head-to-head form: ``a`` (the profile's player) against ``b`` (a user name typed in)."""
+    """The head-to-head form: ``a`` against ``b`` (user names; the profile's form gives ``a``). Without both
+    names it is the form asking for them; an unknown name is 404 naming it; the same name twice is 400."""
     a_name = request.GET.get("a", "").strip()
     b_name = request.GET.get("b", "").strip()
+    context = {"ask": True, "a_name": a_name, "b_name": b_name, "error": ""}
+    if not a_name or not b_name:
+        return render(request, "games/match_compare.html", context)
     a, b = selectors.active_user(username=a_name), selectors.active_user(username=b_name)
-    if a is None or b is None or a.pk == b.pk:
-        error = _("Diesen Spieler gibt es nicht: %(name)s") % {"name": b_name or "–"}
-        if a is not None and b is not None:
-            error = _("Bitte einen anderen Spieler wählen.")
-        return render(request, "games/match_compare.html", {"error": error, "a_name": a_name, "b_name": b_name},
-                      status=404)
+    unknown = [name for name, user in ((a_name, a), (b_name, b)) if user is None]
+    if unknown:
+        context["error"] = _("Diesen Spieler gibt es nicht: %(name)s") % {"name": ", ".join(unknown)}
+        return render(request, "games/match_compare.html", context, status=404)
+    if a.pk == b.pk:
+        context["error"] = _("Bitte einen anderen Spieler wählen.")
+        return render(request, "games/match_compare.html", context, status=400)
     return redirect("matches:compare", user_a=a.get_username(), user_b=b.get_username())
 
 

@@ -1,4 +1,4 @@
-"""The hook through which higher apps add to games' match page and exported records without games importing
+"""The hook through which higher apps add to games' match page, table page and exported records without games importing
 them (DESIGN.md "Seams"): ratings registers the rating changes, tournaments the tournament a match belongs to,
 each from its ``AppConfig.ready``. Games asks for whatever is registered in a slot and shows it.
 
@@ -16,7 +16,7 @@ False
 >>> register("sidebar", venue)
 Traceback (most recent call last):
 ...
-ValueError: unknown panel slot 'sidebar' (known: match_seats, head_to_head, match_head, record)
+ValueError: unknown panel slot 'sidebar' (known: match_seats, head_to_head, match_head, table_head, record)
 """
 
 from __future__ import annotations
@@ -31,11 +31,13 @@ MATCH_SEATS = "match_seats"
 HEAD_TO_HEAD = "head_to_head"
 #: Links under the match page's heading: ``fn(*, match) -> list[HeadLink] | None``.
 MATCH_HEAD = "match_head"
+#: Lines under the table page's title (e.g. the tournament a table belongs to): ``fn(*, table) -> list[HeadLink] | None``.
+TABLE_HEAD = "table_head"
 #: Top-level fields of the exported record (records.md): ``fn(*, match, players) -> dict | None``.
 #: They are signed with the rest; a panel may not replace a field games writes.
 RECORD = "record"
 
-SLOTS = (MATCH_SEATS, HEAD_TO_HEAD, MATCH_HEAD, RECORD)
+SLOTS = (MATCH_SEATS, HEAD_TO_HEAD, MATCH_HEAD, TABLE_HEAD, RECORD)
 
 Panel = Callable[..., Any]
 
@@ -64,7 +66,8 @@ class Column:
 
 @dataclass(frozen=True)
 class HeadLink:
-    """A line under the match page's heading: its text, and where it links (empty: no link)."""
+    """A line under the match page's (or the table page's) heading: its text, and where it links (empty: no
+    link)."""
 
     text: str
     url: str = ""

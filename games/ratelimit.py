@@ -1,26 +1,34 @@
 """Limits on what one socket may send: a token bucket per connection, so that a client flooding the server
-with messages (refused moves, chat, syncs, repeated readies) is told ``rate_limited`` instead of costing a database
-transaction each. A legal move or a chat line that went through gives its token back: play at any speed the
-rules allow is never slowed down (turns are their own limit, chat has its own per-user limit besides), while
-everything that changes nothing, and every refusal, is counted.
+with messages (refused moves, chat, syncs, repeated readies, garbage) is told ``rate_limited`` instead of
+costing a parse, a database transaction or an answer each.
 
-Settings (optional): ``GAMES_SOCKET_RATE`` tokens per second (default 5) and ``GAMES_SOCKET_BURST`` (default
-60): a socket may send 60 such messages at once, then 5 a second. ``ping`` is always free.
+Every message is charged as it arrives, before it is read: invalid JSON, an unknown type, a malformed
+``meld_preview`` or binary data cost a token like a refused move does. A legal move, a chat line that went
+through or a meld preview (the builder asking) gives its token back: play at any speed the rules allow is
+never slowed down (turns are their own limit, chat has its own per-user limit besides), while everything that
+changes nothing, and every refusal, is counted. ``ping`` is free: its token comes back, and with the bucket
+empty a message short enough to be a ping is still read to see whether it is one (the page's heartbeat must
+not die because the same page flooded a moment ago).
+
+Settings (``ginsite/settings.py``): ``GAMES_SOCKET_RATE`` tokens per second (5) and ``GAMES_SOCKET_BURST``
+(60): a socket may send 60 such messages at once, then 5 a second.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 
 from django.conf import settings
 
-DEFAULT_RATE = 5.0
-DEFAULT_BURST = 60
 #: Messages that cost nothing.
 FREE = frozenset({"ping"})
 #: Messages whose token comes back when the service accepted them (a change was made).
 REFUNDED = frozenset({"move", "chat", "meld_preview"})  # a preview the builder asked for is play too
+#: The longest text read to see whether it is a ping while the bucket is empty (``{"type": "ping"}`` with
+#: room for spaces); anything longer is refused unread.
+PING_MAX_CHARS = 40
 
 MESSAGE = "Zu viele Nachrichten auf einmal; bitte einen Moment warten."
 
@@ -53,8 +61,7 @@ class TokenBucket:
 
 
 def bucket_for_socket() -> TokenBucket:
-    return TokenBucket(rate=float(getattr(settings, "GAMES_SOCKET_RATE", DEFAULT_RATE)),
-                       burst=int(getattr(settings, "GAMES_SOCKET_BURST", DEFAULT_BURST)))
+    return TokenBucket(rate=float(settings.GAMES_SOCKET_RATE), burst=int(settings.GAMES_SOCKET_BURST))
 
 
 def _bucket(consumer) -> TokenBucket:
@@ -64,12 +71,29 @@ def _bucket(consumer) -> TokenBucket:
     return bucket
 
 
-def allow(consumer, kind) -> bool:
-    """Whether this socket may send a message of ``kind`` now (spends a token unless it is free)."""
-    return kind in FREE or _bucket(consumer).take()
+def charge(consumer) -> bool:
+    """Spend a token for a message that has just arrived, before it is read: False if the bucket is empty."""
+    return _bucket(consumer).take()
+
+
+def is_ping(text: str | None) -> bool:
+    """Whether ``text`` is a ping, read only if it is short enough to be one."""
+    if text is None or len(text) > PING_MAX_CHARS:
+        return False
+    try:
+        message = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and message.get("type") == "ping"
+
+
+def free(consumer, kind) -> None:
+    """The message was read and costs nothing (``ping``): its token comes back."""
+    if kind in FREE:
+        _bucket(consumer).give_back()
 
 
 def accepted(consumer, kind) -> None:
-    """The service accepted the message: a move or chat line gives its token back."""
+    """The service accepted the message: a move, chat line or meld preview gives its token back."""
     if kind in REFUNDED:
         _bucket(consumer).give_back()

@@ -2,9 +2,10 @@
 
 from django.urls import path
 
-from games import consumers
+from games import consumers, notice_consumers
 
 websocket_urlpatterns = [
     path("ws/table/<int:table_id>/", consumers.TableConsumer.as_asgi()),
     path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
+    path("ws/notices/", notice_consumers.NoticeConsumer.as_asgi()),
 ]

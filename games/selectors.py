@@ -11,7 +11,8 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils.translation import gettext
 
-from games import engines, presenters
+from games import engines, notices, presenters
+from games.engine.romme import hints as romme_hints
 from games.models import ChatMessage, Match, Round, Seat, Table
 
 #: How many chat lines a socket gets when it connects.
@@ -217,6 +218,23 @@ def table_may_watch(*, table: Table, user, invite_token: str = "") -> bool:
     return False
 
 
+def table_opening(*, table_id, user, invite_token: str = "") -> tuple[dict, list[dict]] | str | bool | None:
+    """What a table socket's handshake reads, in one trip to the database thread: the state as ``user`` sees
+    it and the recent chat; None if there is no such table, False if ``user`` may not watch it, the reason
+    (``watch_refusal``) if only staff may watch it for now."""
+    table = table_get(table_id=table_id)
+    if table is None:
+        return None
+    if not table_may_watch(table=table, user=user, invite_token=invite_token):
+        return False
+    refusal = watch_refusal(table=table, user=user)
+    if refusal is not None:
+        return refusal
+    snapshot = table_snapshot(table=table)
+    state = presenters.table_state(snapshot, presenters.seat_of_user(snapshot.seats, user))
+    return state, chat_recent(table_id=table_id)
+
+
 def table_state_for(*, table_id, user) -> dict | None:
     """The full ``state`` frame ``user`` may see now (their seat's view, or the public one)."""
     table = table_get(table_id=table_id)
@@ -237,6 +255,27 @@ def chat_recent(*, table_id, limit: int = CHAT_HISTORY) -> list[dict]:
         return []
     seat_by_user = dict(Seat.objects.filter(table_id=table_id, user__isnull=False).values_list("user_id", "index"))
     return [presenters.chat_frame(m, seat_index=seat_by_user.get(m.user_id)) for m in reversed(messages)]
+
+
+def notices_pending(*, user_id) -> list[dict]:
+    """What a (re)connecting notice socket of ``user_id`` is told: a ``table_ready`` notice (marked
+    ``pending``) for each table where the site seated them (the pool or a tournament: ranked or tournament
+    tables) and the match is on, oldest first. Read from the database, nothing kept in memory; whether the
+    person has already opened a table is the browser's to know (it shows no banner for a table it saw)."""
+    tables = list(
+        Table.objects.filter(seats__user_id=user_id, seats__left=False, status=Table.Status.PLAYING)
+        .filter(Q(ranked=True) | Q(tournament=True))
+        .only("pk", "game")
+        .order_by("pk")
+    )
+    if not tables:
+        return []
+    tournaments = notices.table_tournaments(table.pk for table in tables)
+    return [
+        notices.notice_frame("table_ready", {
+            **notices.table_ready_payload(table, tournament=tournaments.get(table.pk)), "pending": True})
+        for table in tables
+    ]
 
 
 def user_tables(*, user) -> QuerySet[Table]:
@@ -264,3 +303,18 @@ def tables_due(*, now: datetime, limit: int = 200) -> list[tuple[int, str]]:
         if deadline is not None and deadline <= now and bot_due is not None and bot_due <= now:
             result.append((pk, "bot"))
     return result
+
+
+def meld_preview(*, cards: list[str]) -> dict:
+    """What ``cards`` (card codes, in any order) make as one Rommé meld, for the page's meld builder: the
+    order it is laid in and its points, or ``meld: None`` with the rules' reason. Read-only and the same for
+    everyone: nothing of a table is read.
+
+    >>> meld_preview(cards=["7H", "JK", "5H"])
+    {'meld': ['5H', 'JK', '7H'], 'points': 18, 'kind': 'run'}
+    >>> meld_preview(cards=["JK", "JK"])["error"]
+    'a meld needs at least 3 cards, not 2'
+    """
+    if len(cards) < 3:  # no reading to search for (and two jokers alone would be reported as "no cards")
+        return {"meld": None, "points": None, "error": f"a meld needs at least 3 cards, not {len(cards)}"}
+    return romme_hints.meld_preview(cards)

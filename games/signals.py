@@ -11,20 +11,23 @@ installed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.conf import settings
 from django.dispatch import Signal
 
 
 class OrderedSignal(Signal):
     """A signal whose receivers run in a written-down order: those whose ``dispatch_uid`` is named in the
-    setting ``order_setting`` first, in that order; any others after them, in the order they connected."""
+    list ``order()`` gives (read when a receiver connects: a setting) first, in that order; any others after
+    them, in the order they connected."""
 
-    def __init__(self, *, order_setting: str) -> None:
+    def __init__(self, *, order: Callable[[], list[str]]) -> None:
         super().__init__()
-        self.order_setting = order_setting
+        self._order = order
 
     def order(self) -> list[str]:
-        return list(getattr(settings, self.order_setting))
+        return list(self._order())
 
     def connect(self, receiver, sender=None, weak=True, dispatch_uid=None):
         super().connect(receiver, sender=sender, weak=weak, dispatch_uid=dispatch_uid)
@@ -46,7 +49,7 @@ class OrderedSignal(Signal):
 
 #: Sent with ``match_id`` (int) and ``how`` (one of ``games.models.Match.Ending``: "finished", "resigned",
 #: "timeouts", "aborted"). ``sender`` is ``games.models.Match``.
-match_ended = OrderedSignal(order_setting="GAMES_MATCH_ENDED_ORDER")
+match_ended = OrderedSignal(order=lambda: settings.GAMES_MATCH_ENDED_ORDER)
 
 #: Sent by every referee (the one inside daphne, ``games.timekeeper``, and ``manage.py referee``) at most
 #: once every ``GAMES_TICK_SECONDS`` (no arguments but ``sender``), so other apps do their timed work on the

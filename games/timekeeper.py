@@ -91,7 +91,7 @@ def sent(messages: list[tuple[str, dict]]) -> None:
 def wanted() -> bool:
     """Whether this site's web process should keep time itself (``GAMES_REFEREE_IN_PROCESS``: "auto", the
     default, means exactly when the channel layer is the in-memory one)."""
-    configured = str(getattr(settings, "GAMES_REFEREE_IN_PROCESS", "auto")).strip().lower()
+    configured = str(settings.GAMES_REFEREE_IN_PROCESS).strip().lower()
     if configured in ("1", "true", "yes", "on"):
         return True
     if configured in ("0", "false", "no", "off"):
@@ -101,7 +101,7 @@ def wanted() -> bool:
 
 
 def interval() -> float:
-    return float(getattr(settings, "GAMES_REFEREE_INTERVAL", 0.25))
+    return float(settings.GAMES_REFEREE_INTERVAL)
 
 
 def tick_every() -> float:
@@ -212,8 +212,8 @@ async def run() -> None:
     made by other processes."""
     logger.info("referee running inside this process (every %.2f s)", interval())
     layer = get_channel_layer()
-    watch_every = float(getattr(settings, "GAMES_WATCH_SECONDS", 1.0))
-    lobby_every = float(getattr(settings, "GAMES_LOBBY_WATCH_SECONDS", 2.0))
+    watch_every = float(settings.GAMES_WATCH_SECONDS)
+    lobby_every = float(settings.GAMES_LOBBY_WATCH_SECONDS)
     next_watch = next_lobby = next_tick = time.monotonic()
     while True:
         now = time.monotonic()

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from games import match_selectors, records_export, registry, selectors, services
+from games import match_selectors, notices, panels, records_export, registry, selectors, services
 from games.entries.base import BadOption
 from games.match_views import record_download, staff_only_page
 from games.models import BotLevel
@@ -72,6 +72,17 @@ def _lobby_rows(user) -> list[dict]:
             for seat in summary["seats"]
         ]
         rows.append(summary)
+    # A tournament's table is listed under the tournament's name (told by the tournaments app), in place of
+    # the generic "Turnier (Wertungspunkte)" of Masters scoring.
+    tournaments = notices.table_tournaments(row["id"] for row in rows)
+    generic = _("Turnier (Wertungspunkte)")
+    for row in rows:
+        facts = tournaments.get(row["id"])
+        if facts:
+            named = _("Turnier: %(name)s · Runde %(stage)s, Tisch %(table)s") % {
+                "name": facts["tournament"], "stage": facts.get("stage", "–"), "table": facts.get("table", "–")}
+            row["labels"] = [named, *(label for label in row["labels"] if label != generic)]
+            row["tournament_url"] = facts.get("tournament_url", "")
     if user.is_authenticated:
         mine = set(selectors.user_tables(user=user).values_list("pk", flat=True))
         for row in rows:
@@ -224,138 +235,6 @@ def _table_url(table_id: int, token: str = "") -> str:
     return f"{url}?einladung={token}" if token else url
 
 
-def _table_strings() -> dict[str, str]:
-    """Every text the live table shows, translated for the request's language ({name} placeholders)."""
-    return {
-        "seat_n": _("Platz {n}"),
-        "conn_back": _("Wieder verbunden"),
-        "conn_reconnecting": _("Verbindung unterbrochen – verbinde neu …"),
-        "conn_connecting": _("Verbinde …"),
-        "not_connected": _("Keine Verbindung – dein Zug wird gesendet, sobald sie wieder steht. Bitte gleich noch einmal."),
-        "error": _("Das ging nicht."),
-        "round_n": _("Runde {n}"),
-        "ranked": _("gewertet"),
-        "seats_free": _("Noch {n} Plätze frei"),
-        "computer": _("Computer"),
-        "computer_n": _("Comp. {n}"),
-        "computer_name": _("Computer {n} ({level})"),
-        "level_simple": _("Einfach"),
-        "level_expert": _("Experte"),
-        "left": _("hat verlassen"),
-        "cards_in_hand": _("{n} Karten auf der Hand"),
-        "cards_n": _("{n} Karten"),
-        "opened": _("ausgelegt"),
-        "not_opened": _("noch nicht ausgelegt"),
-        "timeouts_n": _("{n}× Zeit abgelaufen"),
-        "stock_n": _("Stapel: {n} Karten"),
-        "draw_stock_n": _("Vom Stapel ziehen ({n} Karten)"),
-        "empty": _("leer"),
-        "pile_top": _("Ablagestapel: oben {card}, {n} Karten"),
-        "pile_empty": _("Ablagestapel: leer"),
-        "take_pile": _("Offene Karte nehmen"),
-        "match_over": _("Partie beendet"),
-        "round_over": _("Runde beendet"),
-        "turn_of": _("{name} ist am Zug"),
-        "your_turn": _("Du bist am Zug"),
-        "hint_first_turn": _("Du bist am Zug: die offene Karte nehmen oder passen?"),
-        "hint_draw": _("Du bist am Zug: ziehe vom Stapel oder nimm die offene Karte."),
-        "hint_discard": _("Wirf eine Karte ab – ziehe sie auf den Ablagestapel oder wähle sie und tippe „Abwerfen“."),
-        "deadwood": _("Restpunkte"),
-        "deadwood_after": _("Restpunkte nach bestem Abwurf"),
-        "gin_possible": _("Gin möglich!"),
-        "knock_possible": _("Klopfen möglich"),
-        "knock_limit": _("Klopfen ab {n} oder weniger"),
-        "augen": _("Augen auf der Hand"),
-        "opening_total": _("Neue Meldungen"),
-        "best_opening": _("Beste Auslage auf der Hand"),
-        "you_opened": _("Du hast ausgelegt"),
-        "no_melds": _("Noch liegt nichts auf dem Tisch."),
-        "meld_label": _("Meldung {cards} – hier anlegen"),
-        "your_new_melds": _("Deine neuen Meldungen"),
-        "take_upcard": _("{card} nehmen"),
-        "pass": _("Passen"),
-        "draw_stock": _("Vom Stapel ziehen"),
-        "discard": _("Abwerfen"),
-        "discard_card": _("{card} abwerfen"),
-        "knock": _("Klopfen"),
-        "knock_with": _("Klopfen mit {card} (Rest {n})"),
-        "gin": _("Gin!"),
-        "gin_with": _("Gin! ({card} ab)"),
-        "big_gin": _("Big Gin!"),
-        "tip": _("Tipp"),
-        "tip_text": _("Tipp: {card} abwerfen lässt {n} Restpunkte."),
-        "stage_meld": _("Als Meldung vormerken"),
-        "lay_out": _("Auslegen ({n} Punkte)"),
-        "unstage": _("Zurücknehmen"),
-        "swap_joker": _("{card} gegen den Joker in Meldung {n} tauschen"),
-        "round": _("Runde"),
-        "totals": _("Summe"),
-        "boxes": _("Gewonnene Runden"),
-        "bonuses": _("Boni"),
-        "wp": _("Wertungspunkte"),
-        "result": _("Ergebnis"),
-        "final": _("Endstand"),
-        "column_n": _("Spalte {n}"),
-        "waiting_others": _("Warte auf die anderen …"),
-        "next_round": _("Weiter zur nächsten Runde"),
-        "dead_round": _("Tote Runde – niemand punktet, derselbe Geber gibt neu."),
-        "round_won": _("gewinnt die Runde"),
-        "round_winner": _("{name}: {what} – {n} Punkte"),
-        "result_knock": _("Klopfen"),
-        "result_undercut": _("Unterbieten"),
-        "result_gin": _("Gin"),
-        "result_big_gin": _("Big Gin"),
-        "result_romme": _("Rommé"),
-        "result_hand_romme": _("Hand-Rommé"),
-        "result_dead": _("tote Runde"),
-        "result_resign": _("Aufgabe"),
-        "result_abandoned": _("abgebrochen"),
-        "layoffs": _("angelegt"),
-        "deadwood_n": _("Rest {n}"),
-        "augen_n": _("{n} Augen"),
-        "wp_n": _("{n} WP"),
-        "points_n": _("{n} Punkte"),
-        "match_winner": _("{name} gewinnt die Partie!"),
-        "match_draw": _("Die Partie endet unentschieden."),
-        "rematch": _("Revanche"),
-        "rematch_waiting": _("Revanche angefragt – warte auf die anderen …"),
-        "mv_pass": _("{name} passt"),
-        "mv_draw": _("{name} zieht vom Stapel"),
-        "mv_take": _("{name} nimmt {card} vom Ablagestapel"),
-        "mv_discard": _("{name} wirft {card} ab"),
-        "mv_knock": _("{name} klopft und wirft {card} ab"),
-        "mv_big_gin": _("{name} macht Big Gin"),
-        "mv_lay_out": _("{name} legt aus"),
-        "mv_lay_off": _("{name} legt {card} an"),
-        "mv_swap": _("{name} tauscht einen Joker"),
-        "mv_resign": _("{name} gibt auf"),
-        "mv_reshuffle": _("Der Ablagestapel wird neu gemischt"),
-        "cannot_discard": _("{card} kannst du jetzt nicht abwerfen."),
-        "cannot_lay_off": _("{card} passt an keine Meldung."),
-        "no_rounds": _("Noch keine Runde beendet."),
-        "offline": _("offline"),
-        "you_are": _("Deine Karten, {name}"),
-        "deal_hash": _("Runde {n}, Prüfsumme der Mischung: {hash}…"),
-        "deal_download": _("Mischung von Runde {n} zum Nachprüfen (JSON)"),
-        "err_not_your_turn": _("Du bist nicht am Zug."),
-        "err_stale_version": _("Der Tisch hat sich inzwischen geändert – bitte noch einmal."),
-        "err_illegal_action": _("Dieser Zug ist nach den Regeln nicht erlaubt."),
-        "err_chat_rate_limited": _("Bitte langsamer: höchstens 5 Nachrichten in 10 Sekunden."),
-        "err_chat_off": _("An Turniertischen ist der Chat aus."),
-        "err_chat_too_long": _("Eine Chat-Nachricht hat höchstens 300 Zeichen."),
-        "err_not_seated": _("Du sitzt nicht (mehr) an diesem Tisch."),
-        "err_seat_left": _("Jemand hat die Partie verlassen; für eine Revanche braucht es alle."),
-        "timeout_played": _("Zeit abgelaufen – der Server hat für dich gespielt: {moves}"),
-        "round_winner_romme": _("{name}: {what}!"),
-        "knocker": _("klopft"),
-        "in_hand": _("auf der Hand"),
-        "minus_n": _("−{n} Punkte"),
-        "use_suggestion": _("Vorschlag übernehmen"),
-        "lay_off_low": _("{card} unten an Meldung {n} anlegen"),
-        "lay_off_high": _("{card} oben an Meldung {n} anlegen"),
-    }
-
-
 @require_GET
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     """The table page: rendered with the current state, so a reload shows play exactly where it was."""
@@ -377,7 +256,6 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "table_id": table.pk,
         "ws_path": ws_path,
         "state": frame,
-        "strings": _table_strings(),
         "record_url": reverse("games:record", kwargs={"table_id": table.pk}),
     }
     invite_url = ""
@@ -395,6 +273,8 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "free_seats": free_seats,
         "bot_levels": BOT_LEVELS,
         "chat_on": table_policy(table).chat,
+        # What other apps name under the title (tournaments: the tournament, with a link).
+        "head_links": [link for found in panels.collect(panels.TABLE_HEAD, table=table) for link in found],
     }
     return render(request, "games/table.html", context)
 

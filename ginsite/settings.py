@@ -164,6 +164,30 @@ else:
     # channels' in-memory layer with cheaper bookkeeping for many sockets (see ginsite/layers.py).
     CHANNEL_LAYERS = {"default": {"BACKEND": "ginsite.layers.InMemoryChannelLayer"}}
 
+# --- Cache: one for the whole site, whatever the number of processes ------------------------------------
+# allauth counts sign-in attempts in the cache (ACCOUNT_RATE_LIMITS below): each process's own memory would
+# let every daphne behind the proxy count for itself. With REDIS_URL the cache is Redis (REDIS_CACHE_URL may
+# name another Redis database; note that cache.clear() empties the whole database it names); without it, a
+# table in the site's database, made by `manage.py createcachetable` (`make run` runs it after migrating; the
+# test runner makes it in the test database).
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": os.environ.get("REDIS_CACHE_URL") or REDIS_URL,
+            "KEY_PREFIX": os.environ.get("REDIS_PREFIX", "asgi"),
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "ginsite_cache",
+            # Django's default of 300 entries would drop counts as soon as a few hundred addresses signed in.
+            "OPTIONS": {"MAX_ENTRIES": int(os.environ.get("CACHE_MAX_ENTRIES", "50000"))},
+        }
+    }
+
 # --- Authentication (django-allauth) --------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
@@ -279,6 +303,21 @@ GAMES_LOBBY_WATCH_SECONDS = float(os.environ.get("GAMES_LOBBY_WATCH_SECONDS", "2
 # Seconds between a socket's own checks of its table's version; 0 (the default) = never: every change
 # reaches the sockets through the channel layer.
 GAMES_STATE_POLL_SECONDS = float(os.environ.get("GAMES_STATE_POLL_SECONDS", "0"))
+# The token bucket of every socket (games/ratelimit.py): GAMES_SOCKET_BURST messages at once, then
+# GAMES_SOCKET_RATE a second; moves and chat lines that go through give their token back, ping is free.
+GAMES_SOCKET_RATE = float(os.environ.get("GAMES_SOCKET_RATE", "5"))
+GAMES_SOCKET_BURST = int(os.environ.get("GAMES_SOCKET_BURST", "60"))
+# Open or running tables one person may have opened at once (too_many_tables); 0: no cap.
+GAMES_MAX_OPEN_TABLES = int(os.environ.get("GAMES_MAX_OPEN_TABLES", "5"))
+# The live layer's database calls side by side in a thread pool (PostgreSQL only; SQLite has one writer and
+# its in-memory test database must stay on one thread): off keeps them on one thread.
+GAMES_DB_PARALLEL = env_bool("GAMES_DB_PARALLEL", True)
+
+# --- Tournament settings --------------------------------------------------------------------------------
+# Rounds per list staff may choose for a Rommé series (tournaments.md: 6, 12, 18 or 24, so that every seat
+# deals equally often at tables of 3 and of 4); the tests widen it to keep their tournaments short. Not read
+# from the environment: the spec fixes it.
+TOURNAMENTS_ROMME_ROUNDS = (6, 12, 18, 24)
 
 # The Ed25519 key that signs exported game records (docs/protocol.md): 64 hex digits (the 32-byte private
 # seed). Empty (the default): derived from SECRET_KEY with HKDF-SHA256, so every daphne of a site signs alike

@@ -216,6 +216,7 @@ class SiteStack:
             self.env["REDIS_URL"] = f"{REDIS_BASE}/{SITE_REDIS_DB}"
             _redis_flush(self.env["REDIS_URL"])
         _run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], env=self.env, cwd=ROOT)
+        _run([sys.executable, "manage.py", "createcachetable"], env=self.env, cwd=ROOT)  # sign-in limits' counts
         self.prepared = True
 
     def seed(self, tables: int, prefix: str) -> list[dict]:

@@ -29,7 +29,7 @@ from django.db.models import Q
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
-from games import registry
+from games import notices, registry
 from games import services as game_services
 from games.models import Seat, Table
 from ratings import selectors
@@ -254,6 +254,7 @@ def _seat_group(*, game: str, group: list[PoolEntry], now: datetime) -> Table | 
             ).update(table=table, seated_at=now)
             if seated != len(group):
                 raise _Raced
+            notices.table_ready([entry.user_id for entry in group], table)  # sent once this commits
     except _Raced:
         return None
     except game_services.ServiceError:

@@ -13,13 +13,15 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import formats, timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from games import registry
-from games.models import Seat, Table
+from games import selectors as games_selectors
+from games.models import Match, Seat, Table
 from games.services import ServiceError
-from ratings import pool, selectors
+from ratings import pool, profile_selectors, selectors
 from ratings.models import DEFAULT_MU, PROVISIONAL_MATCHES, Rating, wertungszahl
 
 
@@ -203,3 +205,72 @@ def seat_ratings(request: HttpRequest) -> JsonResponse:
             "display": display, "provisional": matches < PROVISIONAL_MATCHES,
         }
     return JsonResponse({"tables": tables})
+
+
+#: How often the table page asks again for the rating changes of a match that has just ended (the rating is
+#: computed after the end is announced), and how long it waits between asks; ``table.js`` reads both.
+TABLE_RETRIES = 10
+TABLE_RETRY_MS = 800
+
+
+@never_cache
+@require_GET
+def table_ratings(request: HttpRequest, table_id: int) -> JsonResponse:
+    """Each seat's Wertungszahl at one ranked (or tournament) table, for the table page's ``ratings/table.js``,
+    and once its match has ended and been rated each seat's change::
+
+        {"seats": [{"seat": 0, "name": "anna", "rating": "1514?", "change": "+14", "trend": "up"}, ...],
+         "over": true, "pending": false, "retries": 10, "retry_ms": 800, "words": {...}}
+
+    ``pending``: the match has ended but its rating is not stored yet (ask again). A table that is not ranked,
+    or not to be seen, is 404. A fixed number of queries."""
+    table = games_selectors.table_get(table_id=table_id)
+    if table is None or not table.ranked or not games_selectors.table_may_watch(
+        table=table, user=request.user, invite_token=request.GET.get("einladung", "")
+    ):
+        raise Http404(_("Diesen Tisch gibt es nicht."))
+    seats = list(Seat.objects.filter(table=table, user__isnull=False).select_related("user").order_by("index"))
+    match = table.current_match
+    if match is not None:
+        # The players of the match, by seat (a seat given up after the match still has its rating change).
+        by_seat = {p["seat"]: p.get("user_id") for p in match.players if p.get("user_id") is not None}
+    else:
+        by_seat = {seat.index: seat.user_id for seat in seats}
+    # The names the table page shows (user names); a seat whose account is gone has none.
+    names = {seat.index: seat.user.get_username() for seat in seats}
+    ratings = {
+        user_id: (display, matches)
+        for user_id, display, matches in Rating.objects.filter(
+            user_id__in=by_seat.values(), game=table.game
+        ).values_list("user_id", "display", "matches")
+    }
+    over = match is not None and match.status != Match.Status.PLAYING
+    rated = over and match.status == Match.Status.FINISHED and match.ranked
+    changes = profile_selectors.match_changes(match_id=match.pk) if rated else {}
+    rows = []
+    for index, user_id in sorted(by_seat.items()):
+        display, matches = ratings.get(user_id, (wertungszahl(DEFAULT_MU), 0))
+        change = changes.get(user_id)
+        if change is not None:
+            # The number after the match, with the "?" as it was then (what the match page shows).
+            display, provisional = change.after, change.provisional
+        else:
+            provisional = matches < PROVISIONAL_MATCHES
+        row = {"seat": index, "name": names.get(index, "?"), "rating": f"{display}?" if provisional else str(display),
+               "provisional": provisional, "change": None, "trend": ""}
+        if change is not None:
+            row["change"] = change.delta_text
+            row["trend"] = "up" if change.delta > 0 else "down" if change.delta < 0 else "even"
+        rows.append(row)
+    return JsonResponse({
+        "seats": rows,
+        "over": over,
+        "pending": bool(rated and not changes),
+        "retries": TABLE_RETRIES,
+        "retry_ms": TABLE_RETRY_MS,
+        "words": {
+            "title": _("Wertungszahl"),
+            "changes": _("Wertung dieser Partie"),
+            "provisional": _("Ein „?“ hinter der Wertungszahl: vorläufig, weniger als 10 gewertete Partien."),
+        },
+    })

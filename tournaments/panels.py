@@ -1,5 +1,6 @@
-"""What tournaments adds to games' match page, registered at start-up (``TournamentsConfig.ready``) through
-``games.panels``: the tournament, stage and table a match was played at, with a link to the tournament."""
+"""What tournaments adds to games' pages, registered at start-up (``TournamentsConfig.ready``) through
+``games.panels``: on the match page and on the table page, the tournament, stage and table a match is (or
+was) played at, with a link to the tournament."""
 
 from __future__ import annotations
 
@@ -10,11 +11,9 @@ from games import panels
 from tournaments.models import StageTable
 
 
-def match_tournament(*, match) -> list[panels.HeadLink]:
-    """"Turnier: <name> · Runde 2, Tisch 3" linking the tournament; nothing for a match outside one."""
-    stage_table = (
-        StageTable.objects.filter(table_id=match.table_id).select_related("stage__tournament").first()
-    )
+def _tournament_line(*, table_id: int) -> list[panels.HeadLink]:
+    """"Turnier: <name> · Runde 2, Tisch 3" linking the tournament; nothing for a table outside one."""
+    stage_table = StageTable.objects.filter(table_id=table_id).select_related("stage__tournament").first()
     if stage_table is None:
         return []
     tournament = stage_table.stage.tournament
@@ -24,5 +23,19 @@ def match_tournament(*, match) -> list[panels.HeadLink]:
     return [panels.HeadLink(text=text, url=reverse("tournaments:detail", kwargs={"tournament_id": tournament.pk}))]
 
 
+def match_tournament(*, match) -> list[panels.HeadLink]:
+    """The tournament line of the match page; nothing for a match outside a tournament."""
+    return _tournament_line(table_id=match.table_id)
+
+
+def table_tournament(*, table) -> list[panels.HeadLink]:
+    """The tournament line of the table page; nothing for a table outside a tournament (one query, none
+    for a table that no tournament made)."""
+    if not table.tournament:
+        return []
+    return _tournament_line(table_id=table.pk)
+
+
 def register() -> None:
     panels.register(panels.MATCH_HEAD, match_tournament)
+    panels.register(panels.TABLE_HEAD, table_tournament)

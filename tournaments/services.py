@@ -31,6 +31,7 @@ from games.models import Match, Table
 from games.services import ServiceError
 from ratings import pool as ratings_pool
 from tournaments import formats
+from tournaments import notices as tournament_notices
 from tournaments.errors import TournamentError
 from tournaments.models import AuditEntry, Entry, Stage, StageTable, Tournament
 
@@ -304,6 +305,7 @@ def tournament_start(*, tournament_id, by=None, now: datetime | None = None) -> 
             t.finished_at = now
             t.save(update_fields=["status", "notice", "finished_at"])
             _audit(t, by, "cancel", reason=t.notice)
+            tournament_notices.tell(t, "tournament_cancelled")
             return t
         Entry.objects.filter(pk__in=[e.pk for e in playing]).update(status=Entry.Status.PLAYING)
         t.status = Tournament.Status.RUNNING
@@ -382,6 +384,7 @@ def _stage_start(t: Tournament, number: int, now: datetime) -> Stage:
     t.next_stage_at = None
     t.save(update_fields=["current_stage", "next_stage_at"])
     _audit(t, None, "stage_start", stage=number, tables=[list(s) for s in seating])
+    tournament_notices.stage_seated(t, stage)
     _stage_check_finished(t, stage, now)
     return stage
 
@@ -447,6 +450,7 @@ def _finish(t: Tournament, now: datetime) -> None:
     t.final_standings = selectors.tournament_standings(tournament_id=t.pk)
     t.save(update_fields=["final_standings"])
     _audit(t, None, "finish")
+    tournament_notices.tell(t, "tournament_finished")
 
 
 # --- staff during the tournament ----------------------------------------------------------------------
@@ -462,6 +466,7 @@ def tournament_pause(*, tournament_id, by, reason: str = "") -> Tournament:
             t.paused = True
             t.save(update_fields=["paused"])
             _audit(t, by, "pause", reason)
+            tournament_notices.tell(t, "tournament_paused")
     return t
 
 
@@ -476,6 +481,7 @@ def tournament_resume(*, tournament_id, by, reason: str = "", now: datetime | No
         t.paused = False
         t.save(update_fields=["paused"])
         _audit(t, by, "resume", reason)
+        tournament_notices.tell(t, "tournament_resumed")
         if t.status == Tournament.Status.RUNNING and t.next_stage_at is not None and t.next_stage_at <= now:
             _stage_start(t, t.current_stage + 1, now)
     return t
@@ -496,6 +502,7 @@ def tournament_cancel(*, tournament_id, by, reason: str = "", now: datetime | No
         t.next_stage_at = None
         t.save(update_fields=["status", "notice", "finished_at", "next_stage_at"])
         _audit(t, by, "cancel", reason)
+        tournament_notices.tell(t, "tournament_cancelled")
         playing = StageTable.objects.filter(stage__tournament=t, table__status=Table.Status.PLAYING)
         for table_id in playing.values_list("table_id", flat=True):
             with _games_refusal():

@@ -149,7 +149,7 @@ def table_rng(*parts: Any) -> random.Random:
     is then seeded by that seed and ``parts`` alone (match number, round, what it is for), never by the
     table's id, so a test gets the same deals whichever tests ran before it.
     """
-    seed = getattr(settings, "GAMES_TEST_DEAL_SEED", "")
+    seed = settings.GAMES_TEST_DEAL_SEED
     if seed:
         return random.Random(":".join(str(p) for p in (seed, *parts)))
     return secrets.SystemRandom()

@@ -95,14 +95,10 @@ def table_create(
     return table
 
 
-#: How many open or running tables one person may have opened at once (``GAMES_MAX_OPEN_TABLES``; 0: no cap).
-MAX_OPEN_TABLES = 5
-
-
 def _require_below_open_table_cap(user) -> None:
     """Refuse (``too_many_tables``) a sixth open or running table of one creator. The creator's row is locked
     first, so two tabs racing cannot both open the last one."""
-    cap = int(getattr(settings, "GAMES_MAX_OPEN_TABLES", MAX_OPEN_TABLES))
+    cap = int(settings.GAMES_MAX_OPEN_TABLES)
     if not cap:
         return
     list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True))

@@ -15,8 +15,9 @@ def fast_password_hashing(settings):
 
 
 @pytest.fixture(autouse=True)
-def fresh_rate_limits():
-    # allauth counts sign-ups and failed sign-ins in the cache; each test starts with a clean slate.
+def fresh_rate_limits(db):
+    # allauth counts sign-ups and failed sign-ins in the cache; each test starts with a clean slate. The cache
+    # is a table in the database (ginsite/settings.py CACHES) without Redis.
     cache.clear()
     yield
     cache.clear()

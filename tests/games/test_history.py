@@ -73,10 +73,10 @@ def test_a_finished_gin_match_shows_on_both_profiles_with_result_and_links(playe
             html = history_html(response)
             assert {"won": "gewonnen", "lost": "verloren"}[outcome] in html
             assert f'href="/spielen/tisch/{match.table_id}/"' in html
-            assert f'href="/spielen/tisch/{match.table_id}/partie.json?partie=1"' in html
+            assert f'href="/partie/{match.pk}/partie.json"' in html
             assert f'href="/profil/spieler/{opponent.username}/"' in html
     # The record link gives that match's record, and the winner's score is the match's.
-    record = client_of(players[2]).get(f"/spielen/tisch/{match.table_id}/partie.json?partie=1")
+    record = client_of(players[2]).get(f"/partie/{match.pk}/partie.json")
     assert record.status_code == 200 and record.json()["game"] == "gin"
     assert max(match.final_scores) == match.final_scores[seat_of[winner.pk]]
 

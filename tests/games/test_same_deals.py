@@ -334,7 +334,7 @@ def test_profiles_list_a_same_deals_list_only_once_the_stage_has_ended(people, t
     a, b = tables
     a = play_until(a.pk, [people["anna"], people["ben"]], match_over)
     profile = reverse("accounts:public", kwargs={"username": "anna"})
-    record = reverse("games:record", kwargs={"table_id": a.pk})
+    record = reverse("matches:record", kwargs={"match_id": a.current_match.pk})
     assert record not in _client(people["sven"]).get(profile).content.decode()
     assert record in _client(people["anna"]).get(profile).content.decode()  # her own page lists it
     play_until(b.pk, [people["cleo"], people["dora"]], match_over)

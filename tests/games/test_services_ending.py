@@ -262,7 +262,7 @@ def test_the_listeners_run_ratings_first_then_tournaments_as_the_settings_say(se
 def test_the_written_order_wins_over_the_order_the_listeners_connected():
     from games.signals import OrderedSignal
 
-    signal = OrderedSignal(order_setting="GAMES_MATCH_ENDED_ORDER")
+    signal = OrderedSignal(order=lambda: ["ratings.rate_ended_match", "tournaments.record_match"])
     calls = []
     for uid in ("tournaments.record_match", "elsewhere.first_to_connect", "ratings.rate_ended_match",
                 "elsewhere.last_to_connect"):

@@ -23,11 +23,11 @@ def ben():
     return get_user_model().objects.create_user("ben", "ben@example.com", "Kreuz-Bube-17!")
 
 
-def config_of(response) -> dict:
-    """The JSON the table page hands to its ES module (json_script)."""
+def config_of(response, script: str = "table-config") -> dict:
+    """The JSON the table page hands to its ES module (json_script): its config, or ``table-strings``."""
     html = response.content.decode()
-    start = html.index('<script id="table-config" type="application/json">') + len(
-        '<script id="table-config" type="application/json">'
+    start = html.index(f'<script id="{script}" type="application/json">') + len(
+        f'<script id="{script}" type="application/json">'
     )
     return json.loads(html[start : html.index("</script>", start)])
 
@@ -214,7 +214,7 @@ def test_table_page_and_lobby_in_english(client, anna):
     table = services.table_create(user=anna, game="gin")
     # A visitor whose browser asks for English (a signed-in player's profile language would win).
     response = client.get(reverse("games:table", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="en")
-    strings = config_of(response)["strings"]
+    strings = config_of(response, "table-strings")
     assert strings["knock"] == "Knock"
     assert strings["pass"] == "Pass"
     assert "Sign in to play" in response.content.decode()

@@ -16,13 +16,10 @@ from tournaments.formats.base import Rating, Seating, TournamentFormat, bad_resu
 from tournaments.models import Entry, StageTable
 from tournaments.scoring import ListStanding, list_result, rank_list
 
-#: Rounds per list staff may choose (every seat deals equally often at tables of 3 and of 4).
-ROMME_ROUNDS = (6, 12, 18, 24)
-
 
 def romme_rounds_allowed() -> tuple[int, ...]:
     """Rounds per list staff may choose (tournaments.md); the test setting widens it to keep tests short."""
-    return tuple(getattr(django_settings, "TOURNAMENTS_ROMME_ROUNDS", ROMME_ROUNDS))
+    return tuple(django_settings.TOURNAMENTS_ROMME_ROUNDS)
 
 
 def masters_options(options: dict) -> dict:

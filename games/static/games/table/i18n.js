@@ -1,9 +1,7 @@
 // The page's words: the catalogue the server rendered for the request's language (table_i18n.py), with
 // {name} placeholders and, for texts with a number, both plural forms picked by Intl.PluralRules.
 
-const config = JSON.parse(document.getElementById("table-config").textContent);
-const own = document.getElementById("table-strings");
-const STR = { ...(config.strings || {}), ...(own ? JSON.parse(own.textContent) : {}) };
+const STR = JSON.parse(document.getElementById("table-strings").textContent);
 
 export const LANG = document.documentElement.lang || "de";
 const plurals = new Intl.PluralRules(LANG);

@@ -1,0 +1,49 @@
+"""What tournaments tell their players through ``games.notices`` (a banner on every page they have open):
+their table of a stage is ready, the tournament started, paused, went on, ended or was called off. Called
+from ``tournaments.services`` inside its transactions; the notices go out once they commit. Also the
+tournament facts of tables, which games asks for (the lobby's table list, the notices on reconnect)."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from games import notices
+from tournaments.models import Entry, Stage, StageTable, Tournament
+
+#: Who hears of a tournament's news: whoever is still entered (registered, or playing).
+TOLD = (Entry.Status.REGISTERED, Entry.Status.PLAYING)
+
+
+def _facts(t: Tournament, stage: int | None = None) -> dict:
+    facts = {"tournament": t.name, "tournament_url": reverse("tournaments:detail", kwargs={"tournament_id": t.pk})}
+    if stage is not None:
+        facts["stage"] = stage
+    return facts
+
+
+def tell(t: Tournament, kind: str) -> None:
+    """Tell everyone still entered in ``t`` (``kind``: one of ``games.notices.KINDS`` about the tournament)."""
+    user_ids = t.entries.filter(status__in=TOLD).values_list("user_id", flat=True)
+    notices.notify(list(user_ids), kind, _facts(t))
+
+
+def stage_seated(t: Tournament, stage: Stage) -> None:
+    """A stage was seated: each player at a table is told it is ready (with its link); who got no table this
+    stage (a bye) is told the stage began, stage 1 as the tournament's start."""
+    seated: set[int] = set()
+    for st in stage.tables.select_related("table").order_by("number"):
+        users = [u for u in st.users if u is not None]
+        if st.table is not None:
+            notices.table_ready(users, st.table, tournament=_facts(t, stage.number))
+            seated.update(users)
+    others = set(t.entries.filter(status=Entry.Status.PLAYING).values_list("user_id", flat=True)) - seated
+    kind = "tournament_started" if stage.number == 1 else "stage_started"
+    notices.notify(sorted(others), kind, _facts(t, stage.number))
+
+
+def table_tournaments(*, table_ids) -> dict[int, dict]:
+    """``games.notices.table_tournament_add``'s source: the tournament, stage and table number of each table."""
+    found = {}
+    for st in StageTable.objects.filter(table_id__in=list(table_ids)).select_related("stage__tournament"):
+        found[st.table_id] = {**_facts(st.stage.tournament, st.stage.number), "table": st.number}
+    return found
