@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 Player = Hashable
@@ -167,7 +167,9 @@ def _score_groups(players: Sequence[Player], points: dict[Player, int]) -> list[
     return [list(group) for _, group in itertools.groupby(players, key=lambda p: points.get(p, 0))]
 
 
-def _pair_swiss(players: list[Player], points: dict[Player, int], seen: set[frozenset]):
+def _pair_swiss(
+    players: list[Player], points: dict[Player, int], seen: set[frozenset]
+) -> list[tuple[Player, Player]] | None:
     search = _Search()
     pairs = _pair_groups(_score_groups(players, points), seen, search)
     if pairs is None and search.spent > search.budget:
@@ -176,7 +178,7 @@ def _pair_swiss(players: list[Player], points: dict[Player, int], seen: set[froz
     return pairs
 
 
-def _pair_groups(groups: list[list[Player]], seen: set[frozenset], search: _Search):
+def _pair_groups(groups: list[list[Player]], seen: set[frozenset], search: _Search) -> list[tuple[Player, Player]] | None:
     if not groups:
         return []
     head, rest = groups[0], groups[1:]
@@ -190,7 +192,9 @@ def _pair_groups(groups: list[list[Player]], seen: set[frozenset], search: _Sear
     return None
 
 
-def _group_candidates(group: list[Player], seen: set[frozenset], search: _Search, *, last: bool):
+def _group_candidates(
+    group: list[Player], seen: set[frozenset], search: _Search, *, last: bool
+) -> Iterator[tuple[list[tuple[Player, Player]], list[Player]]]:
     """Ways to pair one score group, best first: the fewest floaters (the lowest-placed float), then the
     top half against the bottom half with the least permutation of the bottom half."""
     smallest = len(group) % 2
@@ -212,7 +216,7 @@ def _group_candidates(group: list[Player], seen: set[frozenset], search: _Search
                     yield list(zip(top, order, strict=True)), floaters
 
 
-def _pair_any(players: list[Player], seen: set[frozenset], search: _Search):
+def _pair_any(players: list[Player], seen: set[frozenset], search: _Search) -> list[tuple[Player, Player]] | None:
     """Any complete pairing without repeats: the best-placed meets the next one they have not met."""
     if not players:
         return []
@@ -252,13 +256,15 @@ def _head_to_head_split(group: list[Player], results: list[GinResult]) -> list[l
     return [list(g) for _, g in itertools.groupby(ordered, key=lambda p: wins[p])]
 
 
-def _ranked(order: list[Player], key: Callable[[Player], tuple], results: list[GinResult]):
+def _ranked(
+    order: list[Player], key: Callable[[Player], tuple], results: list[GinResult]
+) -> list[tuple[int, Player]]:
     """Places from ``key`` (lower is better), then the direct encounter; still equal shares the place."""
     ordered = sorted(order, key=key)
     places: list[tuple[int, Player]] = []
     position = 1
-    for _, tied in itertools.groupby(ordered, key=key):
-        tied = list(tied)
+    for _, tied_group in itertools.groupby(ordered, key=key):
+        tied = list(tied_group)
         parts = _head_to_head_split(tied, results) if len(tied) > 1 else None
         for part in parts or [tied]:
             places += [(position, p) for p in part]
