@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from games import selectors as games_selectors
@@ -46,7 +47,8 @@ def settings_in_words(t: Tournament) -> list[str]:
         words.append(_("Einchecken %(m)d Minuten vor dem Start") % {"m": s["check_in_minutes"]})
     else:
         words.append(_("Kein Einchecken nötig"))
-    words.append(_("%(m)d Minuten Pause zwischen den Runden") % {"m": s["break_minutes"]})
+    words.append(ngettext("%(m)d Minute Pause zwischen den Runden", "%(m)d Minuten Pause zwischen den Runden",
+                           s["break_minutes"]) % {"m": s["break_minutes"]})
     words.append(_("Gewertete Tische, kein Chat, keine Computergegner"))
     return words
 

@@ -1,0 +1,27 @@
+from pathlib import Path
+
+from django.utils import translation
+from django.utils.translation import pgettext
+
+
+def test_register_and_withdraw_read_register_and_withdraw_in_english():
+    with translation.override("en"):
+        assert pgettext("tournament", "Anmelden") == "Register"
+        assert pgettext("tournament", "Abmelden") == "Withdraw"
+    page = Path(__file__).resolve().parents[2] / "templates/tournaments/detail.html"
+    text = page.read_text()
+    assert '{% translate "Anmelden" context "tournament" %}' in text
+    assert '{% translate "Abmelden" context "tournament" %}' in text
+
+
+def test_break_minutes_use_the_plural_of_their_number():
+    from django.utils.translation import ngettext
+
+    one, many = "%(m)d Minute Pause zwischen den Runden", "%(m)d Minuten Pause zwischen den Runden"
+    with translation.override("en"):
+        assert ngettext(one, many, 1) % {"m": 1} == "1 minute break between rounds"
+        assert ngettext(one, many, 5) % {"m": 5} == "5 minutes break between rounds"
+    with translation.override("de"):
+        assert ngettext(one, many, 1) % {"m": 1} == "1 Minute Pause zwischen den Runden"
+    views = Path(__file__).resolve().parents[2] / "tournaments/views.py"
+    assert 'ngettext("%(m)d Minute Pause zwischen den Runden"' in views.read_text()
