@@ -1,5 +1,6 @@
 """What the pure modules may import: the engine (``games.engine``) nothing but the standard library and itself;
-``games.outcomes`` that, plus ``tournaments.scoring``; ``tournaments.scoring`` the standard library alone.
+``games.outcomes`` that alone; the scoring (``games.engine.scoring``, Wertungspunkte and gin match bonuses) the
+standard library alone.
 
 Checked twice: every import statement in the source (parsed, so an import inside a function counts too), and
 a fresh interpreter without site-packages that imports and plays with everything else of the site blocked.
@@ -50,19 +51,19 @@ def test_engine_source_imports_only_the_standard_library_and_the_engine():
     assert offenders(paths, lambda m: is_stdlib(m) or is_engine(m)) == []
 
 
-def test_outcomes_imports_only_the_standard_library_the_engine_and_tournaments_scoring():
-    allowed = lambda m: is_stdlib(m) or is_engine(m) or m == "tournaments.scoring"  # noqa: E731
+def test_outcomes_imports_only_the_standard_library_and_the_engine():
+    allowed = lambda m: is_stdlib(m) or is_engine(m)  # noqa: E731
     assert offenders([ROOT / "games" / "outcomes.py"], allowed) == []
 
 
-def test_tournaments_scoring_imports_only_the_standard_library():
-    assert offenders([ROOT / "tournaments" / "scoring.py"], is_stdlib) == []
+def test_the_scoring_imports_only_the_standard_library():
+    assert offenders([ROOT / "games" / "engine" / "scoring.py"], is_stdlib) == []
 
 
 def test_the_guard_sees_imports_inside_functions_too(tmp_path):
     sneaky = tmp_path / "sneaky.py"
-    sneaky.write_text("def f():\n    from django.conf import settings\n    import tournaments.scoring\n")
-    assert imported_modules(sneaky) == ["django.conf", "tournaments.scoring"]
+    sneaky.write_text("def f():\n    from django.conf import settings\n    import games.engine.scoring\n")
+    assert imported_modules(sneaky) == ["django.conf", "games.engine.scoring"]
 
 
 # A fresh interpreter: no site-packages at all (-S), and every module of the site outside what is allowed
@@ -108,7 +109,7 @@ print(json.dumps(loaded))
 
 @pytest.mark.parametrize(("allowed", "expected_tops"), [
     (["games.engine"], {"games"}),
-    (["games.engine", "games.outcomes", "tournaments.scoring"], {"games", "tournaments"}),
+    (["games.engine", "games.outcomes"], {"games"}),
 ])
 def test_pure_modules_import_and_play_with_everything_else_blocked(allowed, expected_tops):
     done = subprocess.run([sys.executable, "-S", "-c", SCRIPT, ",".join(allowed)], cwd=ROOT, capture_output=True,

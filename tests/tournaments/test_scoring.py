@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tournaments.scoring import (
+from games.engine.scoring import (
     ListStanding,
     gin_match_bonuses,
     list_result,

@@ -1,6 +1,6 @@
-"""Tournament arithmetic, as pure functions: Rommé Masters Wertungspunkte and gin match bonuses.
-
-No Django models here: the engines, the games app and the tournaments app all call these.
+"""The scoring arithmetic of the rules, as pure functions: Rommé Masters Wertungspunkte, list results and
+gin match bonuses (romme.md, gin.md). Part of the engine, so that the live layer (``games.outcomes``), the
+replays and the tournaments all use it without importing upwards (it once lived in ``tournaments``).
 
 >>> winner_wertungspunkte(hand_romme=True, others_opened=False, laid_off=False)
 12
