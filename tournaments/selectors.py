@@ -74,3 +74,62 @@ def finished_tournaments_of(*, user) -> list[dict]:
         row = next((r for r in e.tournament.final_standings or [] if r["user_id"] == user.pk), None)
         out.append({"tournament": e.tournament, "place": row["place"] if row else None})
     return out
+
+
+def audit_action_label(action: str) -> str:
+    """The audit log's ``action`` code in words (translated); an unknown code stays as it is."""
+    from django.utils.translation import gettext as _
+
+    labels = {
+        "create": _("Turnier angelegt"), "edit": _("Einstellungen geändert"), "publish": _("Veröffentlicht"),
+        "start": _("Turnier gestartet"), "stage_start": _("Runde gestartet"),
+        "next_stage": _("Nächste Runde vorgezogen"), "pause": _("Pausiert"), "resume": _("Fortgesetzt"),
+        "cancel": _("Turnier abgesagt"), "finish": _("Turnier beendet"), "remove": _("Spieler entfernt"),
+        "reinstate": _("Spieler wieder aufgenommen"), "correct": _("Ergebnis korrigiert"),
+        "export_csv": _("Tabelle als CSV exportiert"),
+    }
+    return labels.get(action, action)
+
+
+def audit_in_words(*, tournament: Tournament) -> list[dict]:
+    """The audit log, newest first: ``{"at", "by" (name or None for the site), "what", "reason"}``; ``what``
+    names the action in words, with the table of a correction or the player of a removal."""
+    from django.contrib.auth import get_user_model
+    from django.utils.translation import gettext as _
+
+    entries = list(tournament.audit.select_related("by").order_by("-at", "-pk"))
+    user_ids = {a.details.get("user_id") for a in entries if isinstance(a.details.get("user_id"), int)}
+    names = dict(get_user_model().objects.filter(pk__in=user_ids)
+                 .values_list("pk", get_user_model().USERNAME_FIELD))
+    rows = []
+    for a in entries:
+        what = audit_action_label(a.action)
+        d = a.details or {}
+        if a.action == "correct" and "stage" in d and "table" in d:
+            what += ": " + _("Runde %(s)s, Tisch %(n)s") % {"s": d["stage"], "n": d["table"]}
+        elif a.action in ("remove", "reinstate") and d.get("user_id") in names:
+            what += ": " + names[d["user_id"]]
+        elif a.action == "stage_start" and "stage" in d:
+            what += ": " + _("Runde %(n)s") % {"n": d["stage"]}
+        rows.append({"at": a.at, "by": a.by.get_username() if a.by else None, "what": what, "reason": a.reason})
+    return rows
+
+
+def entry_final_states(*, tournament: Tournament, entries: list[Entry]) -> dict[int, str]:
+    """Once a tournament is finished or cancelled, each player's state in words by user id: the final place
+    ("Platz 2"), or why they have none (removed, withdrawn, not checked in); empty while it runs."""
+    from django.utils.translation import gettext as _
+
+    if tournament.status == Tournament.Status.CANCELLED:
+        return {e.user_id: _("Turnier abgesagt") for e in entries}
+    if tournament.status != Tournament.Status.FINISHED:
+        return {}
+    rows = tournament.final_standings or tournament_standings(tournament_id=tournament.pk)
+    places = {r["user_id"]: r["place"] for r in rows}
+    states = {}
+    for e in entries:
+        if e.status == Entry.Status.PLAYING and e.user_id in places:
+            states[e.user_id] = _("Platz %(n)s") % {"n": places[e.user_id]}
+        else:
+            states[e.user_id] = e.get_status_display()
+    return states

@@ -15,7 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 from django.views.decorators.http import require_GET, require_POST
 
 from games import selectors as games_selectors
@@ -194,7 +194,10 @@ def _staff_page(request: HttpRequest, t: Tournament, *, bound=None, status: int 
         mine = refused is not None and name == action and (key is None or str(getattr(key, "pk", key)) == refused_key)
         return refused if mine else _action_form(name, t, key=key, names=names, tables=tables, user_ids=user_ids)
 
-    context["entry_rows"] = [{"e": e, "remove": form_of("remove", e.user_id),
+    states = selectors.entry_final_states(tournament=t, entries=context["entries"])
+    over = t.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
+    context["entry_rows"] = [{"e": e, "state": states.get(e.user_id), "actions": not over,
+                              "remove": form_of("remove", e.user_id),
                               "reinstate": form_of("reinstate", e.user_id)} for e in context["entries"]]
     context["stage_tables"] = [
         {"stage": st.stage.number, "st": st, "names": [names.get(u, _("Freilos")) for u in st.users],
@@ -203,7 +206,7 @@ def _staff_page(request: HttpRequest, t: Tournament, *, bound=None, status: int 
     context.update({
         "forms": {name: form_of(name) for name in ("edit", "publish", "start", "next_stage", "pause", "resume",
                                                    "cancel")},
-        "audit": t.audit.select_related("by").order_by("-at", "-pk"),
+        "audit": selectors.audit_in_words(tournament=t),
         "refused": refused.error_lines() if refused is not None else [], "time_zone": forms.time_zone_name(),
     })
     return render(request, "tournaments/staff.html", context, status=status)
@@ -284,11 +287,47 @@ def csv_neutralised(text: str, *, delimiter: str = ";") -> str:
     return out.getvalue()
 
 
+def _csv_header(t: Tournament, code: str) -> str:
+    """A header code of the standings CSV (``place``, ``player``, a standings key, ``stage N``) in the
+    request's language, with the labels the tournament's page uses."""
+    fmt = selectors.tournament_format(tournament=t)
+    labels = {"place": _("Platz"), "player": pgettext("column", "Spieler"), **{key: label for label, key in fmt.columns()}}
+    if code in labels:
+        return str(labels[code])
+    if code.startswith("stage ") and code[6:].isdigit():
+        return fmt.stage_label(int(code[6:]))
+    return code
+
+
+def _csv_in_words(t: Tournament, text: str) -> str:
+    """The standings CSV of the service with its header row in words."""
+    rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=";"))
+    if rows:
+        rows[0] = [_csv_header(t, code) for code in rows[0]]
+    out = io.StringIO()
+    csv.writer(out, delimiter=";").writerows(rows)
+    return out.getvalue()
+
+
+def _audit_csv(t: Tournament) -> str:
+    """The audit log as CSV rows after the standings: an empty row, a title, then who, when, what, why."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=";")
+    writer.writerow([])
+    writer.writerow([_("Protokoll")])
+    writer.writerow([_("Wann"), _("Wer"), _("Was"), _("Warum")])
+    for a in selectors.audit_in_words(tournament=t):
+        when = timezone.localtime(a["at"]).strftime("%Y-%m-%d %H:%M:%S")
+        writer.writerow([when, a["by"] or _("automatisch"), a["what"], a["reason"]])
+    return out.getvalue()
+
+
 @staff_member_required
 def staff_csv(request: HttpRequest, tournament_id: int) -> HttpResponse:
     t = get_object_or_404(Tournament, pk=tournament_id)
     # Player names are chosen by players: none may reach a spreadsheet as a formula.
-    text = csv_neutralised(services.tournament_standings_csv(tournament_id=t.pk, by=request.user))
+    standings = services.tournament_standings_csv(tournament_id=t.pk, by=request.user)
+    text = csv_neutralised(_csv_in_words(t, standings) + _audit_csv(t))
     response = HttpResponse("\ufeff" + text, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="turnier-{t.pk}.csv"'
     return response

