@@ -101,16 +101,17 @@ def audit_in_words(*, tournament: Tournament) -> list[dict]:
     user_ids = {a.details.get("user_id") for a in entries if isinstance(a.details.get("user_id"), int)}
     names = dict(get_user_model().objects.filter(pk__in=user_ids)
                  .values_list("pk", get_user_model().USERNAME_FIELD))
+    fmt = tournament_format(tournament=tournament)  # "Runde 2" or, in a Rommé series, "Serie 2"
     rows = []
     for a in entries:
         what = audit_action_label(a.action)
         d = a.details or {}
         if a.action == "correct" and "stage" in d and "table" in d:
-            what += ": " + _("Runde %(s)s, Tisch %(n)s") % {"s": d["stage"], "n": d["table"]}
+            what += ": " + _("%(stage)s, Tisch %(n)s") % {"stage": fmt.stage_label(d["stage"]), "n": d["table"]}
         elif a.action in ("remove", "reinstate") and d.get("user_id") in names:
             what += ": " + names[d["user_id"]]
         elif a.action == "stage_start" and "stage" in d:
-            what += ": " + _("Runde %(n)s") % {"n": d["stage"]}
+            what += ": " + fmt.stage_label(d["stage"])
         rows.append({"at": a.at, "by": a.by.get_username() if a.by else None, "what": what, "reason": a.reason})
     return rows
 

@@ -140,3 +140,18 @@ def test_after_a_cancel_no_player_can_be_removed_and_each_shows_the_cancel(clien
     players, log = page.split("Protokoll</h2>")
     assert players.count("<td>Turnier abgesagt") == 2
     assert "<td>Turnier abgesagt</td><td>Gewitter</td>" in log
+
+
+def test_a_correction_in_the_log_names_the_series_the_table_and_the_reason(client, staff, make_players):
+    t = started(staff, make_players(3), name="Kurz", game="romme", format="series",
+                settings={"series": 1, **FAST}, options={})
+    play_tournament(t.pk)
+    st = t.stages.get().tables.get()
+    seats = [{"user_id": u, "wertungspunkte": wp, "augen": a, "rounds_won": w, "abbruch": False}
+             for u, wp, a, w in zip(st.users, (5, 5, 3), (0, 0, 40), (1, 1, 0), strict=True)]
+    tournament_services.tournament_result_correct(tournament_id=t.pk, stage_table_id=st.pk, by=staff,
+                                                  result={"seats": seats}, reason="Schiedsrichterentscheid")
+    client.force_login(staff)
+    page = client.get(reverse("tournaments:staff", args=[t.pk])).content.decode()
+    assert "<td>Runde gestartet: Serie 1</td>" in page
+    assert "<td>Ergebnis korrigiert: Serie 1, Tisch 1</td><td>Schiedsrichterentscheid</td>" in page
