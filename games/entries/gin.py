@@ -159,7 +159,7 @@ class GinEntry(GameEntry):
         from games.engine.gin.match import apply_action, match_from_deal, next_round_from_deal
         from games.engine.gin.melds import best_melds, cards_of
 
-        def position(m, number: int, move: dict | None) -> dict:
+        def position(m: gin_match.Match, number: int, move: dict | None) -> dict:
             rnd = m.round
             arranged, deadwood = [], []
             for mask in rnd.hands:
