@@ -9,7 +9,7 @@ import json
 import random
 import secrets
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, overload
 
 from django.conf import settings
 from django.utils import timezone
@@ -71,6 +71,10 @@ def table_id_of(table_id: Any) -> int:
         raise ServiceError("no_table", "Diesen Tisch gibt es nicht.") from None
 
 
+@overload
+def locked_table(table_id: Any, *, skip_locked: Literal[False] = False) -> Table: ...
+@overload
+def locked_table(table_id: Any, *, skip_locked: bool) -> Table | None: ...
 def locked_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
     """Lock and return the table row. ``skip_locked`` (the referee): None if another worker holds it."""
     table_id = table_id_of(table_id)
