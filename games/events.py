@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import BaseChannelLayer, get_channel_layer
 from django.db import transaction
 
 from games import presenters
@@ -195,7 +195,7 @@ async def after_fanout_settled() -> None:
 on_sent: list = []
 
 
-async def send_now(layer, messages: list[tuple[str, dict]]) -> None:
+async def send_now(layer: BaseChannelLayer, messages: list[tuple[str, dict]]) -> None:
     """Send the wired messages a socket (or the in-process referee) collected in its OUTBOX, from the event
     loop, in order. A failure is logged, not raised: the change is committed, and clients resync. Work the
     outbox holds for after the fan-out (``after_fanout``) starts once every frame is handed over."""
@@ -209,7 +209,7 @@ async def send_now(layer, messages: list[tuple[str, dict]]) -> None:
         task.add_done_callback(_after_tasks.discard)
 
 
-async def _send_frames(layer, messages: list[tuple[str, dict]]) -> None:
+async def _send_frames(layer: BaseChannelLayer, messages: list[tuple[str, dict]]) -> None:
     if not messages:
         return
     for hook in on_sent:

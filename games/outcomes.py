@@ -231,7 +231,9 @@ def _romme_places(facts: JSON, totals: JSON, results: list[int]) -> list[int]:
     ]
     places = [0] * facts["seats"]
     for place, standing in rank_list(standings):
-        places[standing.player] = place
+        seat = standing.player
+        assert isinstance(seat, int)  # the standings above name seats; ListStanding.player is any key
+        places[seat] = place
     return places
 
 

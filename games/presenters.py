@@ -5,7 +5,11 @@ nothing secret and strips what a spectator must never get, as a second fence."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 
 from games import registry
 from games.engine.cards import is_card
@@ -40,10 +44,11 @@ def seat_name(seat: Seat) -> str:
         return f"Computer {seat.index + 1} ({seat.get_bot_level_display()})"
     if seat.user_id is None:
         return ""
+    assert seat.user is not None  # user_id is set
     return seat.user.get_username()
 
 
-def seat_of_user(seats: list[Seat], user) -> int | None:
+def seat_of_user(seats: list[Seat], user: AbstractBaseUser | AnonymousUser | None) -> int | None:
     """The seat index ``user`` holds at this table, or None (spectator, anonymous, or left)."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None
@@ -53,7 +58,7 @@ def seat_of_user(seats: list[Seat], user) -> int | None:
     return None
 
 
-def _iso(moment) -> str | None:
+def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment else None
 
 

@@ -6,7 +6,11 @@ from __future__ import annotations
 import hmac
 from collections.abc import Iterable
 from datetime import datetime
+from typing import cast
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import User as AuthUser
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils.translation import gettext
@@ -14,6 +18,9 @@ from django.utils.translation import gettext
 from games import engines, notices, presenters
 from games.engine.romme import hints as romme_hints
 from games.models import ChatMessage, Match, Round, Seat, Table
+
+#: Whoever asks: a request's or a socket's user (signed in or anonymous), or None (no user at all).
+User = AbstractBaseUser | AnonymousUser | None
 
 #: How many chat lines a socket gets when it connects.
 CHAT_HISTORY = 30
@@ -38,7 +45,7 @@ def lobby_tables(*, game: str | None = None, limit: int = 100) -> list[dict]:
     return [presenters.table_summary(table, list(table.seats.all())) for table in tables[:limit]]
 
 
-def table_get(*, table_id) -> Table | None:
+def table_get(*, table_id: int | str) -> Table | None:
     try:
         return Table.objects.select_related("current_match").get(pk=int(table_id))
     except (Table.DoesNotExist, TypeError, ValueError):
@@ -159,7 +166,7 @@ def deal_groups_open() -> QuerySet:
     return Table.objects.filter(deal_group__gt="").exclude(status__in=_ENDED).values("deal_group")
 
 
-def _staff(user) -> bool:
+def _staff(user: User) -> bool:
     return user is not None and getattr(user, "is_authenticated", False) and bool(getattr(user, "is_staff", False))
 
 
@@ -171,19 +178,21 @@ def _staff_only_message() -> str:
     )
 
 
-def watch_refusal(*, table: Table, user) -> str | None:
+def watch_refusal(*, table: Table, user: User) -> str | None:
     """Why ``user`` may not watch ``table`` (its page, socket, records, match page) now, or None.
 
     A table of a group of same-deal tables is open only to staff and to whoever holds a seat there until every
     table of the group has ended; then it is public like any other."""
     if not table.deal_group or _staff(user):
         return None
-    if user is not None and getattr(user, "is_authenticated", False) and table.seats.filter(user=user).exists():
+    # Signed in means a row of the user model (cast: mypy cannot follow ``getattr``).
+    if user is not None and getattr(user, "is_authenticated", False) and table.seats.filter(
+            user=cast(AuthUser, user)).exists():
         return None
     return _staff_only_message() if deal_group_open(table=table) else None
 
 
-def tables_staff_only(*, table_ids: Iterable[int], user) -> set[int]:
+def tables_staff_only(*, table_ids: Iterable[int], user: User) -> set[int]:
     """Which of ``table_ids`` ``user`` may not watch now (see :func:`watch_refusal`), in one query: the pages
     that list tables then offer no "watch" link for them."""
     ids = [i for i in table_ids if i is not None]
@@ -191,11 +200,11 @@ def tables_staff_only(*, table_ids: Iterable[int], user) -> set[int]:
         return set()
     closed = Table.objects.filter(pk__in=ids, deal_group__in=deal_groups_open())
     if user is not None and getattr(user, "is_authenticated", False):
-        closed = closed.exclude(seats__user=user)
+        closed = closed.exclude(seats__user=cast(AuthUser, user))  # signed in: a row of the user model
     return set(closed.values_list("pk", flat=True))
 
 
-def invite_matches(*, table: Table, invite_token) -> bool:
+def invite_matches(*, table: Table, invite_token: object) -> bool:
     """Whether ``invite_token`` is this private table's invitation (compared in constant time, as bytes so
     that any text a client sends can be compared)."""
     if not table.invite_token or not isinstance(invite_token, str) or not invite_token:
@@ -207,18 +216,18 @@ def invite_matches(*, table: Table, invite_token) -> bool:
     return hmac.compare_digest(given, table.invite_token.encode())
 
 
-def table_may_watch(*, table: Table, user, invite_token: str = "") -> bool:
+def table_may_watch(*, table: Table, user: User, invite_token: str = "") -> bool:
     """Anyone may watch a public table; a private one only its seated players or holders of the invitation."""
     if not table.private:
         return True
     if invite_matches(table=table, invite_token=invite_token):
         return True
     if user is not None and getattr(user, "is_authenticated", False):
-        return table.seats.filter(user=user).exists()
+        return table.seats.filter(user=cast(AuthUser, user)).exists()  # signed in: a row of the user model
     return False
 
 
-def table_opening(*, table_id, user, invite_token: str = "") -> tuple[dict, list[dict]] | str | bool | None:
+def table_opening(*, table_id: int | str, user: User, invite_token: str = "") -> tuple[dict, list[dict]] | str | bool | None:
     """What a table socket's handshake reads, in one trip to the database thread: the state as ``user`` sees
     it and the recent chat; None if there is no such table, False if ``user`` may not watch it, the reason
     (``watch_refusal``) if only staff may watch it for now."""
@@ -235,7 +244,7 @@ def table_opening(*, table_id, user, invite_token: str = "") -> tuple[dict, list
     return state, chat_recent(table_id=table_id)
 
 
-def table_state_for(*, table_id, user) -> dict | None:
+def table_state_for(*, table_id: int | str, user: User) -> dict | None:
     """The full ``state`` frame ``user`` may see now (their seat's view, or the public one)."""
     table = table_get(table_id=table_id)
     if table is None:
@@ -244,11 +253,11 @@ def table_state_for(*, table_id, user) -> dict | None:
     return presenters.table_state(snapshot, presenters.seat_of_user(snapshot.seats, user))
 
 
-def table_version(*, table_id) -> int | None:
+def table_version(*, table_id: int | str) -> int | None:
     return Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
 
 
-def chat_recent(*, table_id, limit: int = CHAT_HISTORY) -> list[dict]:
+def chat_recent(*, table_id: int | str, limit: int = CHAT_HISTORY) -> list[dict]:
     """The latest chat lines of a table, oldest first, as ``chat`` frames."""
     messages = list(ChatMessage.objects.filter(table_id=table_id).select_related("user").order_by("-created_at")[:limit])
     if not messages:
@@ -257,7 +266,7 @@ def chat_recent(*, table_id, limit: int = CHAT_HISTORY) -> list[dict]:
     return [presenters.chat_frame(m, seat_index=seat_by_user.get(m.user_id)) for m in reversed(messages)]
 
 
-def notices_pending(*, user_id) -> list[dict]:
+def notices_pending(*, user_id: int) -> list[dict]:
     """What a (re)connecting notice socket of ``user_id`` is told: a ``table_ready`` notice (marked
     ``pending``) for each table where the site seated them (the pool or a tournament: ranked or tournament
     tables) and the match is on, oldest first. Read from the database, nothing kept in memory; whether the
@@ -278,7 +287,7 @@ def notices_pending(*, user_id) -> list[dict]:
     ]
 
 
-def user_tables(*, user) -> QuerySet[Table]:
+def user_tables(*, user: AuthUser) -> QuerySet[Table]:
     """Tables where ``user`` holds a seat and play is not over (to take them back to their table). A match
     the user resigned from (a Rommé list goes on without them) is no longer theirs."""
     return Table.objects.filter(

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import cast
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 from openskill.models import PlackettLuce
 
 from games import registry
@@ -59,6 +60,7 @@ def _won(match: Match, seat: int, place: int, left: bool) -> bool:
     first place included)."""
     if left:
         return False
+    assert match.result is not None  # a rated match has its result (match_is_rated)
     return registry.get(match.game).won(match.result, seat, place)
 
 
@@ -84,9 +86,11 @@ def match_rate(*, match_id: int) -> bool:
         if RatingChange.objects.filter(match_id=match.pk).exists():
             return False
         left_seats = list(match.left_seats or [])
+        # match_is_rated: a finished match, with its result and its end time.
+        assert match.result is not None and match.finished_at is not None
         places = seat_places(places=match.result["places"], left_seats=left_seats)
         teams = [[MODEL.create_rating([ratings[uid].mu, ratings[uid].sigma], name=str(uid))] for uid in user_ids]
-        rated = MODEL.rate(teams, ranks=places)
+        rated = MODEL.rate(teams, ranks=cast(list[float], places))  # int places: the model reads them as numbers
         when = match.finished_at
         changes = []
         for seat, (uid, team) in enumerate(zip(user_ids, rated, strict=True)):
@@ -116,7 +120,7 @@ def match_rate(*, match_id: int) -> bool:
     return True
 
 
-def matches_unrated_before(*, match: Match):
+def matches_unrated_before(*, match: Match) -> QuerySet[Match]:
     """Rated matches of ``match``'s players that ended before it and whose announcement was lost (so they
     are not rated yet), oldest first: rated first, they keep ratings in the order matches end."""
     user_ids = [p["user_id"] for p in match.players or [] if p.get("user_id")]

@@ -17,7 +17,6 @@ True
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 JSON = dict[str, Any]
@@ -69,33 +68,38 @@ class MatchState(Protocol):
 class MatchEngine(Protocol):
     """One game's match module."""
 
-    GAME: str
-    Match: type[MatchState]
+    # The state type is Any: each engine takes and returns its own ``Match`` class (which satisfies
+    # MatchState), and a protocol parameter typed MatchState would demand that every engine accept any state.
+    # Parameter types are the narrowest both engines accept (gin's ``seats`` is an int, its ``options`` a
+    # dict, its ``players`` a list), so a caller typed against the protocol can call either engine.
 
-    def normalize_options(self, options: JSON | None, *, seats: int | None = ...) -> JSON:
+    GAME: str
+    Match: type[Any]
+
+    def normalize_options(self, options: JSON | None, *, seats: int = ...) -> JSON:
         """Fill in defaults and validate the table options; ValueError says what is wrong."""
 
-    def new_match(self, options: JSON | None, *, seats: int | None = ..., rng: random.Random,
-                  players: Sequence[str] | None = None) -> MatchState:
+    def new_match(self, options: JSON, *, seats: int = ..., rng: random.Random,
+                  players: list[str] | None = None) -> Any:
         """A match with round 1 dealt with ``rng`` (the first dealer is drawn with it too)."""
 
-    def legal_actions(self, m: MatchState) -> list[JSON]:
+    def legal_actions(self, m: Any) -> list[JSON]:
         """The action dicts the seat to act may send now (empty when nobody is to act)."""
 
-    def apply_action(self, m: MatchState, seat: int, action: JSON, *, rng: random.Random) -> MatchState:
+    def apply_action(self, m: Any, seat: int, action: JSON, *, rng: random.Random) -> Any:
         """A new state after ``seat`` plays ``action`` (``m`` unchanged); IllegalAction says why not.
         ``rng``: Rommé reshuffles the discard pile into a new stock with it when the stock is empty."""
 
-    def timeout_actions(self, m: MatchState) -> list[JSON]:
+    def timeout_actions(self, m: Any) -> list[JSON]:
         """The action dicts the server plays, in order, when the turn time runs out."""
 
-    def deal_next_round(self, m: MatchState, rng: random.Random) -> MatchState:
+    def deal_next_round(self, m: Any, rng: random.Random) -> Any:
         """Deal the next round with ``rng`` (only when ``m.phase == "round_over"`` and not ``m.over``)."""
 
-    def resign(self, m: MatchState, seat: int, *, rng: random.Random | None = None) -> MatchState:
+    def resign(self, m: Any, seat: int, *, rng: random.Random | None = None) -> Any:
         """``seat`` leaves (resigns, or timed out three times). ``rng``: the turn the server then plays for a
         Rommé leaver may have to reshuffle; without one such a resign is refused (IllegalAction)."""
 
-    def view(self, m: MatchState, seat: int | None) -> JSON:
+    def view(self, m: Any, seat: int | None) -> JSON:
         """What ``seat`` may see (None: a spectator), JSON-ready. ``scores`` holds the facts, ``result`` is
         None: ``games.engines.view`` gives the view with both turned into points."""

@@ -74,7 +74,7 @@ class GinEntry(GameEntry):
         parts: list[str] = []
         target = options.get("target", 100)
         parts.append(_("eine Runde") if target == 0 else _("bis %(n)s") % {"n": target})
-        variant = options.get("variant", "standard")
+        variant: str = options.get("variant", "standard")
         if variant != "standard":
             parts.append({"oklahoma": "Oklahoma", "straight": "Straight Gin"}.get(variant, variant))
         if options.get("hollywood"):
@@ -138,7 +138,7 @@ class GinEntry(GameEntry):
         return {"mode": "gin", "rounds": rows, "sums": sums}
 
     def profile_statistics(self, *, matches: Sequence[tuple[int, JSON]], rounds: Sequence[tuple]) -> JSON:
-        gin = {"gins": 0, "undercuts_given": 0, "undercuts_suffered": 0, "knocks": 0, "deadwood_sum": 0}
+        gin: JSON = {"gins": 0, "undercuts_given": 0, "undercuts_suffered": 0, "knocks": 0, "deadwood_sum": 0}
         for seat, kind, winner, knocker, deadwood, _hand_romme in rounds:
             if kind in ("gin", "big_gin") and winner == seat:
                 gin["gins"] += 1
@@ -159,7 +159,7 @@ class GinEntry(GameEntry):
         from games.engine.gin.match import apply_action, match_from_deal, next_round_from_deal
         from games.engine.gin.melds import best_melds, cards_of
 
-        def position(m, number: int, move: dict | None) -> dict:
+        def position(m: gin_match.Match, number: int, move: dict | None) -> dict:
             rnd = m.round
             arranged, deadwood = [], []
             for mask in rnd.hands:

@@ -138,7 +138,7 @@ class RommeEntry(GameEntry):
                 if seat < len(wp) and seat < len(final):
                     masters_wp.append(wp[seat])
                     masters_result.append(final[seat])
-        romme = {"hand_rommes": 0, "rounds_won": 0}
+        romme: JSON = {"hand_rommes": 0, "rounds_won": 0}
         for seat, _kind, winner, _knocker, _deadwood, hand_romme in rounds:
             if winner == seat:
                 romme["rounds_won"] += 1

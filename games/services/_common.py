@@ -8,8 +8,9 @@ import hmac
 import json
 import random
 import secrets
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, overload
 
 from django.conf import settings
 from django.utils import timezone
@@ -42,13 +43,13 @@ class ServiceError(Exception):
 RANKED_SEAT_GUARDS: list = []
 
 
-def ranked_seat_guard_add(guard) -> None:
+def ranked_seat_guard_add(guard: Callable[[Any], str | None]) -> None:
     """Register ``guard(user) -> str | None``; called inside the seating transaction, so keep it to reads."""
     if guard not in RANKED_SEAT_GUARDS:
         RANKED_SEAT_GUARDS.append(guard)
 
 
-def require_may_sit_ranked(table_or_none, users) -> None:
+def require_may_sit_ranked(table_or_none: Table | None, users: Iterable[Any]) -> None:
     """Refuse (``not_allowed``) if any registered guard refuses one of ``users`` a ranked seat."""
     for user in users:
         for guard in RANKED_SEAT_GUARDS:
@@ -71,6 +72,10 @@ def table_id_of(table_id: Any) -> int:
         raise ServiceError("no_table", "Diesen Tisch gibt es nicht.") from None
 
 
+@overload
+def locked_table(table_id: Any, *, skip_locked: Literal[False] = False) -> Table: ...
+@overload
+def locked_table(table_id: Any, *, skip_locked: bool) -> Table | None: ...
 def locked_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
     """Lock and return the table row. ``skip_locked`` (the referee): None if another worker holds it."""
     table_id = table_id_of(table_id)
@@ -90,18 +95,18 @@ def seats_of(table: Table) -> list[Seat]:
     return list(table.seats.select_related("user").order_by("index"))
 
 
-def user_seat(seats: list[Seat], user) -> Seat | None:
+def user_seat(seats: list[Seat], user: selectors.User) -> Seat | None:
     if user is None or not getattr(user, "is_authenticated", False):
         return None
     return next((seat for seat in seats if seat.user_id == user.pk), None)
 
 
-def require_signed_in(user, message: str) -> None:
+def require_signed_in(user: selectors.User, message: str) -> None:
     if user is None or not getattr(user, "is_authenticated", False):
         raise ServiceError("not_signed_in", message)
 
 
-def require_seat(table: Table, seats: list[Seat], user) -> Seat:
+def require_seat(table: Table, seats: list[Seat], user: selectors.User) -> Seat:
     seat = user_seat(seats, user)
     if seat is None:
         raise ServiceError("not_seated", "Du sitzt nicht an diesem Tisch.", version=table.version)
@@ -110,7 +115,7 @@ def require_seat(table: Table, seats: list[Seat], user) -> Seat:
 
 def require_status(table: Table, *statuses: str) -> None:
     if table.status not in statuses:
-        messages = {
+        messages: dict[str, str] = {
             Table.Status.OPEN: "Die Partie hat schon begonnen.",
             Table.Status.PLAYING: "An diesem Tisch läuft gerade keine Partie.",
             Table.Status.FINISHED: "Die Partie ist noch nicht beendet.",
@@ -171,11 +176,12 @@ def deal_hash(deal: dict) -> str:
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
-def load_state(table: Table):
+def load_state(table: Table) -> Any:
     return engines.engine(table.game).Match.from_json(table.state)
 
 
-def snapshot(table: Table, seats: list[Seat], *, match=None, state=None, current_round=None, last_round=None):
+def snapshot(table: Table, seats: list[Seat], *, match: Match | None = None, state: Any = None,
+             current_round: Round | None = None, last_round: Round | None = None) -> TableSnapshot:
     return TableSnapshot(
         table=table, seats=seats, match=match, state=state, current_round=current_round, last_finished_round=last_round,
         last_deal_disclosed=selectors.last_round_disclosed(table=table, match=match, last_round=last_round),

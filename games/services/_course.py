@@ -5,6 +5,7 @@ transaction and locks the table, then drives one ``Play``."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 
@@ -21,14 +22,18 @@ ROUND_BREAK_SECONDS = 15
 class Play:
     """One change in progress at a locked, playing table: the engine state, the log, the schedule."""
 
-    def __init__(self, table: Table, seats: list[Seat], now: datetime, *, fresh_state=None, fresh_round=None):
+    def __init__(self, table: Table, seats: list[Seat], now: datetime, *, fresh_state: Any = None,
+                 fresh_round: Round | None = None) -> None:
         self.table = table
         self.seats = seats
         self.now = now
         self.engine = engines.engine(table.game)
+        assert table.current_match is not None  # a playing table has its match
         self.match: Match = table.current_match
         # A match just dealt brings its state and first round; otherwise both are read back from the row.
         self.state = fresh_state if fresh_state is not None else _common.load_state(table)
+        self.round: Round | None
+        self.last_round: Round | None
         if fresh_round is not None:
             self.round, self.last_round = fresh_round, None
         else:
@@ -117,6 +122,7 @@ class Play:
             self._set_ready(seat, False)
 
     def _close_round(self) -> None:
+        assert self.round is not None  # a round in play is closing
         record = self.state.record()
         rounds = record.get("rounds", [])
         if len(rounds) >= self.round.number:
@@ -151,7 +157,7 @@ class Play:
             self.seat_changed(seat)
 
 
-def start_round(match: Match, state) -> Round:
+def start_round(match: Match, state: Any) -> Round:
     deal = state.current_deal()
     return Round.objects.create(match=match, number=state.round_number, deal_hash=_common.deal_hash(deal), deal=deal)
 
@@ -159,7 +165,7 @@ def start_round(match: Match, state) -> Round:
 def start_match(table: Table, seats: list[Seat], now: datetime) -> TableSnapshot:
     """Deal the first round of a new match at a table whose seats are all taken."""
     number = (table.matches.order_by("-number").values_list("number", flat=True).first() or 0) + 1
-    players = [
+    players: list[dict[str, Any]] = [
         {"seat": seat.index, "user_id": seat.user_id, "name": seat_name(seat), "bot": seat.bot_level} for seat in seats
     ]
     match = Match.objects.create(

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import unicodedata
 from datetime import timedelta
+from typing import cast
 
+from django.contrib.auth.models import User as AuthUser
 from django.db import transaction
 from django.utils import timezone
 
-from games import events
+from games import events, selectors
 from games.models import ChatMessage
 from games.presenters import chat_frame
 from games.services import _common
@@ -19,7 +21,7 @@ CHAT_RATE_COUNT = 5
 CHAT_RATE_SECONDS = 10
 
 
-def chat_post(*, table_id, user, text) -> ChatMessage:
+def chat_post(*, table_id: int | str, user: selectors.User, text: object) -> ChatMessage:
     """A chat line from a seated player (spectators read). Off where the table policy says; rate-limited."""
     if not isinstance(text, str):
         raise ServiceError("bad_message", "Eine Chat-Nachricht braucht Text.")
@@ -37,6 +39,7 @@ def chat_post(*, table_id, user, text) -> ChatMessage:
         table = _common.locked_table(table_id)
         seats = _common.seats_of(table)
         seat = _common.require_seat(table, seats, user)
+        user = cast(AuthUser, user)  # seated: a row of the user model
         if seat.left:
             raise ServiceError("not_seated", "Du hast diese Partie verlassen; der Chat gehört den Spielern.",
                                version=table.version)

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from games import engines, events
@@ -26,7 +28,7 @@ from games.signals import match_ended
 logger = logging.getLogger(__name__)
 
 
-def match_end(*, table: Table, seats: list[Seat], match: Match, state, how: str, now: datetime) -> None:
+def match_end(*, table: Table, seats: list[Seat], match: Match, state: Any, how: str, now: datetime) -> None:
     """Write the end of ``match`` (inside the caller's transaction, table row locked) and schedule its
     announcement for after the commit and the fan-out (the caller sends the table's frames after this).
     ``how`` is a ``Match.Ending``; an aborted match has no result."""
@@ -41,6 +43,7 @@ def match_end(*, table: Table, seats: list[Seat], match: Match, state, how: str,
         table.status = Table.Status.ABORTED
     else:
         result = engines.outcome(table.game, state)
+        assert result is not None  # the match is over: it has an outcome
         winner = result.get("winner")
         match.status = Match.Status.FINISHED
         match.result = result
@@ -68,9 +71,9 @@ def match_announce(*, match_id: int, how: str) -> bool:
     return True
 
 
-def matches_unannounced(*, older_than_seconds: float = 0, now: datetime | None = None):
+def matches_unannounced(*, older_than_seconds: float = 0, now: datetime | None = None) -> QuerySet[Match]:
     """Ended matches whose announcement was not confirmed (oldest end first)."""
-    cutoff = (now or timezone.now()) - timezone.timedelta(seconds=older_than_seconds)
+    cutoff = (now or timezone.now()) - timedelta(seconds=older_than_seconds)
     return (
         Match.objects.filter(announced_at__isnull=True, finished_at__isnull=False, finished_at__lte=cutoff)
         .exclude(ending="")

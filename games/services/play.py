@@ -4,11 +4,12 @@ match off before its first move, rematches; and what staff may do to a table (en
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import cast
 
 from django.db import transaction
 
-from games import events, policy
-from games.models import Match, Move, Table
+from games import events, policy, selectors
+from games.models import Match, Move, Seat, Table
 from games.services import _common
 from games.services._common import ServiceError
 from games.services._course import Play, start_match
@@ -19,7 +20,7 @@ from games.services.referee import TIMEOUTS_TO_LEAVE
 LATE_GRACE_SECONDS = 1.0
 
 
-def move_apply(*, table_id, user, version, action) -> int:
+def move_apply(*, table_id: int | str, user: selectors.User, version: object, action: object) -> int:
     """Apply one engine action of the user's seat. Returns the new table version."""
     action = _common.check_action(action)
     with transaction.atomic():
@@ -48,7 +49,7 @@ def move_apply(*, table_id, user, version, action) -> int:
         return table.version
 
 
-def round_ready(*, table_id, user, version=None) -> int:
+def round_ready(*, table_id: int | str, user: selectors.User, version: object = None) -> int:
     """Between rounds: the user has seen the round's end. When every person is ready the next round is dealt."""
     with transaction.atomic():
         table = _common.locked_table(table_id)
@@ -70,7 +71,7 @@ def round_ready(*, table_id, user, version=None) -> int:
         return table.version
 
 
-def match_resign(*, table_id, user) -> None:
+def match_resign(*, table_id: int | str, user: selectors.User) -> None:
     """Resign: the seat leaves the match, which ends (or goes on without it) as the spec says."""
     with transaction.atomic():
         table = _common.locked_table(table_id)
@@ -84,7 +85,7 @@ def match_resign(*, table_id, user) -> None:
         play.finish()
 
 
-def match_abort(*, table_id, user) -> None:
+def match_abort(*, table_id: int | str, user: selectors.User) -> None:
     """Call the match off before its first move: no result is recorded, and the match's ``left_seats`` names
     the seat that called it off (ratings counts that as an abandon of a ranked match, ratings.md).
 
@@ -100,6 +101,7 @@ def match_abort(*, table_id, user) -> None:
                 "abort_not_allowed", policy.abort_refusal(table, timeouts_to_leave=TIMEOUTS_TO_LEAVE),
                 version=table.version,
             )
+        assert table.current_match is not None  # a playing table has its match
         if table.current_match.moves.exists():
             raise ServiceError(
                 "match_started", "Nach dem ersten Zug kann die Partie nicht mehr abgebrochen werden.", version=table.version
@@ -107,8 +109,9 @@ def match_abort(*, table_id, user) -> None:
         _abort(table, seats, by_seat=seat.index)
 
 
-def _abort(table: Table, seats, *, by_seat: int | None = None) -> None:
+def _abort(table: Table, seats: list[Seat], *, by_seat: int | None = None) -> None:
     match = table.current_match
+    assert match is not None  # only a playing table is aborted
     state = _common.load_state(table)
     match_end(table=table, seats=seats, match=match, state=state, how=Match.Ending.ABORTED, now=_common.now_or())
     if by_seat is not None:
@@ -123,7 +126,7 @@ def _abort(table: Table, seats, *, by_seat: int | None = None) -> None:
     )
 
 
-def match_rematch(*, table_id, user) -> Match | None:
+def match_rematch(*, table_id: int | str, user: selectors.User) -> Match | None:
     """After a match: the user wants another at the same table. When every person agrees it starts."""
     with transaction.atomic():
         table = _common.locked_table(table_id)
@@ -149,10 +152,10 @@ def match_rematch(*, table_id, user) -> Match | None:
         return None
 
 
-def _require_may_rematch_ranked(table: Table, seats, asking) -> None:
+def _require_may_rematch_ranked(table: Table, seats: list[Seat], asking: Seat) -> None:
     """A ranked rematch is a new ranked seat for everyone at the table: refused if anyone may not take one
     (a live ranked seat elsewhere meanwhile, a wait for abandoning); the refusal changes nothing."""
-    people = sorted((s for s in seats if s.user_id is not None), key=lambda s: s.user_id)  # lock order
+    people = sorted((s for s in seats if s.user_id is not None), key=lambda s: cast(int, s.user_id))  # lock order
     for other in people:
         try:
             _common.require_may_sit_ranked(table, [other.user])
@@ -166,12 +169,12 @@ def _require_may_rematch_ranked(table: Table, seats, asking) -> None:
 # --- staff ----------------------------------------------------------------------------------------------
 
 
-def _require_staff(by) -> None:
+def _require_staff(by: selectors.User) -> None:
     if by is None or not getattr(by, "is_staff", False):
         raise ServiceError("not_allowed", "Das dürfen nur Mitarbeiter.")
 
 
-def table_close(*, table_id: int, by) -> None:
+def table_close(*, table_id: int, by: selectors.User) -> None:
     """Staff end a table that is stuck or must not go on: an open table is closed, a running match is
     called off (aborted: no result, not rated). A finished or closed table is left as it is."""
     _require_staff(by)
@@ -185,7 +188,7 @@ def table_close(*, table_id: int, by) -> None:
             _abort(table, seats)
 
 
-def seat_remove(*, table_id: int, seat: int, by) -> None:
+def seat_remove(*, table_id: int, seat: int, by: selectors.User) -> None:
     """Staff take a player off a table: before the match the seat is freed; during it the player resigns
     (the seat leaves the match as if they had pressed "Aufgeben")."""
     _require_staff(by)

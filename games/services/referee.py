@@ -20,7 +20,7 @@ logger = logging.getLogger(__name__)
 TIMEOUTS_TO_LEAVE = 3
 
 
-def _locked_if_due(table_id, due_field: str, now: datetime) -> Table | None:
+def _locked_if_due(table_id: int | str, due_field: str, now: datetime) -> Table | None:
     """The playing table, locked, if its ``due_field`` time has come; None if another worker holds it, it is
     not playing, or nothing is due (checked again under the lock, so each due move is applied once)."""
     table = _common.locked_table(table_id, skip_locked=True)
@@ -32,7 +32,7 @@ def _locked_if_due(table_id, due_field: str, now: datetime) -> Table | None:
     return table
 
 
-def turn_timeout(*, table_id, now: datetime | None = None) -> bool:
+def turn_timeout(*, table_id: int | str, now: datetime | None = None) -> bool:
     """Play the spec's timeout move for an overdue turn (or deal the next round after the break).
 
     The deadline is checked again under the lock, so two referees apply each timeout exactly once; a table
@@ -77,7 +77,7 @@ def seat_timeout_move(*, table_id: int, seat: int) -> int:
         return table.version
 
 
-def bot_move(*, table_id, now: datetime | None = None) -> bool:
+def bot_move(*, table_id: int | str, now: datetime | None = None) -> bool:
     """Play one action of the computer player to act, once its short pause is over. Returns True if played."""
     now = _common.now_or(now)
     with transaction.atomic():

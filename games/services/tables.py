@@ -7,9 +7,11 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Sequence
+from typing import cast
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User as AuthUser
 from django.db import transaction
 
 from games import events, registry, selectors
@@ -53,7 +55,7 @@ def _preset_options(game: str, preset: str, options: dict | None) -> tuple[str, 
 
 def table_create(
     *,
-    user,
+    user: selectors.User,
     game: str,
     preset: str = "",
     options: dict | None = None,
@@ -65,6 +67,7 @@ def table_create(
     engine (every option of the spec, with its defaults filled in). ``bots`` (a level) seats computer players
     in the other seats and starts the match, all in the same transaction: a refused level leaves no table."""
     _common.require_signed_in(user, "Bitte melde dich an, um einen Tisch zu eröffnen.")
+    user = cast(AuthUser, user)  # signed in: a row of the user model (cast: mypy cannot follow the getattr check)
     preset, normalized, seat_count = _preset_options(game, preset, options)
     if ranked and private:
         raise ServiceError("bad_options", "Gewertete Tische sind öffentlich; privat geht nur ungewertet.")
@@ -95,7 +98,7 @@ def table_create(
     return table
 
 
-def _require_below_open_table_cap(user) -> None:
+def _require_below_open_table_cap(user: AuthUser) -> None:
     """Refuse (``too_many_tables``) a sixth open or running table of one creator. The creator's row is locked
     first, so two tabs racing cannot both open the last one."""
     cap = int(settings.GAMES_MAX_OPEN_TABLES)
@@ -119,7 +122,7 @@ def table_create_seated(
     preset: str = "",
     ranked: bool = True,
     tournament: bool = False,
-    created_by=None,
+    created_by: AuthUser | None = None,
     deal_seed: str | None = None,
     deal_group: str | None = None,
 ) -> Table:
@@ -174,9 +177,10 @@ def table_create_seated(
     return table
 
 
-def table_join(*, table_id, user, seat: int | None = None, invite_token: str = "") -> Seat:
+def table_join(*, table_id: int | str, user: selectors.User, seat: int | None = None, invite_token: str = "") -> Seat:
     """Take a free seat (the first free one unless ``seat`` names one). A full table starts at once."""
     _common.require_signed_in(user, "Bitte melde dich an, um dich an einen Tisch zu setzen.")
+    user = cast(AuthUser, user)  # signed in: a row of the user model (cast: mypy cannot follow the getattr check)
     with transaction.atomic():
         table = _common.locked_table(table_id)
         _common.require_status(table, Table.Status.OPEN)
@@ -206,12 +210,13 @@ def table_join(*, table_id, user, seat: int | None = None, invite_token: str = "
     return chosen
 
 
-def table_leave(*, table_id, user) -> None:
+def table_leave(*, table_id: int | str, user: selectors.User) -> None:
     """Give up a seat before the match starts. During a match leaving is resigning (see match_resign)."""
     with transaction.atomic():
         table = _common.locked_table(table_id)
         seats = _common.seats_of(table)
         seat = _common.require_seat(table, seats, user)
+        user = cast(AuthUser, user)  # seated: a row of the user model
         if table.status == Table.Status.PLAYING:
             raise ServiceError(
                 "match_running", "Die Partie läuft – wer gehen will, gibt auf (Aufgeben).", version=table.version
@@ -225,7 +230,7 @@ def table_leave(*, table_id, user) -> None:
         events.table_changed(_common.open_snapshot(table, seats), lobby=True, also_users=[user.pk])
 
 
-def table_fill_with_bots(*, table_id, user, level: str = BotLevel.SIMPLE) -> list[Seat]:
+def table_fill_with_bots(*, table_id: int | str, user: selectors.User, level: str = BotLevel.SIMPLE) -> list[Seat]:
     """Seat computer players of ``level`` in every free seat; the table then starts."""
     if not isinstance(level, str) or level not in BotLevel.values:
         raise ServiceError("bad_message", f"Unbekannte Spielstärke {level!r} (simple, advanced oder expert).")
@@ -251,7 +256,7 @@ def table_fill_with_bots(*, table_id, user, level: str = BotLevel.SIMPLE) -> lis
     return filled
 
 
-def table_start(*, table_id, user) -> Match:
+def table_start(*, table_id: int | str, user: selectors.User) -> Match:
     """Start the match when every seat is taken (a full table also starts by itself)."""
     with transaction.atomic():
         table = _common.locked_table(table_id)
@@ -261,4 +266,5 @@ def table_start(*, table_id, user) -> Match:
         if not all(seat.taken for seat in seats):
             raise ServiceError("seats_free", "Es sind noch Plätze frei.", version=table.version)
         start_match(table, seats, _common.now_or())
+        assert table.current_match is not None  # start_match set it
         return table.current_match

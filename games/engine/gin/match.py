@@ -852,6 +852,6 @@ def view(m: Match, seat: int | None) -> dict[str, Any]:
 
 
 __all__ = [
-    "DEFAULT_OPTIONS", "OPTION_CHOICES", "Match", "Round", "apply_action", "deal_next_round", "legal_actions",
+    "DEFAULT_OPTIONS", "GAME", "OPTION_CHOICES", "Match", "Round", "apply_action", "deal_next_round", "legal_actions",
     "new_match", "normalize_options", "resign", "timeout_actions", "view",
 ]
