@@ -92,6 +92,15 @@ class GamePanel:
     stats: dict = field(default_factory=dict)
 
     @property
+    def wins_label(self) -> str:
+        return str(registry.get(self.game).profile_wins_label)
+
+    @property
+    def facts(self) -> list[tuple[str, str, str]]:
+        """The game's own lines (slug, label, value), as its registry entry writes them."""
+        return registry.get(self.game).profile_facts(self.stats)
+
+    @property
     def provisional(self) -> bool:
         return self.rating is None or self.rating.matches < PROVISIONAL_MATCHES
 

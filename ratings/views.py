@@ -78,6 +78,7 @@ def leaderboard(request: HttpRequest, game: str = "") -> HttpResponse:
         {
             "game": game,
             "game_name": registry.get(game).label,
+            "wins_label": registry.get(game).leaderboard_wins_label,
             "tabs": [{"code": code, "name": name, "current": code == game} for code, name in _game_tabs()],
             "rows": rows,
             "own": own,
@@ -113,6 +114,7 @@ def pool_state(*, user) -> dict:
     if entry is not None:
         state["game"] = entry.game
         state["game_name"] = registry.get(entry.game).label
+        state["pool_note"] = str(registry.get(entry.game).pool_note)
         state["since"] = entry.joined_at
         state["waited_seconds"] = int(max(0.0, (timezone.now() - entry.joined_at).total_seconds()))
         if entry.table_id is not None and entry.table.status in (Table.Status.OPEN, Table.Status.PLAYING):
@@ -178,7 +180,8 @@ def pool_status(request: HttpRequest) -> JsonResponse:
 def pool_panel(request: HttpRequest) -> HttpResponse:
     """The lobby's "Gewertet spielen" panel, rendered here (the lobby fetches it; the games app does not
     know ratings)."""
-    return render(request, "ratings/_pool.html", {"ranked": pool_state(user=request.user), "games": _game_tabs()})
+    return render(request, "ratings/_pool.html", {"ranked": pool_state(user=request.user),
+                                                     "games": [(e.name, e.label, e.sign) for e in registry.entries()]})
 
 
 @never_cache

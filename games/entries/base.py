@@ -114,6 +114,11 @@ class GameEntry:
     #: The game's suit sign in the lobby (the quick-game buttons, the table list), and its CSS class.
     sign: str = "♠"
     sign_class: str = ""
+    #: What "won" counts on a profile and on the leaderboard (gin: matches, Rommé: lists), and the pool's note on
+    #: how its tables form (empty: none).
+    profile_wins_label: Label = gettext_lazy("Gewonnen")
+    leaderboard_wins_label: Label = gettext_lazy("Siegquote")
+    pool_note: Label = ""
     #: The replay function of the game's engine: a record in, the match's facts out (``InvalidRecord``).
     replay: Callable[[JSON], JSON]
 
@@ -221,6 +226,10 @@ class GameEntry:
             SheetRow(label=_("Platz"), cells=list(result.get("places") or []), kind="place"),
         ]
         return {"mode": self.name, "rounds": rows, "sums": sums}
+
+    def profile_facts(self, stats: JSON) -> list[tuple[str, str, str]]:
+        """The game's own lines of a profile's facts, from ``profile_statistics``: (slug, label, shown value)."""
+        return []
 
     def profile_statistics(self, *, matches: Sequence[tuple[int, JSON]], rounds: Sequence[tuple]) -> JSON:
         """The game's own statistics on a profile: ``matches`` are the player's finished matches as

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
@@ -35,6 +36,8 @@ class GinEntry(GameEntry):
     seats = (2, 2)
     default_seats = 2
     sign = "♠"
+    profile_wins_label = gettext_lazy("Gewonnen")
+    leaderboard_wins_label = gettext_lazy("Siegquote")
     presets = (
         Preset("klassisch", gettext_lazy("Klassisch"),
                gettext_lazy("Bis 100 Punkte, Angebot der ersten Karte, Partie- und Rundenbonus")),
@@ -136,6 +139,16 @@ class GinEntry(GameEntry):
                 sums.append(SheetRow(label=_("Boni (Spiel und Runden)"), cells=bonuses, kind="bonus"))
         sums.append(SheetRow(label=_("Endstand"), cells=list(final), kind="final", winner=result.get("winner")))
         return {"mode": "gin", "rounds": rows, "sums": sums}
+
+    def profile_facts(self, stats: JSON) -> list[tuple[str, str, str]]:
+        average = stats.get("deadwood_average")
+        return [
+            ("gins", _("Gin"), str(stats.get("gins", 0))),
+            ("undercuts-given", _("Unterschnitte geschafft"), str(stats.get("undercuts_given", 0))),
+            ("undercuts-suffered", _("Unterschnitten worden"), str(stats.get("undercuts_suffered", 0))),
+            ("knock-deadwood", _("Deadwood beim Klopfen (Schnitt)"),
+             "–" if average is None else number_format(average, 1)),
+        ]
 
     def profile_statistics(self, *, matches: Sequence[tuple[int, JSON]], rounds: Sequence[tuple]) -> JSON:
         gin: JSON = {"gins": 0, "undercuts_given": 0, "undercuts_suffered": 0, "knocks": 0, "deadwood_sum": 0}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
@@ -35,6 +36,9 @@ class RommeEntry(GameEntry):
     default_seats = 4
     sign = "♥"
     sign_class = "red"
+    profile_wins_label = gettext_lazy("Listen gewonnen")
+    leaderboard_wins_label = gettext_lazy("Listen gewonnen")
+    pool_note = gettext_lazy("Rommé: ein Tisch zu viert, nach einer Minute auch zu dritt, nach zwei Minuten zu zweit.")
     presets = (
         Preset("standard", gettext_lazy("Standard"), gettext_lazy("Auslegen ab 40 Punkten, Minuspunkte, eine Liste")),
         Preset("turnier", gettext_lazy("Turnier (Masters)"),
@@ -128,6 +132,19 @@ class RommeEntry(GameEntry):
         sums.append(SheetRow(label=_("Gewonnene Runden"), cells=list(result.get("rounds_won") or []), kind="total"))
         sums.append(SheetRow(label=_("Platz"), cells=list(result.get("places") or []), kind="place"))
         return {"mode": "masters" if masters else "casual", "rounds": rows, "sums": sums}
+
+    def profile_facts(self, stats: JSON) -> list[tuple[str, str, str]]:
+        facts = [
+            ("hand-rommes", _("Hand-Rommés"), str(stats.get("hand_rommes", 0))),
+            ("rounds-won", _("Runden gewonnen"), str(stats.get("rounds_won", 0))),
+        ]
+        if stats.get("masters_lists"):
+            facts += [
+                ("masters-lists", _("Masters-Listen"), str(stats["masters_lists"])),
+                ("masters-wp", _("Wertungspunkte je Liste (Schnitt)"), number_format(stats["masters_wp_average"], 1)),
+                ("masters-result", _("Listenergebnis (Schnitt)"), number_format(stats["masters_result_average"], 1)),
+            ]
+        return facts
 
     def profile_statistics(self, *, matches: Sequence[tuple[int, JSON]], rounds: Sequence[tuple]) -> JSON:
         masters_wp: list[int] = []
