@@ -4,8 +4,8 @@ The engine (``games.engine``) reports what happened: per round who went out or k
 opened, who laid off on others' melds, the Augen and the round points the rules give; per match the totals,
 rounds won, who left and whether it is over (``Match.facts()``). This module turns those facts into the
 Masters Wertungspunkte, list results and places, the gin match bonuses, final scores and the winner of a
-Hollywood match, all with ``games.engine.scoring``. It is pure: it imports the engine and
-``games.engine.scoring`` only, no Django, so the live layer (``games.engines``), ``manage.py replay`` and the
+Hollywood match, all with ``tournaments.scoring``. It is pure: it imports the engine and
+``tournaments.scoring`` only, no Django, so the live layer (``games.engines``), ``manage.py replay`` and the
 pages all use it alike.
 
 >>> from games.engine.records import replay_record
@@ -19,7 +19,7 @@ from typing import Any
 
 from games.engine.records import replay_record
 from games.engine.romme.scoring import casual_places
-from games.engine.scoring import (
+from tournaments.scoring import (
     ListStanding,
     gin_match_bonuses,
     list_result,

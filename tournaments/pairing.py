@@ -1,7 +1,7 @@
 """Who sits with whom in a tournament, as pure functions: Rommé table sizes and seating, gin Swiss pairing
 with its tie-breaks, knockout brackets with standard seeding, round robin by the circle method.
 
-Standard library only, like ``games.engine.scoring``: players are opaque hashable values (the tournaments
+Standard library only, like ``tournaments.scoring``: players are opaque hashable values (the tournaments
 app passes user ids), the rules are those of ``spec/tournaments.md``.
 
 >>> romme_table_sizes(11, 4)

@@ -1,5 +1,5 @@
 """What the pure modules may import: the engine (``games.engine``) nothing but the standard library and itself;
-``games.outcomes`` that alone; the scoring (``games.engine.scoring``, Wertungspunkte and gin match bonuses) the
+``games.outcomes`` that alone; the scoring (``tournaments.scoring``, Wertungspunkte and gin match bonuses) the
 standard library alone.
 
 Checked twice: every import statement in the source (parsed, so an import inside a function counts too), and
@@ -51,19 +51,20 @@ def test_engine_source_imports_only_the_standard_library_and_the_engine():
     assert offenders(paths, lambda m: is_stdlib(m) or is_engine(m)) == []
 
 
-def test_outcomes_imports_only_the_standard_library_and_the_engine():
-    allowed = lambda m: is_stdlib(m) or is_engine(m)  # noqa: E731
+def test_outcomes_imports_only_the_standard_library_the_engine_and_the_scoring():
+    allowed = lambda m: is_stdlib(m) or is_engine(m) or m == "tournaments.scoring"  # noqa: E731
     assert offenders([ROOT / "games" / "outcomes.py"], allowed) == []
 
 
 def test_the_scoring_imports_only_the_standard_library():
-    assert offenders([ROOT / "games" / "engine" / "scoring.py"], is_stdlib) == []
+    assert offenders([ROOT / "tournaments" / "scoring.py"], is_stdlib) == []
+    assert offenders([ROOT / "tournaments" / "__init__.py"], is_stdlib) == []
 
 
 def test_the_guard_sees_imports_inside_functions_too(tmp_path):
     sneaky = tmp_path / "sneaky.py"
-    sneaky.write_text("def f():\n    from django.conf import settings\n    import games.engine.scoring\n")
-    assert imported_modules(sneaky) == ["django.conf", "games.engine.scoring"]
+    sneaky.write_text("def f():\n    from django.conf import settings\n    import tournaments.scoring\n")
+    assert imported_modules(sneaky) == ["django.conf", "tournaments.scoring"]
 
 
 # A fresh interpreter: no site-packages at all (-S), and every module of the site outside what is allowed
@@ -80,6 +81,13 @@ class Block:
             raise ImportError("blocked: " + name)
 sys.meta_path.insert(0, Block())
 before = set(sys.modules)
+if "tournaments.scoring" in ALLOWED:
+    from tournaments.scoring import gin_match_bonuses, list_result
+    assert gin_match_bonuses(rounds_won=[3, 0], winner=0) == [275, 0]
+    assert list_result(wertungspunkte=[12, 3, -1], points=[0, 8, 104]) == 28
+if ALLOWED == {"tournaments.scoring"}:
+    print(json.dumps(sorted(n for n in set(sys.modules) - before if n.split(".")[0] not in sys.stdlib_module_names)))
+    sys.exit(0)
 import games.engine
 for info in pkgutil.walk_packages(games.engine.__path__, "games.engine."):
     importlib.import_module(info.name)
@@ -109,7 +117,8 @@ print(json.dumps(loaded))
 
 @pytest.mark.parametrize(("allowed", "expected_tops"), [
     (["games.engine"], {"games"}),
-    (["games.engine", "games.outcomes"], {"games"}),
+    (["games.engine", "games.outcomes", "tournaments.scoring"], {"games", "tournaments"}),
+    (["tournaments.scoring"], {"tournaments"}),
 ])
 def test_pure_modules_import_and_play_with_everything_else_blocked(allowed, expected_tops):
     done = subprocess.run([sys.executable, "-S", "-c", SCRIPT, ",".join(allowed)], cwd=ROOT, capture_output=True,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine.scoring import (
+from tournaments.scoring import (
     ListStanding,
     gin_match_bonuses,
     list_result,

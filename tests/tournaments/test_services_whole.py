@@ -3,12 +3,12 @@
 import pytest
 
 from games import services as games_services
-from games.engine.scoring import ABBRUCH_RESULT
 from games.models import Table
 from tests.tournaments.helpers import play_stage, play_tournament, started, users_of
 from tournaments import selectors as tournament_selectors
 from tournaments import services as tournament_services
 from tournaments.models import AuditEntry, Tournament
+from tournaments.scoring import ABBRUCH_RESULT
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -53,7 +53,7 @@ def test_romme_series_of_eleven_seated_by_standings_with_an_abbruch(staff, make_
 
 def _standings_after(t, stages):
     """The standings order after the first ``stages`` series, recomputed from the recorded results."""
-    from games.engine.scoring import ListStanding, rank_list
+    from tournaments.scoring import ListStanding, rank_list
 
     totals = {}
     order = list(t.entries.order_by("number").values_list("user_id", flat=True))

@@ -9,12 +9,12 @@ from django.conf import settings as django_settings
 from django.utils.translation import gettext as _
 
 from games import engines
-from games.engine.scoring import ListStanding, list_result, rank_list
 from games.models import Match
 from tournaments import pairing
 from tournaments.errors import TournamentError
 from tournaments.formats.base import Rating, Seating, TournamentFormat, bad_result, int_setting
 from tournaments.models import Entry, StageTable
+from tournaments.scoring import ListStanding, list_result, rank_list
 
 
 def romme_rounds_allowed() -> tuple[int, ...]:

@@ -1,6 +1,6 @@
 """An independent referee's cases for the Rommé Masters Wertungspunkte (spec/romme.md, api.md).
 
-The table's rows are checked twice: through ``games.engine.scoring`` as api.md names it, and through records
+The table's rows are checked twice: through ``tournaments.scoring`` as api.md names it, and through records
 of whole rounds replayed by the engine at a tournament table, with the cards written out.
 """
 
@@ -8,13 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine.scoring import (
-    ListStanding,
-    list_result,
-    loser_wertungspunkte,
-    rank_list,
-    winner_wertungspunkte,
-)
 from tests.engine.review.test_romme_referee import (
     QUICK,
     QUICK_MELDS,
@@ -29,6 +22,13 @@ from tests.engine.review.test_romme_referee import (
 )
 from tests.engine.review.test_romme_referee import (
     discard as discard_move,
+)
+from tournaments.scoring import (
+    ListStanding,
+    list_result,
+    loser_wertungspunkte,
+    rank_list,
+    winner_wertungspunkte,
 )
 
 # -- the table as pure functions --------------------------------------------------------------------------
