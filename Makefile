@@ -53,12 +53,16 @@ loadtest: $(VENV)/.dev messages
 	bash deploy/services.sh || echo "PostgreSQL/Redis not available: the scaled stack will be skipped"
 	$(PY) -m loadtest $(LOADTEST_ARGS)
 
-## Lint and run the whole test suite (browser tests need /usr/bin/chromium; REQUIRE_BROWSER=1 makes it a must).
+## Lint and run the whole test suite (browser tests need /usr/bin/chromium; REQUIRE_BROWSER=1 makes it a must):
+## the tests that need no server of their own on $(TEST_WORKERS) workers, then those that start servers or a
+## browser (marked `serial`, tests/conftest.py) one at a time, so their timings are not shared with a neighbour.
+TEST_WORKERS ?= 2
 test: $(VENV)/.dev messages
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run -v 0
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) -m "not serial"
+	$(VENV)/bin/pytest -m serial
 
 ## Fault tests (minutes): daphne killed, Redis and PostgreSQL restarted, the referee killed or doubled, under
 ## running matches, on a PostgreSQL cluster and a Redis server of their own (needs their programs installed).

@@ -25,3 +25,15 @@ def _close_worker_thread_connections():
     from django.db import connections
 
     SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
+
+
+#: Folders whose tests start servers or a browser and compare times within one run: they run on their own,
+#: after the rest (`make test` runs the rest on two workers, then these one at a time).
+SERIAL_FOLDERS = ("browser", "live", "scale", "faults")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        parts = item.path.parts
+        if "tests" in parts and parts[parts.index("tests") + 1] in SERIAL_FOLDERS:
+            item.add_marker(pytest.mark.serial)
