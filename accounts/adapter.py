@@ -44,3 +44,13 @@ class AccountAdapter(DefaultAccountAdapter):
     def format_email_subject(self, subject):
         # allauth would prefix the host name (there is no sites framework); the brand reads better.
         return f"[{SITE_NAME}] {subject}"
+
+    def pre_login(self, request, user, **kwargs):
+        # An administrator made with `createsuperuser` has an e-mail but no allauth address: whoever can run that
+        # command owns the site, and a confirmation mail would only lock them out of their own admin.
+        if user.is_superuser and user.email:
+            from allauth.account.models import EmailAddress
+
+            if not EmailAddress.objects.filter(user=user).exists():
+                EmailAddress.objects.create(user=user, email=user.email.lower(), verified=True, primary=True)
+        return super().pre_login(request, user, **kwargs)

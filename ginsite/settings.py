@@ -210,6 +210,8 @@ ACCOUNT_UNIQUE_EMAIL = True
 # public anyway). allauth would otherwise hide it and only mail the owner.
 ACCOUNT_PREVENT_ENUMERATION = False
 ACCOUNT_CONFIRM_EMAIL_ON_GET = False
+# Confirming the address from the mail signs the person in (allauth does so in the browser that signed up).
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS = 3
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 ACCOUNT_USERNAME_MIN_LENGTH = 3
