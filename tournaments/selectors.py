@@ -65,14 +65,18 @@ def stages_of(t: Tournament) -> list[Stage]:
 
 
 def finished_tournaments_of(*, user) -> list[dict]:
-    """Finished tournaments a player took part in, with their final place (for the profile)."""
+    """Finished tournaments a player took part in, the latest first, for the profile: the tournament, the final
+    place, of how many, and the format's own first figure (gin: match points; Rommé: the result) with its label."""
     out = []
     entries = (Entry.objects.filter(user=user, status__in=_IN_STANDINGS,
                                     tournament__status=Tournament.Status.FINISHED)
-               .select_related("tournament").order_by("-tournament__finished_at"))
+               .select_related("tournament").order_by("-tournament__finished_at", "-tournament__pk"))
     for e in entries:
-        row = next((r for r in e.tournament.final_standings or [] if r["user_id"] == user.pk), None)
-        out.append({"tournament": e.tournament, "place": row["place"] if row else None})
+        standings = e.tournament.final_standings or []
+        row = next((r for r in standings if r["user_id"] == user.pk), None)
+        label, key = formats.of(e.tournament).columns()[0]
+        out.append({"tournament": e.tournament, "place": row["place"] if row else None, "of": len(standings),
+                    "points_label": label, "points": row.get(key) if row else None})
     return out
 
 
