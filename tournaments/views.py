@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
@@ -20,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from games import selectors as games_selectors
 from tournaments import forms, selectors, services
-from tournaments.models import Entry, Tournament
+from tournaments.models import Entry, StageTable, Tournament
 from tournaments.services import TournamentError
 
 
@@ -60,17 +61,30 @@ def _context(request: HttpRequest, t: Tournament) -> dict:
     names = _names([e.user_id for e in entries] + [u for r in tables for u in r["users"]])
     me = request.user.pk if request.user.is_authenticated else None
     tables.sort(key=lambda r: me not in r["users"])  # the player's own table first
-    staff_only = games_selectors.tables_staff_only(table_ids=[r["table"] for r in tables], user=request.user)
+    # Every finished table of every stage, by stage number and player: its match page is one click away.
+    finished = list(StageTable.objects.filter(stage__tournament=t, table__isnull=False, finished_at__isnull=False)
+                    .values_list("stage__number", "table_id", "users"))
+    staff_only = games_selectors.tables_staff_only(
+        table_ids=[r["table"] for r in tables] + [table_id for _n, table_id, _u in finished], user=request.user)
+    match_of = {(number, user_id): table_id for number, table_id, users in finished for user_id in users
+                if user_id and table_id not in staff_only}
+    finished_tables = {table_id for _n, table_id, _u in finished}
     for row in tables:
         row["names"] = [names.get(u, _("Freilos")) if u else _("Freilos") for u in row["users"]]
         row["mine"] = me in row["users"]
         row["staff_only"] = row["table"] in staff_only
+        row["finished"] = row["table"] in finished_tables
     fmt = selectors.tournament_format(tournament=t)
     columns = fmt.columns()
     for row in standings:
         row["name"] = names.get(row["user_id"], "?")
         row["cells"] = [row.get(key) for _label, key in columns]
-        row["stage_cells"] = [fmt.stage_cell(entry, names) for entry in row["stages"]]
+        row["stage_cells"] = [
+            {"text": fmt.stage_cell(entry, names),
+             "url": reverse("matches:table_last", kwargs={"table_id": match_of[(number, row["user_id"])]})
+             if (number, row["user_id"]) in match_of else None}
+            for number, entry in enumerate(row["stages"], start=1)
+        ]
     stage_numbers = list(range(1, max((len(r["stages"]) for r in standings), default=0) + 1))
     countdown = t.starts_at if t.status == Tournament.Status.REGISTRATION else (
         t.next_stage_at if t.status == Tournament.Status.RUNNING and not t.paused else None)
