@@ -91,8 +91,9 @@ def _lobby_rows(user) -> list[dict]:
     for row in rows:
         facts = tournaments.get(row["id"])
         if facts:
-            named = _("Turnier: %(name)s · Runde %(stage)s, Tisch %(table)s") % {
-                "name": facts["tournament"], "stage": facts.get("stage", "–"), "table": facts.get("table", "–")}
+            where = facts.get("where") or _("Runde %(stage)s, Tisch %(table)s") % {
+                "stage": facts.get("stage", "–"), "table": facts.get("table", "–")}
+            named = _("Turnier: %(name)s · %(where)s") % {"name": facts["tournament"], "where": where}
             row["labels"] = [named, *(label for label in row["labels"] if label != generic)]
             row["tournament_url"] = facts.get("tournament_url", "")
     if user.is_authenticated:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.urls import reverse
 
 from games import notices
+from tournaments import formats
 from tournaments.models import Entry, Stage, StageTable, Tournament
 
 #: Who hears of a tournament's news: whoever is still entered (registered, or playing).
@@ -42,8 +43,10 @@ def stage_seated(t: Tournament, stage: Stage) -> None:
 
 
 def table_tournaments(*, table_ids) -> dict[int, dict]:
-    """``games.notices.table_tournament_add``'s source: the tournament, stage and table number of each table."""
+    """``games.notices.table_tournament_add``'s source: the tournament, stage and table number of each table,
+    and ``where``: stage and table in the format's own words ("Runde 2, Tisch 3"; a Rommé series "Serie 2, …")."""
     found = {}
     for st in StageTable.objects.filter(table_id__in=list(table_ids)).select_related("stage__tournament"):
-        found[st.table_id] = {**_facts(st.stage.tournament, st.stage.number), "table": st.number}
+        where = formats.of(st.stage.tournament).stage_table_label(st.stage.number, st.number)
+        found[st.table_id] = {**_facts(st.stage.tournament, st.stage.number), "table": st.number, "where": where}
     return found

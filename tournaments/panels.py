@@ -8,18 +8,19 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import panels
+from tournaments import formats
 from tournaments.models import StageTable
 
 
 def _tournament_line(*, table_id: int) -> list[panels.HeadLink]:
-    """"Turnier: <name> · Runde 2, Tisch 3" linking the tournament; nothing for a table outside one."""
+    """"Turnier: <name> · Runde 2, Tisch 3" (a Rommé series: "Serie 2, Tisch 3") linking the tournament; nothing
+    for a table outside one."""
     stage_table = StageTable.objects.filter(table_id=table_id).select_related("stage__tournament").first()
     if stage_table is None:
         return []
     tournament = stage_table.stage.tournament
-    text = _("Turnier: %(name)s · Runde %(stage)s, Tisch %(table)s") % {
-        "name": tournament.name, "stage": stage_table.stage.number, "table": stage_table.number,
-    }
+    where = formats.of(tournament).stage_table_label(stage_table.stage.number, stage_table.number)
+    text = _("Turnier: %(name)s · %(where)s") % {"name": tournament.name, "where": where}
     return [panels.HeadLink(text=text, url=reverse("tournaments:detail", kwargs={"tournament_id": tournament.pk}))]
 
 

@@ -99,7 +99,6 @@ def audit_in_words(*, tournament: Tournament) -> list[dict]:
     """The audit log, newest first: ``{"at", "by" (name or None for the site), "what", "reason"}``; ``what``
     names the action in words, with the table of a correction or the player of a removal."""
     from django.contrib.auth import get_user_model
-    from django.utils.translation import gettext as _
 
     entries = list(tournament.audit.select_related("by").order_by("-at", "-pk"))
     user_ids = {a.details.get("user_id") for a in entries if isinstance(a.details.get("user_id"), int)}
@@ -111,11 +110,11 @@ def audit_in_words(*, tournament: Tournament) -> list[dict]:
         what = audit_action_label(a.action)
         d = a.details or {}
         if a.action == "correct" and "stage" in d and "table" in d:
-            what += ": " + _("%(stage)s, Tisch %(n)s") % {"stage": fmt.stage_label(d["stage"]), "n": d["table"]}
+            what += ": " + fmt.stage_table_label(d["stage"], d["table"])
         elif a.action in ("remove", "reinstate") and d.get("user_id") in names:
             what += ": " + names[d["user_id"]]
         elif a.action == "stage_start" and "stage" in d:
-            what += ": " + fmt.stage_label(d["stage"])
+            what = fmt.stage_started_label(d["stage"])
         rows.append({"at": a.at, "by": a.by.get_username() if a.by else None, "what": what, "reason": a.reason})
     return rows
 

@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext
+from django.utils.translation import pgettext
 from django.views.decorators.http import require_GET, require_POST
 
 from games import selectors as games_selectors
@@ -40,7 +40,8 @@ def settings_in_words(t: Tournament) -> list[str]:
     """The tournament's options in plain words (German source strings, translated): the format's own,
     then those every tournament has."""
     s = t.settings
-    words = selectors.tournament_format(tournament=t).words()
+    fmt = selectors.tournament_format(tournament=t)
+    words = fmt.words()
     if s["max_players"]:
         words.append(_("Höchstens %(n)d Teilnehmer") % {"n": s["max_players"]})
     words.append(_("Mindestens %(n)d Teilnehmer") % {"n": s["min_players"]})
@@ -48,8 +49,7 @@ def settings_in_words(t: Tournament) -> list[str]:
         words.append(_("Einchecken %(m)d Minuten vor dem Start") % {"m": s["check_in_minutes"]})
     else:
         words.append(_("Kein Einchecken nötig"))
-    words.append(ngettext("%(m)d Minute Pause zwischen den Runden", "%(m)d Minuten Pause zwischen den Runden",
-                           s["break_minutes"]) % {"m": s["break_minutes"]})
+    words.append(fmt.stage_break_words(s["break_minutes"]))
     words.append(_("Gewertete Tische, kein Chat, keine Computergegner"))
     return words
 
@@ -92,6 +92,7 @@ def _context(request: HttpRequest, t: Tournament) -> dict:
         "t": t, "words": settings_in_words(t), "standings": standings, "tables": tables, "entries": entries,
         "names": names, "entry": selectors.entry_of(tournament=t, user=request.user), "stage_numbers": stage_numbers,
         "format_label": fmt.label, "columns": [label for label, _key in columns],
+        "tables_title": fmt.stage_tables_title(t.current_stage), "next_stage_label": fmt.next_stage_countdown_label(),
         "stage_labels": [fmt.stage_label(n) for n in stage_numbers],
         "countdown": countdown, "places_left": selectors.places_left(t),
         "check_in_open": _check_in_open(t), "bracket": fmt.bracket(names),
@@ -215,6 +216,7 @@ def _staff_page(request: HttpRequest, t: Tournament, *, bound=None, status: int 
                               "reinstate": form_of("reinstate", e.user_id)} for e in context["entries"]]
     context["stage_tables"] = [
         {"stage": st.stage.number, "st": st, "names": [names.get(u, _("Freilos")) for u in st.users],
+         "label": selectors.tournament_format(tournament=t).stage_table_label(st.stage.number, st.number),
          "form": form_of("correct", st)}
         for st in tables]
     context.update({
@@ -222,6 +224,7 @@ def _staff_page(request: HttpRequest, t: Tournament, *, bound=None, status: int 
                                                    "cancel")},
         "audit": selectors.audit_in_words(tournament=t),
         "refused": refused.error_lines() if refused is not None else [], "time_zone": forms.time_zone_name(),
+        "next_stage_now": selectors.tournament_format(tournament=t).next_stage_now_label(),
     })
     return render(request, "tournaments/staff.html", context, status=status)
 

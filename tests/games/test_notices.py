@@ -240,7 +240,7 @@ def test_the_lobby_names_the_tournament(players, staff):
                     settings={"check_in_minutes": 0, "break_minutes": 0}, options={})
     tournament_services.tournament_start(tournament_id=t.pk, by=staff)
     html = Client().get(reverse("games:lobby_tables")).content.decode()
-    assert "Turnier: Rommé-Abend · Runde 1, Tisch 1" in html
+    assert "Turnier: Rommé-Abend · Serie 1, Tisch 1" in html
     assert "Turnier (Wertungspunkte)" not in html
 
 
@@ -276,4 +276,4 @@ def test_the_lobby_names_the_tournament_in_english_too(players, staff):
     client = Client(headers={"accept-language": "en"})
     client.cookies["django_language"] = "en"
     html = client.get(reverse("games:lobby_tables")).content.decode()
-    assert "Tournament: Gin-Abend · round 1, table 1" in html
+    assert "Tournament: Gin-Abend · Round 1, table 1" in html

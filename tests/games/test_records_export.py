@@ -294,7 +294,7 @@ def test_a_tournament_match_page_names_and_links_its_tournament(bot_match):
     link = reverse("tournaments:detail", kwargs={"tournament_id": tournament.pk})
     assert f'<a href="{link}">Turnier: Herbstpokal · Runde 2, Tisch 3</a>' in html
     english = Client().get(url, headers={"accept-language": "en"}).content.decode()
-    assert "Tournament: Herbstpokal · round 2, table 3" in english
+    assert "Tournament: Herbstpokal · Round 2, table 3" in english
 
 
 def test_a_match_outside_a_tournament_names_none(bot_match):

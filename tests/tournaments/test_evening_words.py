@@ -23,5 +23,5 @@ def test_break_minutes_use_the_plural_of_their_number():
         assert ngettext(one, many, 5) % {"m": 5} == "5 minutes break between rounds"
     with translation.override("de"):
         assert ngettext(one, many, 1) % {"m": 1} == "1 Minute Pause zwischen den Runden"
-    views = Path(__file__).resolve().parents[2] / "tournaments/views.py"
-    assert 'ngettext("%(m)d Minute Pause zwischen den Runden"' in views.read_text()
+    base = Path(__file__).resolve().parents[2] / "tournaments/formats/base.py"
+    assert 'ngettext("%(m)d Minute Pause zwischen den Runden"' in base.read_text()

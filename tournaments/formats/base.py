@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games import engines
 from games.models import Match
@@ -169,6 +170,27 @@ class TournamentFormat(ABC):
 
     def stage_label(self, number: int) -> str:
         return _("Runde %(n)s") % {"n": number}
+
+    # A stage in the format's own words, wherever a page names one (a Rommé series says "Serie", never "Runde").
+
+    def stage_tables_title(self, number: int) -> str:
+        return _("Tische der Runde %(n)s") % {"n": number}
+
+    def stage_break_words(self, minutes: int) -> str:
+        return ngettext("%(m)d Minute Pause zwischen den Runden", "%(m)d Minuten Pause zwischen den Runden",
+                        minutes) % {"m": minutes}
+
+    def next_stage_countdown_label(self) -> str:
+        return _("Nächste Runde in")
+
+    def next_stage_now_label(self) -> str:
+        return _("Nächste Runde jetzt")
+
+    def stage_started_label(self, number: int) -> str:
+        return _("Runde %(n)s gestartet") % {"n": number}
+
+    def stage_table_label(self, stage: int, table: int) -> str:
+        return _("%(stage)s, Tisch %(n)s") % {"stage": self.stage_label(stage), "n": table}
 
     @abstractmethod
     def stage_cell(self, entry: dict | None, names: dict[int, str]) -> str:

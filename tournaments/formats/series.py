@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from django.conf import settings as django_settings
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games import engines
 from games.models import Match
@@ -172,6 +173,22 @@ class SeriesFormat(TournamentFormat):
 
     def stage_label(self, number: int) -> str:
         return _("Serie %(n)s") % {"n": number}
+
+    def stage_tables_title(self, number: int) -> str:
+        return _("Tische der Serie %(n)s") % {"n": number}
+
+    def stage_break_words(self, minutes: int) -> str:
+        return ngettext("%(m)d Minute Pause zwischen den Serien", "%(m)d Minuten Pause zwischen den Serien",
+                        minutes) % {"m": minutes}
+
+    def next_stage_countdown_label(self) -> str:
+        return _("Nächste Serie in")
+
+    def next_stage_now_label(self) -> str:
+        return _("Nächste Serie jetzt")
+
+    def stage_started_label(self, number: int) -> str:
+        return _("Serie %(n)s gestartet") % {"n": number}
 
     def stage_cell(self, entry: dict | None, names: dict[int, str]) -> str:
         if not entry:
