@@ -6,6 +6,7 @@ import secrets
 
 from django.utils.translation import gettext as _
 
+from games.models import Match
 from tournaments import pairing
 from tournaments.errors import TournamentError
 from tournaments.formats.base import PairedFormat, Rating, Seating
@@ -102,13 +103,37 @@ class KnockoutFormat(PairedFormat):
         return _("K.-o.-System, gesetzt nach Wertungszahl")
 
     def bracket(self, names: dict[int, str]) -> list[dict]:
+        """Round by round: each match's players with their final scores (the match's totals; None while it
+        runs or for a bye), who won, and the table; matches grouped in pairs that feed one match of the next
+        round (the page draws the lines between them); the last round also names the champion."""
+        stages = list(self.t.stages.prefetch_related("tables").order_by("number"))
+        table_ids = [st.table_id for stage in stages for st in stage.tables.all() if st.table_id]
+        scores: dict[int, dict[int, int]] = {}
+        for match in Match.objects.filter(table_id__in=table_ids, status=Match.Status.FINISHED).order_by("number"):
+            totals = match.final_scores or []
+            scores[match.table_id] = {p["user_id"]: totals[p["seat"]] for p in match.players
+                                      if p.get("user_id") is not None and p["seat"] < len(totals)}
         rounds = []
-        for stage in self.t.stages.prefetch_related("tables").order_by("number"):
+        for stage in stages:
             matches = []
             for st in stage.tables.all():
                 winner = self.winner_of(st)
+                table_scores = scores.get(st.table_id, {}) if st.table_id else {}
                 matches.append({"players": [{"name": names.get(u, _("Freilos")) if u else _("Freilos"),
-                                             "won": u is not None and u == winner} for u in st.users],
-                                "table": st.table_id})
-            rounds.append({"number": stage.number, "matches": matches})
+                                             "won": u is not None and u == winner,
+                                             "score": table_scores.get(u) if u is not None else None}
+                                            for u in st.users],
+                                "table": st.table_id, "bye": st.table_id is None, "decided": winner is not None})
+            rounds.append({"number": stage.number, "label": self.bracket_round_label(stage.number),
+                           "matches": matches, "pairs": [matches[i:i + 2] for i in range(0, len(matches), 2)]})
+        if self.t.status == "finished" and rounds and len(rounds[-1]["matches"]) == 1:
+            final = rounds[-1]["matches"][0]
+            champion = next((p["name"] for p in final["players"] if p["won"]), None)
+            rounds[-1]["champion"] = champion
         return rounds
+
+    def bracket_round_label(self, number: int) -> str:
+        """"Finale", "Halbfinale", "Viertelfinale", else "Runde n" (counted from the final)."""
+        left = self.stage_count() - number
+        return {0: _("Finale"), 1: _("Halbfinale"), 2: _("Viertelfinale"), 3: _("Achtelfinale")}.get(
+            left, self.stage_label(number))
