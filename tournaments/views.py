@@ -96,6 +96,7 @@ def _context(request: HttpRequest, t: Tournament) -> dict:
         "stage_labels": [fmt.stage_label(n) for n in stage_numbers],
         "countdown": countdown, "places_left": selectors.places_left(t),
         "check_in_open": _check_in_open(t), "bracket": fmt.bracket(names),
+        "crosstable": fmt.crosstable(standings, names) if standings else None,
         "players": [e for e in entries if e.status in (Entry.Status.REGISTERED, Entry.Status.PLAYING,
                                                         Entry.Status.REMOVED)],
         "waiting": [e for e in entries if e.status == Entry.Status.WAITING],

@@ -200,6 +200,10 @@ class TournamentFormat(ABC):
         """The bracket, round by round, for formats that have one; None otherwise."""
         return None
 
+    def crosstable(self, standings: list[dict], names: dict[int, str]) -> dict | None:
+        """Everyone against everyone as a grid, for formats where that is the picture; None otherwise."""
+        return None
+
     # --- the tournament's rows, for the methods above -----------------------------------------------
 
     def playing(self) -> list[Entry]:

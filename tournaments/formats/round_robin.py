@@ -47,3 +47,23 @@ class RoundRobinFormat(PairedFormat):
 
     def description(self) -> str:
         return _("Jeder gegen jeden")
+
+    def crosstable(self, standings: list[dict], names: dict[int, str]) -> dict:
+        """Rows and columns in the order of the standings; a cell is the row player's result against the column
+        player ("+13" won by 13, "−5" lost by 5; ``None`` not played yet), the diagonal is ``self``."""
+        order = [row["user_id"] for row in standings]
+        rows = []
+        for row in standings:
+            met = {e["opponent"]: e for e in row["stages"] if e and e.get("opponent")}
+            cells = []
+            for other in order:
+                entry = met.get(other)
+                if other == row["user_id"]:
+                    cells.append({"self": True, "text": "×", "won": None})
+                elif entry is None:
+                    cells.append({"self": False, "text": "", "won": None})
+                else:
+                    sign = "+" if entry["won"] else "−"
+                    cells.append({"self": False, "text": f"{sign}{entry['margin']}", "won": entry["won"]})
+            rows.append({"place": row["place"], "name": names.get(row["user_id"], "?"), "cells": cells})
+        return {"columns": [names.get(u, "?") for u in order], "rows": rows}
