@@ -163,6 +163,8 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         }
         for player in players
     ]
+    # The result table reads best first (place 1 on top), whatever the seats; a seat without a place last.
+    seats.sort(key=lambda s: (s["place"] is None, s["place"] or 0, s["player"].seat))
     record = records_export.record_export(match=match, rounds=rounds, players=players)
     try:
         replay = replay_positions(record)

@@ -169,6 +169,23 @@ def test_a_masters_list_shows_wertungspunkte_augen_and_the_list_result(people, p
     assert "Listenergebnis" in html
 
 
+def test_the_result_table_lists_the_players_by_place_not_by_seat(people, play):
+    anna = people[0]
+    for attempt in range(6):
+        table = services.table_create(user=anna, game="romme", preset="turnier", options={"seats": 3, "rounds": 1},
+                                      bots="simple")
+        match = play(table.pk, [anna, None, None])
+        if match.result["places"] != sorted(match.result["places"]):
+            break
+    else:
+        pytest.fail("six lists all ended in seat order: no case to look at")
+    html = client_of(anna).get(page_url(match)).content.decode()
+    seats_shown = [int(seat) for seat in re.findall(r'<tr class="mp-seat[^"]*" data-seat="(\d)"', html)]
+    places = match.result["places"]
+    assert seats_shown == sorted(range(3), key=lambda seat: (places[seat], seat))
+    assert [places[seat] for seat in seats_shown] == sorted(places)
+
+
 @pytest.mark.parametrize(
     ("game", "preset", "options", "seats"),
     [
