@@ -618,17 +618,24 @@ def tournament_standings_csv(*, tournament_id, by) -> str:
     columns = [c for c in ("result", "wertungspunkte", "augen", "rounds_won", "match_points", "buchholz", "margin")
                if rows and c in rows[0]]
     stages = max((len(r["stages"]) for r in rows), default=0)
-    writer.writerow(["place", "player", *columns, *[f"stage {n}" for n in range(1, stages + 1)]])
+    # A number gets a cell of its own, written as a number (a spreadsheet sums it): a Rommé stage is its list
+    # result; a gin stage is the margin (won positive, lost negative) with the opponent in the next cell.
+    paired = any("opponent" in e for r in rows for e in r["stages"] if e)
+    stage_codes = [code for n in range(1, stages + 1)
+                   for code in ((f"stage {n}", f"stage {n} opponent") if paired else (f"stage {n}",))]
+    writer.writerow(["place", "player", *columns, *stage_codes])
     for r in rows:
-        cells = []
+        cells: list = []
         for entry in r["stages"]:
             if entry is None:
-                cells.append("")
+                cells.extend([""] * (2 if paired else 1))
             elif "result" in entry:
                 cells.append(entry["result"])
+            elif not entry.get("opponent"):
+                cells.extend(["", "bye"])
             else:
-                who = names.get(entry["opponent"], "bye") if entry.get("opponent") else "bye"
-                cells.append(f"{'+' if entry['won'] else '-'}{entry['margin']} {who}")
+                margin = entry["margin"] if entry["won"] else -entry["margin"]
+                cells.extend([margin, names.get(entry["opponent"], "?")])
         writer.writerow([r["place"], names.get(r["user_id"], r["user_id"]), *[r[c] for c in columns], *cells])
     return buffer.getvalue()
 

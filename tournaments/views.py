@@ -314,14 +314,21 @@ def _csv_header(t: Tournament, code: str) -> str:
         return str(labels[code])
     if code.startswith("stage ") and code[6:].isdigit():
         return fmt.stage_label(int(code[6:]))
+    if code.startswith("stage ") and code.endswith(" opponent") and code[6:-9].isdigit():
+        return _("%(stage)s Gegner") % {"stage": fmt.stage_label(int(code[6:-9]))}
     return code
 
 
 def _csv_in_words(t: Tournament, text: str) -> str:
-    """The standings CSV of the service with its header row in words."""
+    """The standings CSV of the service with its header row, and a bye, in words."""
     rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=";"))
     if rows:
+        opponents = [i for i, code in enumerate(rows[0]) if code.endswith(" opponent")]
         rows[0] = [_csv_header(t, code) for code in rows[0]]
+        for row in rows[1:]:
+            for i in opponents:
+                if i < len(row) and row[i] == "bye":
+                    row[i] = _("Freilos")
     out = io.StringIO()
     csv.writer(out, delimiter=";").writerows(rows)
     return out.getvalue()

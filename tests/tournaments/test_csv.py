@@ -66,19 +66,39 @@ def test_every_number_the_site_writes_stays_a_number(romme_rows):
             int(row[i])  # no apostrophe, nothing else
 
 
-def test_a_gin_round_cell_naming_a_formula_opponent_is_neutralised(client, staff, django_user_model):
-    players = [make_user(django_user_model, "@SUMx"), make_user(django_user_model, "anna")]
+def test_a_gin_round_is_a_margin_written_as_a_number_beside_the_opponent_neutralised(client, staff, django_user_model):
+    players = [make_user(django_user_model, "@SUMx"), make_user(django_user_model, "anna"),
+               make_user(django_user_model, "ben")]
     t = started(staff, players, name="Gin", game="gin", format="swiss", settings={"rounds": 1, **FAST},
                 options={"target": 0})
     play_stage(t.pk)
     client.force_login(staff)
     rows = rows_of(client.get(reverse("tournaments:staff_csv", args=[t.pk])))
     header = rows[0]
-    cells = {row[1]: row[header.index("Runde 1")] for row in rows[1:]}
-    assert set(cells) == {"'@SUMx", "anna"}
-    # The site writes "+margin opponent" / "-margin opponent": a spreadsheet would read either as a formula.
-    assert all(cell.startswith(("'+", "'-")) for cell in cells.values()), cells
-    assert cells["anna"].endswith(" @SUMx")
+    assert header[-2:] == ["Runde 1", "Runde 1 Gegner"]
+    margins = {row[1]: row[header.index("Runde 1")] for row in rows[1:]}
+    opponents = {row[1]: row[header.index("Runde 1 Gegner")] for row in rows[1:]}
+    assert set(margins) == {"'@SUMx", "anna", "ben"}
+    played = [name for name, who in opponents.items() if who != "Freilos"]
+    assert len(played) == 2 and list(opponents.values()).count("Freilos") == 1
+    # The margin is a number of its own (won positive, lost negative: no apostrophe in front of "-19").
+    assert sorted(int(margins[name]) > 0 for name in played) == [False, True]
+    assert int(margins[played[0]]) == -int(margins[played[1]])
+    # The opponent is a name a player chose: neutralised where it starts like a formula.
+    assert {opponents[name] for name in played} <= {"'@SUMx", "anna", "ben"}
+    assert "@SUMx" not in opponents.values()
+
+
+def test_the_csv_headers_in_english(client, staff, django_user_model):
+    players = [make_user(django_user_model, "anna"), make_user(django_user_model, "ben")]
+    t = started(staff, players, name="Gin", game="gin", format="swiss", settings={"rounds": 1, **FAST},
+                options={"target": 0})
+    play_stage(t.pk)
+    staff.profile.language = "en"  # a signed-in person reads the language of their profile
+    staff.profile.save()
+    client.force_login(staff)
+    header = rows_of(client.get(reverse("tournaments:staff_csv", args=[t.pk])))[0]
+    assert header[-2:] == ["Round 1", "Round 1 opponent"]
 
 
 def test_an_ordinary_name_is_left_as_it_is():

@@ -75,7 +75,8 @@ def test_the_csv_headers_are_german(client, staff, make_players):
     t = gin_swiss(staff, make_players(2))
     play_tournament(t.pk)
     client.force_login(staff)
-    assert csv_rows(client, t)[0] == ["Platz", "Spieler", "Punkte", "Buchholz", "Differenz", "Runde 1"]
+    assert csv_rows(client, t)[0] == ["Platz", "Spieler", "Punkte", "Buchholz", "Differenz", "Runde 1",
+                                     "Runde 1 Gegner"]
 
 
 def test_the_csv_headers_are_english_for_english_staff(client, staff, make_players):
@@ -84,7 +85,7 @@ def test_the_csv_headers_are_english_for_english_staff(client, staff, make_playe
     english(staff)
     client.force_login(staff)
     rows = csv_rows(client, t)
-    assert rows[0] == ["Place", "Player", "Points", "Buchholz", "Margin", "Round 1"]
+    assert rows[0] == ["Place", "Player", "Points", "Buchholz", "Margin", "Round 1", "Round 1 opponent"]
     assert audit_part(rows)[1] == ["When", "Who", "What", "Why"]
 
 
