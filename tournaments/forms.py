@@ -111,6 +111,8 @@ class StartField(forms.DateTimeField):
 
     _shape = re.compile(r"[0-9T:.+\- Z]{1,40}")
     widget = forms.DateTimeInput(format="%Y-%m-%d %H:%M")
+    #: Both forms the help text offers, in every language of the page (ISO with an offset is read first).
+    input_formats = ["%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%d.%m.%Y %H:%M", "%d.%m.%Y %H:%M:%S", "%d.%m.%Y"]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

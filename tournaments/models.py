@@ -6,23 +6,25 @@ from __future__ import annotations
 
 from django.conf import settings as django_settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from games.registry import game_choices
 
 
 class Tournament(models.Model):
     class Status(models.TextChoices):
-        DRAFT = "draft", "Entwurf"
-        REGISTRATION = "registration", "Anmeldung offen"
-        RUNNING = "running", "läuft"
-        FINISHED = "finished", "beendet"
-        CANCELLED = "cancelled", "abgesagt"
+        DRAFT = "draft", _("Entwurf")
+        REGISTRATION = "registration", _("Anmeldung offen")
+        RUNNING = "running", _("läuft")
+        FINISHED = "finished", _("beendet")
+        CANCELLED = "cancelled", _("abgesagt")
 
     class Format(models.TextChoices):
-        SERIES = "series", "Serienturnier (Masters)"
-        SWISS = "swiss", "Schweizer System"
-        KNOCKOUT = "knockout", "K.-o.-System"
-        ROUND_ROBIN = "round_robin", "Jeder gegen jeden"
+        SERIES = "series", _("Serienturnier (Masters)")
+        SWISS = "swiss", _("Schweizer System")
+        KNOCKOUT = "knockout", _("K.-o.-System")
+        ROUND_ROBIN = "round_robin", _("Jeder gegen jeden")
 
     name = models.CharField(max_length=120)
     game = models.CharField(max_length=10, choices=game_choices)
@@ -60,12 +62,12 @@ class Entry(models.Model):
     """One player's place in a tournament, from registration to the end."""
 
     class Status(models.TextChoices):
-        REGISTERED = "registered", "angemeldet"
-        WAITING = "waiting", "Warteliste"
-        WITHDRAWN = "withdrawn", "abgemeldet"
-        DROPPED = "dropped", "nicht eingecheckt"
-        PLAYING = "playing", "spielt"
-        REMOVED = "removed", "entfernt"
+        REGISTERED = "registered", _("angemeldet")
+        WAITING = "waiting", pgettext_lazy("tournament", "Warteliste")
+        WITHDRAWN = "withdrawn", _("abgemeldet")
+        DROPPED = "dropped", _("nicht eingecheckt")
+        PLAYING = "playing", _("spielt")
+        REMOVED = "removed", _("entfernt")
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
     user = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tournament_entries")

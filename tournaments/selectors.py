@@ -123,6 +123,7 @@ def entry_final_states(*, tournament: Tournament, entries: list[Entry]) -> dict[
     """Once a tournament is finished or cancelled, each player's state in words by user id: the final place
     ("Platz 2"), or why they have none (removed, withdrawn, not checked in); empty while it runs."""
     from django.utils.translation import gettext as _
+    from django.utils.translation import pgettext
 
     if tournament.status == Tournament.Status.CANCELLED:
         return {e.user_id: _("Turnier abgesagt") for e in entries}
@@ -133,7 +134,8 @@ def entry_final_states(*, tournament: Tournament, entries: list[Entry]) -> dict[
     states = {}
     for e in entries:
         if e.status == Entry.Status.PLAYING and e.user_id in places:
-            states[e.user_id] = _("Platz %(n)s") % {"n": places[e.user_id]}
+            # "place" (a rank): other catalogs have "Platz %(n)s" as a seat at a table.
+            states[e.user_id] = pgettext("rank", "Platz %(n)s") % {"n": places[e.user_id]}
         else:
             states[e.user_id] = e.get_status_display()
     return states

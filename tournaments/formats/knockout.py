@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from games.models import Match
 from tournaments import pairing
@@ -25,7 +26,7 @@ class KnockoutFormat(PairedFormat):
     started; once it has, the bracket stands."""
 
     name = "knockout"
-    label = "K.-o.-System"
+    label = gettext_lazy("K.-o.-System")
 
     def stage_count(self, players: int | None = None) -> int:
         if players is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from tournaments import pairing
 from tournaments.formats.base import PairedFormat, Rating, Seating, int_setting
@@ -22,7 +23,7 @@ class RoundRobinFormat(PairedFormat):
     replayed; neither gets the win's points."""
 
     name = "round_robin"
-    label = "Jeder gegen jeden"
+    label = gettext_lazy("Jeder gegen jeden")
 
     @classmethod
     def check_settings(cls, s: dict[str, Any]) -> None:

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from django.conf import settings as django_settings
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from games import engines
 from games.models import Match
@@ -41,7 +41,7 @@ class SeriesFormat(TournamentFormat):
 
     name = "series"
     game = "romme"
-    label = "Serienturnier (Masters)"
+    label = gettext_lazy("Serienturnier (Masters)")
     min_players = 3
     defaults: ClassVar[dict[str, Any]] = {"series": 3, "rounds": 12, "table_size": 4, "same_deals": False}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from tournaments import pairing
 from tournaments.formats.base import PairedFormat, Rating, Seating, int_setting
@@ -21,7 +22,7 @@ class SwissFormat(PairedFormat):
     counts as met (they are not paired again) and each adds the other's points to their Buchholz."""
 
     name = "swiss"
-    label = "Schweizer System"
+    label = gettext_lazy("Schweizer System")
     buchholz = True
     defaults: ClassVar[dict[str, Any]] = {"rounds": None, **PairedFormat.defaults}
 

@@ -11,3 +11,11 @@ register = template.Library()
 @register.inclusion_tag("tournaments/_profile_tournaments.html")
 def profile_tournaments(player):
     return {"played": finished_tournaments_of(user=player)}
+
+
+@register.filter
+def stage_now(tournament) -> str:
+    """The stage a running tournament is at, in its format's words ("Runde 2", a Rommé series "Serie 2")."""
+    from tournaments import formats
+
+    return formats.of(tournament).stage_label(tournament.current_stage)
