@@ -42,6 +42,7 @@ def test_the_standings_show_the_formats_own_columns(client, staff, make_players,
                 options={} if game == "romme" else {"target": 0})
     play_tournament(t.pk)
     page = client.get(reverse("tournaments:detail", args=[t.pk])).content.decode()
-    shown = re.findall(r"<th>([^<]*)</th>", page)
+    standings = re.search(r'<section aria-labelledby="t-standings">.*?</section>', page, re.S).group(0)
+    shown = re.findall(r"<th>([^<]*)</th>", standings)
     assert shown == ["Platz", "Spieler", *headers]
     assert "Turnierbaum" not in page
