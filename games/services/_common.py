@@ -72,6 +72,14 @@ def table_id_of(table_id: Any) -> int:
         raise ServiceError("no_table", "Diesen Tisch gibt es nicht.") from None
 
 
+#: What of a table's rounds the locked read leaves out: a change writes a round's record and result but never
+#: reads them, and shows only the last finished round's deal (``presenters._round_facts``).
+_ROUND_COLUMNS_UNREAD = (
+    "current_round__deal", "current_round__record", "current_round__result",
+    "last_round__record", "last_round__result",
+)
+
+
 @overload
 def locked_table(table_id: Any, *, skip_locked: Literal[False] = False) -> Table: ...
 @overload
@@ -80,9 +88,12 @@ def locked_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
     """Lock and return the table row. ``skip_locked`` (the referee): None if another worker holds it."""
     table_id = table_id_of(table_id)
     try:
+        # One statement: the row, its match and the two rounds a change needs (``rounds_of``), without the
+        # rounds' JSON a change does not read (``_ROUND_COLUMNS_UNREAD``).
         return (
             Table.objects.select_for_update(skip_locked=skip_locked, of=("self",))
-            .select_related("current_match")
+            .select_related("current_match", "current_round", "last_round")
+            .defer(*_ROUND_COLUMNS_UNREAD)
             .get(pk=table_id)
         )
     except Table.DoesNotExist:
@@ -197,6 +208,14 @@ def latest_rounds(match: Match | None) -> tuple[Round | None, Round | None]:
     return current, next((r for r in rounds if r.finished_at is not None), None)
 
 
+def rounds_of(table: Table) -> tuple[Round | None, Round | None]:
+    """The current match's round in play (or just ended) and its last finished one, as the table row keeps
+    them (read with it by ``locked_table``); a row written before it kept them is read from the rounds."""
+    if table.current_match_id is not None and table.current_round_id is None:
+        return latest_rounds(table.current_match)
+    return table.current_round, table.last_round
+
+
 def bump(table: Table) -> None:
     table.version += 1
 
@@ -205,7 +224,7 @@ def save_table(table: Table) -> None:
     table.save(
         update_fields=[
             "status", "version", "turn_deadline", "bot_due_at", "state", "current_match", "updated_at",
-            "options", "preset",
+            "options", "preset", "current_round", "last_round", "moves_logged",
         ]
     )
 
