@@ -90,7 +90,7 @@ def locked_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
     try:
         # One statement: the row, its match and the two rounds a change needs (``rounds_of``), without the
         # rounds' JSON a change does not read (``_ROUND_COLUMNS_UNREAD``).
-        return (
+        table = (
             Table.objects.select_for_update(skip_locked=skip_locked, of=("self",))
             .select_related("current_match", "current_round", "last_round")
             .defer(*_ROUND_COLUMNS_UNREAD)
@@ -100,6 +100,11 @@ def locked_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
         if skip_locked:
             return None
         raise ServiceError("no_table", "Diesen Tisch gibt es nicht.") from None
+    if table.current_match_id is not None and (table.current_match is None
+                                               or table.current_match.pk != table.current_match_id):
+        # A lock that waited for a rematch's commit joins the row to no match (see ``rounds_of``).
+        table.current_match = Match.objects.get(pk=table.current_match_id)
+    return table
 
 
 def seats_of(table: Table) -> list[Seat]:
@@ -209,11 +214,20 @@ def latest_rounds(match: Match | None) -> tuple[Round | None, Round | None]:
 
 
 def rounds_of(table: Table) -> tuple[Round | None, Round | None]:
-    """The current match's round in play (or just ended) and its last finished one, as the table row keeps
-    them (read with it by ``locked_table``); a row written before it kept them is read from the rounds."""
-    if table.current_match_id is not None and table.current_round_id is None:
+    """The current match's round in play (or just ended) and its last finished one, as the table row names
+    them and ``locked_table`` read them with it.
+
+    Read from the rounds instead when the joined rows are not the ones the row names: a row written before
+    tables kept them, or (PostgreSQL, READ COMMITTED) a lock that waited for another change's commit, which
+    returns the row as that change left it but joins it to rows as they were when the statement began, so
+    a round dealt meanwhile is missing from the join. No query otherwise."""
+    if table.current_match_id is None:
+        return None, None
+    current, last = table.current_round, table.last_round
+    if (current is None or current.pk != table.current_round_id or current.match_id != table.current_match_id
+            or (last.pk if last is not None else None) != table.last_round_id):
         return latest_rounds(table.current_match)
-    return table.current_round, table.last_round
+    return current, last
 
 
 def bump(table: Table) -> None:

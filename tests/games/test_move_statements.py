@@ -16,14 +16,16 @@ to that through whole matches and through the migration that fills them for stor
 from __future__ import annotations
 
 import re
+import threading
 
 import pytest
-from django.db import connection
+from django.db import connection, connections, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.test.utils import CaptureQueriesContext
 
 from games import engines, services
 from games.models import Move, Round, Table
+from games.services import _common
 from tests.games.helpers import choose_action, state_of
 
 #: A plain move's statements: lock and read the table (with match and rounds), read the seats, log, save.
@@ -159,3 +161,70 @@ def test_stored_tables_get_their_rounds_and_move_count(players):
     assert Round.objects.filter(match_id=match.pk).count() == 2 and Move.objects.filter(match_id=match.pk).count() == 5
     fresh = Table.objects.get(pk=waiting.pk)
     assert (fresh.current_round_id, fresh.last_round_id, fresh.moves_logged) == (None, None, 0)
+
+
+on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL")
+
+
+def _round_over(players) -> Table:
+    table = _table(players, "gin")
+    for _ in range(500):
+        table = Table.objects.get(pk=table.pk)
+        state = state_of(table)
+        if state.to_act is None:
+            return table
+        action = choose_action(engines.engine("gin").view(state, state.to_act))
+        services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version, action=action)
+    raise AssertionError("the round did not end")
+
+
+@on_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_lock_that_waited_for_the_next_deal_reads_the_new_round(players):
+    """PostgreSQL hands a lock that waited the row as the other change committed it, joined to rows as they
+    were when its statement began: the round dealt meanwhile is not in the join. The change must still work
+    on the new round, read from the rounds then."""
+    table = _round_over(players)
+    held, go = threading.Event(), threading.Event()
+    seen: dict = {}
+
+    def deal_and_hold():  # the last "ready": deals round 2, and holds the lock until told to commit
+        try:
+            with transaction.atomic():
+                services.round_ready(table_id=table.pk, user=players[0])
+                services.round_ready(table_id=table.pk, user=players[1])
+                held.set()
+                go.wait(30)
+        finally:
+            connections.close_all()
+
+    def lock_and_read():
+        try:
+            held.wait(30)
+            with transaction.atomic():
+                locked = _common.locked_table(table.pk)
+                seen["joined"] = locked.current_round
+                seen["rounds"] = _common.rounds_of(locked)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=deal_and_hold), threading.Thread(target=lock_and_read)]
+    for thread in threads:
+        thread.start()
+    assert held.wait(30)
+    with connection.cursor() as cursor:  # until the reader waits for the lock
+        for _ in range(3000):
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                           "AND wait_event_type = 'Lock'")
+            if cursor.fetchone()[0]:
+                break
+            threading.Event().wait(0.01)
+        else:
+            raise AssertionError("the reader never waited for the lock")
+    go.set()
+    for thread in threads:
+        thread.join(30)
+    second, first = Round.objects.filter(match__table=table).order_by("-number")[:2]
+    assert second.number == 2 and seen["joined"] is None  # the join missed the round dealt meanwhile
+    current, last = seen["rounds"]
+    assert (current.pk, current.finished_at, last.pk) == (second.pk, None, first.pk)
