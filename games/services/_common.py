@@ -72,12 +72,10 @@ def table_id_of(table_id: Any) -> int:
         raise ServiceError("no_table", "Diesen Tisch gibt es nicht.") from None
 
 
-#: What of a table's rounds the locked read leaves out: a change writes a round's record and result but never
-#: reads them, and shows only the last finished round's deal (``presenters._round_facts``).
-_ROUND_COLUMNS_UNREAD = (
-    "current_round__deal", "current_round__record", "current_round__result",
-    "last_round__record", "last_round__result",
-)
+#: What of a table's rounds the locked read leaves out: a change writes a round's record and result (the
+#: record is the whole round, every move) but never reads them. The deals stay: the frames show the last
+#: finished round's (``presenters._round_facts``), and the round in play is that round once it ends.
+_ROUND_COLUMNS_UNREAD = ("current_round__record", "current_round__result", "last_round__record", "last_round__result")
 
 
 @overload

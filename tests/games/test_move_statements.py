@@ -94,8 +94,8 @@ def test_a_plain_move_is_four_statements(players, game):
         # The rounds come with the locked row, without the JSON the move does not read.
         selected = re.findall(r'"?(\w+)"?\."(\w+)"', lock.split(" FROM ", 1)[0])
         rounds = [column for alias, column in selected if alias not in ("games_table", "games_match")]
-        assert sorted(rounds) == sorted(2 * ["id", "match_id", "number", "deal_hash", "started_at", "finished_at"]
-                                        + ["deal"])  # the last finished round's deal, for ``last_deal``
+        assert sorted(rounds) == sorted(2 * ["id", "match_id", "number", "deal_hash", "deal", "started_at",
+                                             "finished_at"])  # no record, no result
         assert ("games_table", "state") in selected and ("games_match", "result") in selected
         # Only what a move changes is written (the turn's deadline moves on with every move).
         written = set(re.findall(r'"(\w+)" = ', update.split(" WHERE ", 1)[0]))
