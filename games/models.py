@@ -64,6 +64,17 @@ class Table(models.Model):
     current_match = models.ForeignKey(
         "Match", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Of ``current_match``, kept by ``games.services`` with every change so a move reads them with the locked
+    # row instead of querying the rounds and the move log: the round in play (or just ended), the last
+    # finished one (the frames' ``last_deal``), and how many moves the match has logged (the ``seq`` of its
+    # next move). Not indexed: nothing looks a table up by them, and each index costs every move's update.
+    current_round = models.ForeignKey(
+        "Round", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False
+    )
+    last_round = models.ForeignKey(
+        "Round", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False
+    )
+    moves_logged = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="created_tables"
     )

@@ -72,6 +72,12 @@ def table_id_of(table_id: Any) -> int:
         raise ServiceError("no_table", "Diesen Tisch gibt es nicht.") from None
 
 
+#: What of a table's rounds the locked read leaves out: a change writes a round's record and result (the
+#: record is the whole round, every move) but never reads them. The deals stay: the frames show the last
+#: finished round's (``presenters._round_facts``), and the round in play is that round once it ends.
+_ROUND_COLUMNS_UNREAD = ("current_round__record", "current_round__result", "last_round__record", "last_round__result")
+
+
 @overload
 def locked_table(table_id: Any, *, skip_locked: Literal[False] = False) -> Table: ...
 @overload
@@ -80,15 +86,23 @@ def locked_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
     """Lock and return the table row. ``skip_locked`` (the referee): None if another worker holds it."""
     table_id = table_id_of(table_id)
     try:
-        return (
+        # One statement: the row, its match and the two rounds a change needs (``rounds_of``), without the
+        # rounds' JSON a change does not read (``_ROUND_COLUMNS_UNREAD``).
+        table = (
             Table.objects.select_for_update(skip_locked=skip_locked, of=("self",))
-            .select_related("current_match")
+            .select_related("current_match", "current_round", "last_round")
+            .defer(*_ROUND_COLUMNS_UNREAD)
             .get(pk=table_id)
         )
     except Table.DoesNotExist:
         if skip_locked:
             return None
         raise ServiceError("no_table", "Diesen Tisch gibt es nicht.") from None
+    if table.current_match_id is not None and (table.current_match is None
+                                               or table.current_match.pk != table.current_match_id):
+        # A lock that waited for a rematch's commit joins the row to no match (see ``rounds_of``).
+        table.current_match = Match.objects.get(pk=table.current_match_id)
+    return table
 
 
 def seats_of(table: Table) -> list[Seat]:
@@ -197,6 +211,23 @@ def latest_rounds(match: Match | None) -> tuple[Round | None, Round | None]:
     return current, next((r for r in rounds if r.finished_at is not None), None)
 
 
+def rounds_of(table: Table) -> tuple[Round | None, Round | None]:
+    """The current match's round in play (or just ended) and its last finished one, as the table row names
+    them and ``locked_table`` read them with it.
+
+    Read from the rounds instead when the joined rows are not the ones the row names: a row written before
+    tables kept them, or (PostgreSQL, READ COMMITTED) a lock that waited for another change's commit, which
+    returns the row as that change left it but joins it to rows as they were when the statement began, so
+    a round dealt meanwhile is missing from the join. No query otherwise."""
+    if table.current_match_id is None:
+        return None, None
+    current, last = table.current_round, table.last_round
+    if (current is None or current.pk != table.current_round_id or current.match_id != table.current_match_id
+            or (last.pk if last is not None else None) != table.last_round_id):
+        return latest_rounds(table.current_match)
+    return current, last
+
+
 def bump(table: Table) -> None:
     table.version += 1
 
@@ -205,7 +236,7 @@ def save_table(table: Table) -> None:
     table.save(
         update_fields=[
             "status", "version", "turn_deadline", "bot_due_at", "state", "current_match", "updated_at",
-            "options", "preset",
+            "options", "preset", "current_round", "last_round", "moves_logged",
         ]
     )
 

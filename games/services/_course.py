@@ -19,6 +19,11 @@ from games.services.ending import match_end
 ROUND_BREAK_SECONDS = 15
 
 
+#: The columns of the table row a change may set besides its version and state (``Play.finish``).
+_TRACKED = ("status", "turn_deadline", "bot_due_at", "current_match_id", "current_round_id", "last_round_id",
+            "moves_logged")
+
+
 class Play:
     """One change in progress at a locked, playing table: the engine state, the log, the schedule."""
 
@@ -37,17 +42,19 @@ class Play:
         if fresh_round is not None:
             self.round, self.last_round = fresh_round, None
         else:
-            self.round, self.last_round = _common.latest_rounds(self.match)
-        self._next_seq: int | None = 0 if fresh_state is not None else None
+            self.round, self.last_round = _common.rounds_of(table)
+        self.fresh = fresh_state is not None
+        self._next_seq = 0 if self.fresh else table.moves_logged
+        # The row's columns a change may set, as read: ``finish`` saves only those that changed.
+        self._read = {name: getattr(table, name) for name in _TRACKED}
         self.changed_seats: set[int] = set()
         self.lobby = False
         # How the match ends if this change ends it: a seat leaving names it, else it was played out.
         self.ending = Match.Ending.FINISHED
 
     def log(self, seat: int | None, action: dict, by: str) -> None:
-        if self._next_seq is None:
-            last = self.match.moves.order_by("-seq").values_list("seq", flat=True).first()
-            self._next_seq = 0 if last is None else last + 1
+        # The seq is the match's count of logged moves, kept in the locked row (``Table.moves_logged``): no
+        # query of the log, and the unique (match, seq) still refuses a move logged twice.
         Move.objects.create(
             table=self.table,
             match=self.match,
@@ -59,6 +66,7 @@ class Play:
             version=self.table.version + 1,
         )
         self._next_seq += 1
+        self.table.moves_logged = self._next_seq
 
     def apply(self, seat: int, action: dict, *, by: str) -> None:
         rng = _common.table_rng(self.match.number, self.state.round_number, "move", self.table.version, self._next_seq)
@@ -102,12 +110,17 @@ class Play:
         elif not round_over:
             self._schedule_turn()
         table.state = state.to_json()
+        last_round = self.round if self.round is not None and self.round.finished_at else self.last_round
+        table.current_round, table.last_round = self.round, last_round
         _common.bump(table)
-        _common.save_table(table)
+        if self.fresh:
+            _common.save_table(table)
+        else:
+            changed = [name.removesuffix("_id") for name in _TRACKED if getattr(table, name) != self._read[name]]
+            table.save(update_fields=["version", "state", "updated_at", *changed])
         for seat in self.seats:
             if seat.index in self.changed_seats:
                 seat.save(update_fields=["consecutive_timeouts", "left", "ready"])
-        last_round = self.round if self.round is not None and self.round.finished_at else self.last_round
         snapshot = _common.snapshot(
             table, self.seats, match=self.match, state=state, current_round=self.round, last_round=last_round
         )

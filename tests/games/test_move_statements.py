@@ -1,0 +1,230 @@
+"""What one move costs the database: the statements ``services.move_apply`` runs, counted and named.
+
+A plain move (one that does not end a round) is four statements, as the bare stack's row-locked update is
+two: the table row locked and read with its match and rounds, its seats, the move logged, the row saved
+with only the columns that changed (before: also the rounds and the log's ``max(seq)``, six). Transaction
+control (BEGIN and COMMIT, which Django logs too; SAVEPOINTs inside a test's transaction) is not counted:
+it is listed apart, and the move runs as the outermost transaction here, as it does in production, so it
+is exactly one BEGIN and one COMMIT. Run with ``-s`` to see the statements. A count, not a timing: a regression fails it on any
+machine.
+
+The rounds and the move count the locked read takes from the table row (``Table.current_round``,
+``last_round``, ``moves_logged``) must stay what the rounds and the move log say; the last tests hold them
+to that through whole matches and through the migration that fills them for stored tables.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import pytest
+from django.db import connection, connections, transaction
+from django.db.migrations.executor import MigrationExecutor
+from django.test.utils import CaptureQueriesContext
+
+from games import engines, services
+from games.models import Move, Round, Table
+from games.services import _common
+from tests.games.helpers import choose_action, state_of
+
+#: A plain move's statements: lock and read the table (with match and rounds), read the seats, log, save.
+PLAIN_MOVE = [("SELECT", "games_table"), ("SELECT", "games_seat"), ("INSERT", "games_move"), ("UPDATE", "games_table")]
+
+_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO SAVEPOINT")
+
+
+def _table(players, game: str) -> Table:
+    if game == "gin":
+        table = services.table_create(user=players[0], game="gin", preset="klassisch", options={})
+    else:
+        table = services.table_create(user=players[0], game="romme", preset="standard", options={"seats": 2})
+    services.table_join(table_id=table.pk, user=players[1])
+    return Table.objects.get(pk=table.pk)
+
+
+def _statements(captured: list[dict]) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """(verb, table it names first, SQL) of each data statement, and the transaction control apart."""
+    data, control = [], []
+    for query in captured:
+        sql = query["sql"]
+        if sql.upper().startswith(_CONTROL):
+            control.append(sql)
+            continue
+        verb = sql.split(None, 1)[0].upper()
+        if verb == "SELECT":
+            target = sql.split(" FROM ", 1)[1].split()[0]
+        elif verb == "INSERT":
+            target = sql.split()[2]
+        else:  # UPDATE x / DELETE FROM x
+            target = sql.split()[1] if verb == "UPDATE" else sql.split()[2]
+        data.append((verb, target.strip('"`'), sql))
+    return data, control
+
+
+def _move(table: Table, user) -> tuple[list[tuple[str, str, str]], list[str], dict]:
+    state = state_of(table)
+    action = choose_action(engines.engine(table.game).view(state, state.to_act))
+    with CaptureQueriesContext(connection) as ctx:
+        services.move_apply(table_id=table.pk, user=user, version=table.version, action=action)
+    data, control = _statements(ctx.captured_queries)
+    print(f"\n{table.game} {action}: {len(data)} statements (+ {len(control)} transaction control: {control})")
+    for verb, target, sql in data:
+        print(f"  {verb} {target}: {sql[:160]}")
+    return data, control, action
+
+
+@pytest.mark.django_db(transaction=True)  # the move's own transaction is the outermost, as in production
+@pytest.mark.parametrize("game", ["gin", "romme"])
+def test_a_plain_move_is_four_statements(players, game):
+    table = _table(players, game)
+    for _ in range(6):
+        table = Table.objects.get(pk=table.pk)
+        seat = state_of(table).to_act
+        data, control, _ = _move(table, players[seat])
+        assert state_of(Table.objects.get(pk=table.pk)).to_act is not None  # the round goes on: a plain move
+        assert [(verb, target) for verb, target, _ in data] == PLAIN_MOVE
+        lock, _, _, update = (sql for _, _, sql in data)
+        if connection.vendor == "postgresql":
+            assert 'FOR UPDATE OF "games_table"' in lock and control == ["BEGIN", "COMMIT"]
+        else:
+            assert "FOR UPDATE" not in lock  # SQLite: BEGIN IMMEDIATE takes the write lock instead
+            assert [sql.split()[0].upper() for sql in control] == ["BEGIN", "COMMIT"]
+            assert "IMMEDIATE" in control[0].upper()
+        # The rounds come with the locked row, without the JSON the move does not read.
+        selected = re.findall(r'"?(\w+)"?\."(\w+)"', lock.split(" FROM ", 1)[0])
+        rounds = [column for alias, column in selected if alias not in ("games_table", "games_match")]
+        assert sorted(rounds) == sorted(2 * ["id", "match_id", "number", "deal_hash", "deal", "started_at",
+                                             "finished_at"])  # no record, no result
+        assert ("games_table", "state") in selected and ("games_match", "result") in selected
+        # Only what a move changes is written (the turn's deadline moves on with every move).
+        written = set(re.findall(r'"(\w+)" = ', update.split(" WHERE ", 1)[0]))
+        assert written == {"version", "state", "turn_deadline", "moves_logged", "updated_at"}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("game", ["gin", "romme"])
+def test_the_row_keeps_rounds_and_move_count_as_the_log_has_them(players, game):
+    """Through rounds ending, the next ones dealt and the match's end, the row's rounds are the latest ones
+    and the move log runs 0..n-1 with no gap; a stale version changes nothing of it."""
+    table = _table(players, game)
+    rounds_seen = set()
+    for _ in range(3000):
+        table = Table.objects.select_related("current_match").get(pk=table.pk)
+        match = table.current_match
+        rounds = list(match.rounds.order_by("-number")[:2])
+        assert table.current_round_id == rounds[0].pk
+        assert table.last_round_id == next((r.pk for r in rounds if r.finished_at), None)
+        seqs = list(match.moves.order_by("seq").values_list("seq", flat=True))
+        assert seqs == list(range(len(seqs))) and table.moves_logged == len(seqs)
+        rounds_seen.add(rounds[0].number)
+        if table.status != Table.Status.PLAYING or len(rounds_seen) > 3:
+            break
+        state = state_of(table)
+        if state.to_act is None:
+            for seat in table.seats.filter(ready=False, left=False, user__isnull=False):
+                services.round_ready(table_id=table.pk, user=seat.user)
+            continue
+        action = choose_action(engines.engine(game).view(state, state.to_act))
+        with pytest.raises(services.ServiceError) as stale:
+            services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version - 1,
+                                action=action)
+        assert stale.value.code == "stale_version"
+        services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version, action=action)
+    assert len(rounds_seen) > 1  # rounds ended and were dealt on the way
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stored_tables_get_their_rounds_and_move_count(players):
+    executor = MigrationExecutor(connection)
+    before = [("games", "0007_bot_level_advanced")]
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    OldTable, OldMatch = old.get_model("games", "Table"), old.get_model("games", "Match")
+    OldRound, OldMove = old.get_model("games", "Round"), old.get_model("games", "Move")
+    playing = OldTable.objects.create(game="gin", options={}, seat_count=2, status="playing")
+    match = OldMatch.objects.create(table=playing, number=1, game="gin")
+    first = OldRound.objects.create(match=match, number=1, deal_hash="a" * 64, finished_at="2026-12-01T10:00Z")
+    second = OldRound.objects.create(match=match, number=2, deal_hash="b" * 64)
+    for seq in range(5):
+        OldMove.objects.create(table=playing, match=match, round_number=1 + seq // 3, seq=seq, action={"action": "x"},
+                               version=seq + 3)
+    OldTable.objects.filter(pk=playing.pk).update(current_match=match)
+    waiting = OldTable.objects.create(game="gin", options={}, seat_count=2)
+
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+    stored = Table.objects.get(pk=playing.pk)
+    assert (stored.current_round_id, stored.last_round_id, stored.moves_logged) == (second.pk, first.pk, 5)
+    assert Round.objects.filter(match_id=match.pk).count() == 2 and Move.objects.filter(match_id=match.pk).count() == 5
+    fresh = Table.objects.get(pk=waiting.pk)
+    assert (fresh.current_round_id, fresh.last_round_id, fresh.moves_logged) == (None, None, 0)
+
+
+on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL")
+
+
+def _round_over(players) -> Table:
+    table = _table(players, "gin")
+    for _ in range(500):
+        table = Table.objects.get(pk=table.pk)
+        state = state_of(table)
+        if state.to_act is None:
+            return table
+        action = choose_action(engines.engine("gin").view(state, state.to_act))
+        services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version, action=action)
+    raise AssertionError("the round did not end")
+
+
+@on_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_lock_that_waited_for_the_next_deal_reads_the_new_round(players):
+    """PostgreSQL hands a lock that waited the row as the other change committed it, joined to rows as they
+    were when its statement began: the round dealt meanwhile is not in the join. The change must still work
+    on the new round, read from the rounds then."""
+    table = _round_over(players)
+    held, go = threading.Event(), threading.Event()
+    seen: dict = {}
+
+    def deal_and_hold():  # the last "ready": deals round 2, and holds the lock until told to commit
+        try:
+            with transaction.atomic():
+                services.round_ready(table_id=table.pk, user=players[0])
+                services.round_ready(table_id=table.pk, user=players[1])
+                held.set()
+                go.wait(30)
+        finally:
+            connections.close_all()
+
+    def lock_and_read():
+        try:
+            held.wait(30)
+            with transaction.atomic():
+                locked = _common.locked_table(table.pk)
+                seen["joined"] = locked.current_round
+                seen["rounds"] = _common.rounds_of(locked)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=deal_and_hold), threading.Thread(target=lock_and_read)]
+    for thread in threads:
+        thread.start()
+    assert held.wait(30)
+    with connection.cursor() as cursor:  # until the reader waits for the lock
+        for _ in range(3000):
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                           "AND wait_event_type = 'Lock'")
+            if cursor.fetchone()[0]:
+                break
+            threading.Event().wait(0.01)
+        else:
+            raise AssertionError("the reader never waited for the lock")
+    go.set()
+    for thread in threads:
+        thread.join(30)
+    second, first = Round.objects.filter(match__table=table).order_by("-number")[:2]
+    assert second.number == 2 and seen["joined"] is None  # the join missed the round dealt meanwhile
+    current, last = seen["rounds"]
+    assert (current.pk, current.finished_at, last.pk) == (second.pk, None, first.pk)
