@@ -8,3 +8,5 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         # Connects the receivers of other apps' signals (a deleted account leaves its tables).
         from games import receivers  # noqa: F401
+        # Signing out (or deleting the account) closes the person's sockets.
+        from games import handshakes  # noqa: F401
