@@ -26,20 +26,28 @@ each socket closes with **4401**.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
 
 from asgiref.sync import async_to_sync
-from channels.auth import UserLazyObject, get_user
+from channels.auth import UserLazyObject, _get_user_session_key, get_user
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.contrib.auth import get_user_model
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, get_user_model, load_backend
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.signals import user_logged_out
+from django.contrib.sessions.backends.db import SessionStore as DbSessionStore
+from django.contrib.sessions.models import Session
+from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models.signals import post_delete
 from django.dispatch import receiver
-from django.utils.functional import empty
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare
+from django.utils.functional import LazyObject, empty
 from django.utils.html import escape
 
 from games import events, selectors
@@ -156,10 +164,84 @@ async def _run(batcher: _Batcher, batch: list[_Request]) -> None:
             request.future.set_result(result)
 
 
+def _store(scope: dict):
+    """The session store of ``scope`` (channels' SessionMiddleware puts it in a LazyObject)."""
+    session = scope.get("session")
+    if isinstance(session, LazyObject):
+        return session._wrapped if session._wrapped is not empty else None
+    return session
+
+
+def _sessions_and_users(scopes: list[dict]) -> dict:
+    """Read the sessions and users of many sockets in two statements, not two per socket: each database-backed
+    session of ``scopes`` gets its data as ``load()`` would have read it; returns the users they name, by pk."""
+    stores = [store for store in map(_store, scopes)
+              if type(store) is DbSessionStore and store.session_key and not hasattr(store, "_session_cache")]
+    rows = dict(Session.objects.filter(session_key__in=[store.session_key for store in stores],
+                                       expire_date__gt=timezone.now()).values_list("session_key", "session_data"))
+    ids = set()
+    for store in stores:
+        data = rows.get(store.session_key)
+        if data is None:  # as SessionStore.load: no such (live) session
+            store._session_key = None
+            store._session_cache = {}
+            continue
+        store._session_cache = store.decode(data)
+        with contextlib.suppress(KeyError, ValidationError, ValueError):
+            ids.add(_get_user_session_key(store))
+    User = get_user_model()
+    return User._default_manager.in_bulk(list(ids)) if ids else {}
+
+
+def _user_of(scope: dict, users: dict):
+    """channels.auth.get_user for ``scope``, its user taken from ``users`` (read in bulk) where the session
+    names a backend whose ``get_user`` is ModelBackend's (a read by pk, then ``user_can_authenticate``)."""
+    session = scope["session"]
+    try:
+        user_id = _get_user_session_key(session)
+        backend_path = session[BACKEND_SESSION_KEY]
+    except KeyError:
+        return AnonymousUser()
+    if backend_path not in settings.AUTHENTICATION_BACKENDS:
+        return AnonymousUser()
+    backend = load_backend(backend_path)
+    if not isinstance(backend, ModelBackend) or type(backend).get_user is not ModelBackend.get_user:
+        return get_user.func(scope)
+    if user_id not in users:  # a session not read in bulk (another engine), or no such user: as channels does
+        return get_user.func(scope)
+    user = users[user_id]
+    if not backend.user_can_authenticate(user):
+        return AnonymousUser()
+    session_hash = session.get(HASH_SESSION_KEY)
+    if not (session_hash and constant_time_compare(session_hash, user.get_session_auth_hash())):
+        session.flush()
+        return AnonymousUser()
+    return user
+
+
+def _resolve_users(scopes: list[dict]) -> None:
+    """``resolve_user`` for many sockets at once (two statements for all of them)."""
+    waiting = [scope for scope in scopes if "session" in scope and (
+        scope.get("user") is None or (isinstance(scope["user"], UserLazyObject) and scope["user"]._wrapped is empty))]
+    if not waiting:
+        return
+    users = _sessions_and_users(waiting)
+    for scope in waiting:
+        user = _user_of(scope, users)
+        if isinstance(scope.get("user"), UserLazyObject):
+            scope["user"]._wrapped = user
+        else:
+            scope["user"] = user
+
+
 def _open_batch(batch: list[_Request]) -> list:
     """In the database thread: each socket's user, then each table's opening for all its sockets."""
     results: list = [None] * len(batch)
     by_table: dict[int, list[int]] = {}
+    try:
+        _resolve_users([request.scope for request in batch])
+    except Exception:  # noqa: BLE001 - one at a time below, so that only a broken session fails
+        logger.exception("reading the sessions of %s handshakes together failed", len(batch))
     for i, request in enumerate(batch):
         try:
             resolve_user(request.scope)

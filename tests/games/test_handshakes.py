@@ -231,3 +231,31 @@ async def test_a_refused_socket_still_learns_why(players, spectator):
     assert error_or_close["type"] == "websocket.close" and error_or_close["code"] == 4403
     missing = await (await _open_raw("/ws/table/987654/", spectator)).receive_output(timeout=5)
     assert missing["type"] == "websocket.close" and missing["code"] == 4404
+
+
+def test_sessions_read_together_sign_in_whom_one_at_a_time_would(players, django_user_model):
+    from channels.auth import UserLazyObject
+    from django.contrib.sessions.backends.db import SessionStore
+
+    anna, ben, cleo, dora = players
+    cookies = {user.username: session_cookie(user) for user in players}
+    cleo.set_password("a-new-one-for-cleo")  # her old session's hash no longer matches
+    cleo.save()
+    dora.is_active = False
+    dora.save()
+    keys = [cookies["anna"], cookies["ben"], cookies["cleo"], cookies["dora"], "no-such-session-key", None]
+
+    def scopes():
+        return [{"session": SessionStore(key), "user": UserLazyObject()} for key in keys]
+
+    one_by_one = scopes()
+    for scope in one_by_one:
+        handshakes.resolve_user(scope)
+    together = scopes()
+    with CaptureQueriesContext(connection) as queries:
+        handshakes._resolve_users(together)
+    expected = [anna.pk, ben.pk, None, None, None, None]
+    assert [s["user"].pk if s["user"].is_authenticated else None for s in one_by_one] == expected
+    assert [s["user"].pk if s["user"].is_authenticated else None for s in together] == expected
+    selects = [q for q in queries if q["sql"].lstrip().upper().startswith("SELECT")]
+    assert len(selects) == 2  # the sessions, then the users: not two per socket
