@@ -6,5 +6,6 @@ class GamesConfig(AppConfig):
     verbose_name = "Spiele"
 
     def ready(self) -> None:
-        # Connects the receivers of other apps' signals (a deleted account leaves its tables).
-        from games import receivers  # noqa: F401
+        # Connects the receivers of other apps' signals (a deleted account leaves its tables; signing out or
+        # deleting the account closes the person's sockets).
+        from games import handshakes, receivers  # noqa: F401

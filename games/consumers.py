@@ -9,15 +9,12 @@ import json
 import logging
 from urllib.parse import parse_qs
 
-from channels.auth import UserLazyObject, get_user
 from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.utils.functional import empty
-from django.utils.html import escape
 
-from games import events, ratelimit, selectors, services, timekeeper
+from games import events, handshakes, ratelimit, selectors, services, timekeeper
 from games.dbthread import in_thread
 from games.services import ServiceError
 
@@ -37,15 +34,18 @@ def _poll_seconds() -> float:
     return float(settings.GAMES_STATE_POLL_SECONDS or 0)
 
 
-def resolve_user(scope) -> None:
-    """Load the user of the socket's session, inside a database call of the consumer's own: ginsite.asgi
-    leaves ``scope["user"]`` unresolved, so that a handshake costs one trip to the database thread, not two.
-    A user resolved already (another middleware, a test) is left as it is."""
-    user = scope.get("user")
-    if isinstance(user, UserLazyObject) and user._wrapped is empty:
-        user._wrapped = get_user.func(scope)
-    elif user is None and "session" in scope:
-        scope["user"] = get_user.func(scope)
+#: Kept here for whoever imported it from this module (games.notice_consumers did).
+resolve_user = handshakes.resolve_user
+
+
+async def _signed_out(consumer) -> None:
+    """Close ``consumer`` because its person signed out: nothing it is sent later acts as them."""
+    from django.contrib.auth.models import AnonymousUser
+
+    consumer.user = AnonymousUser()
+    consumer.user_id = None
+    await consumer.send_error("signed_out", "Du hast dich abgemeldet; diese Verbindung ist geschlossen.")
+    await consumer.close(code=handshakes.CLOSE_SIGNED_OUT)
 
 
 class _JsonConsumer(AsyncWebsocketConsumer):
@@ -82,50 +82,70 @@ class TableConsumer(_JsonConsumer):
         self.poll_task = None
         self.groups_joined: list[str] = []
         self.admitted = False  # frames go out only once the socket may watch (see table_frame)
+        # Accepted before anything else: a handshake never waits behind database work (daphne drops one that
+        # is not accepted within its connect timeout). The client learns the rest, refusals included, from
+        # the frames and the close code that follow.
+        await self.accept()
+        if not handshakes.take_address(self):
+            await self._refuse_too_many("address")
+            return
         query = parse_qs(self.scope.get("query_string", b"").decode("latin1"))
         invite = (query.get("invite") or [""])[0]
         # Groups that do not depend on who this is are joined first, so that nothing falls between the state
-        # read below and the next frame.
+        # read below and the next frame. Frames that arrive meanwhile wait: the consumer handles its messages
+        # one after the other, so they come after this handshake's state, in the order they were sent.
         await self._regroup(add=[events.everyone_group(self.table_id), events.public_group(self.table_id)])
-        # One trip to the database for everything a handshake needs: who this is (session and user), whether
-        # they may watch, the whole state and the chat (a burst of sockets after a restart is what this is for).
-        opened = await in_thread(self._open)(invite)
+        # Who this is (session and user), whether they may watch, the state and the chat, read together with
+        # the other handshakes arriving now (games.handshakes: one read per table, not per socket).
+        user, opened = await handshakes.open_table(self.scope, self.table_id, invite)
+        self.user = user
+        if user is not None and user.is_authenticated:
+            self.user_id = user.pk
         if not isinstance(opened, tuple):
             await self._regroup(discard=list(self.groups_joined))
-            # Accept first so that the client learns why (a refused handshake tells a browser nothing).
-            await self.accept()
+            self.user_id = None
             if isinstance(opened, str):  # a same-deals table only staff may watch for now: say so
                 await self.send_error("staff_only", opened)
             await self.close(code=4404 if opened is None else 4403)
             return
+        if self.user_id is not None and not handshakes.take_person(self, self.user_id):
+            await self._regroup(discard=list(self.groups_joined))
+            self.user_id = None
+            await self._refuse_too_many("person")
+            return
         state, chat = opened
         # The state was read before this socket was in its groups: a change committed in between must not
-        # get lost. The public group was joined before the read (see _open), so such a change shows up as a
-        # public frame newer than the state; a seated socket then reads its own state again (table_frame).
-        # Seated: its frames come on the user group; the public group is for everyone else.
+        # get lost. The public group was joined before the read, so such a change shows up as a public frame
+        # newer than the state; a seated socket then reads its own state again (table_frame).
+        # Seated: its frames come on the user group; the public group is for everyone else. Signed in: the
+        # person's group, through which signing out closes the socket.
+        add = ([events.user_group(self.table_id, self.user_id), handshakes.person_group(self.user_id)]
+               if self.user_id is not None else [])
         await self._regroup(
-            add=[events.user_group(self.table_id, self.user_id)] if self.user_id is not None else [],
+            add=add,
             discard=[events.public_group(self.table_id)] if state["table"]["you"] is not None else [],
         )
         self.admitted = True
-        await self.accept()
         await self._deliver(state)
         timekeeper.socket_opened(self.table_id, self.version)
         self.watched = True
         for frame in chat:
             await self.send_frame(frame)
-        await self._presence(online=True)
+        if self.user_id is not None:
+            self.present = self.user
+            handshakes.presence_opened(self.channel_layer, self.table_id, self.user)
         seconds = _poll_seconds()
         if seconds > 0:
             self.poll_task = asyncio.create_task(self._poll(seconds))
 
-    def _open(self, invite: str) -> tuple[dict, list[dict]] | str | bool | None:
-        """Sign in from the session, then read what the handshake needs (``selectors.table_opening``)."""
-        resolve_user(self.scope)
-        self.user = self.scope.get("user")
-        if self.user is not None and self.user.is_authenticated:
-            self.user_id = self.user.pk
-        return selectors.table_opening(table_id=self.table_id, user=self.user, invite_token=invite)
+    async def _refuse_too_many(self, kind: str) -> None:
+        await self.send_error("too_many_sockets", handshakes.too_many_message(kind))
+        await self.close(code=handshakes.CLOSE_TOO_MANY)
+
+    async def person_signed_out(self, event) -> None:
+        """The person signed out or deleted their account: this socket acts as nobody from now and closes."""
+        self.admitted = False  # nothing more of their seat reaches it
+        await _signed_out(self)
 
     async def _regroup(self, *, add=(), discard=()) -> None:
         """Join ``add`` and leave ``discard`` (in one round trip where the layer can, see ginsite.layers)."""
@@ -158,26 +178,20 @@ class TableConsumer(_JsonConsumer):
             await self.send_state()
 
     async def disconnect(self, code):
-        if self.poll_task is not None:
+        if getattr(self, "poll_task", None) is not None:
             self.poll_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.poll_task
         if getattr(self, "watched", False):
             self.watched = False
             timekeeper.socket_closed(self.table_id)
+        handshakes.release(self)
         joined = list(getattr(self, "groups_joined", []))
         if joined:
             await self._regroup(discard=joined)
-            await self._presence(online=False)
-
-    async def _presence(self, *, online: bool) -> None:
-        if self.user_id is None:
-            return
-        name = escape(self.user.get_username())
-        frame = {"type": "presence", "user_id": self.user_id, "user": name, "online": online}
-        await events.send_now(self.channel_layer, events.wire(
-            [(events.everyone_group(self.table_id), {"type": "table.frame", "audience": "all", "frame": frame})]
-        ))
+        present, self.present = getattr(self, "present", None), None
+        if present is not None:
+            handshakes.presence_closed(self.channel_layer, self.table_id, present)
 
     async def _poll(self, seconds: float) -> None:
         while True:

@@ -5,36 +5,57 @@ work after the handshake, and the client only listens."""
 
 from __future__ import annotations
 
-from games import events, notices, selectors
-from games.consumers import _JsonConsumer, resolve_user
+from games import events, handshakes, notices, selectors
+from games.consumers import _JsonConsumer, _signed_out
 from games.dbthread import in_thread
 
 
 class NoticeConsumer(_JsonConsumer):
     async def connect(self):
         self.group = None
-        user_id = await in_thread(self._user_id)()
-        # Accepted first, so that the client learns why (a refused handshake tells a browser nothing).
+        self.person = None
+        # Accepted first, before any database work (see games.consumers.TableConsumer.connect), so that the
+        # client also learns why it is refused.
         await self.accept()
+        if not handshakes.take_address(self):
+            await self._refuse_too_many("address")
+            return
+        user = await handshakes.open_user(self.scope)
+        user_id = user.pk if user is not None and user.is_authenticated else None
         if user_id is None:
             await self.close(code=4403)
             return
+        if not handshakes.take_person(self, user_id):
+            await self._refuse_too_many("person")
+            return
         # In the group before the pending notices are read: a notice committed in between is either in what
-        # is read or arrives on the group (the client shows a notice once however often it comes).
+        # is read or arrives on the group (the client shows a notice once however often it comes). The
+        # person's group closes the socket when they sign out.
         self.group = notices.user_group(user_id)
+        self.person = handshakes.person_group(user_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.channel_layer.group_add(self.person, self.channel_name)
         for frame in await in_thread(selectors.notices_pending)(user_id=user_id):
             await self.send_frame(frame)
 
-    def _user_id(self) -> int | None:
-        resolve_user(self.scope)
-        user = self.scope.get("user")
-        return user.pk if user is not None and user.is_authenticated else None
+    async def _refuse_too_many(self, kind: str) -> None:
+        await self.send_error("too_many_sockets", handshakes.too_many_message(kind))
+        await self.close(code=handshakes.CLOSE_TOO_MANY)
+
+    async def person_signed_out(self, event) -> None:
+        await self._leave()
+        await _signed_out(self)
+
+    async def _leave(self) -> None:
+        for name in ("group", "person"):
+            group = getattr(self, name, None)
+            if group is not None:
+                setattr(self, name, None)
+                await self.channel_layer.group_discard(group, self.channel_name)
 
     async def disconnect(self, code):
-        if getattr(self, "group", None) is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            self.group = None
+        handshakes.release(self)
+        await self._leave()
 
     async def receive(self, text_data=None, bytes_data=None):
         # The socket only listens; whatever a client sends changes nothing.

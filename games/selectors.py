@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils.translation import gettext
 
-from games import engines, notices, presenters
+from games import engines, framecache, notices, presenters
 from games.engine.romme import hints as romme_hints
 from games.models import ChatMessage, Match, Round, Seat, Table
 
@@ -231,17 +231,59 @@ def table_opening(*, table_id: int | str, user: User, invite_token: str = "") ->
     """What a table socket's handshake reads, in one trip to the database thread: the state as ``user`` sees
     it and the recent chat; None if there is no such table, False if ``user`` may not watch it, the reason
     (``watch_refusal``) if only staff may watch it for now."""
+    return table_openings(table_id=table_id, viewers=[(user, invite_token)])[0]
+
+
+def table_openings(*, table_id: int | str, viewers: list[tuple[User, str]]) -> list[tuple[dict, list[dict]] | str | bool | None]:
+    """:func:`table_opening` for several sockets of one table at once (games.handshakes batches the
+    handshakes that arrive together): one read of the table, its rows and its chat for all of them, each
+    socket's view built from that one snapshot. At a version whose frames this process keeps
+    (games.framecache) the rows are not read again at all."""
     table = table_get(table_id=table_id)
     if table is None:
-        return None
-    if not table_may_watch(table=table, user=user, invite_token=invite_token):
-        return False
-    refusal = watch_refusal(table=table, user=user)
-    if refusal is not None:
-        return refusal
+        return [None] * len(viewers)
+    snapshot: presenters.TableSnapshot | None = None
+    chat: list[dict] | None = None
+    group_open: bool | None = None
+    out: list[tuple[dict, list[dict]] | str | bool | None] = []
+    for user, invite_token in viewers:
+        if table.private and not invite_matches(table=table, invite_token=invite_token):
+            if snapshot is None:
+                snapshot = _snapshot_kept(table)
+            if not _holds_a_seat(snapshot, user):
+                out.append(False)
+                continue
+        if table.deal_group and not _staff(user):
+            if snapshot is None:
+                snapshot = _snapshot_kept(table)
+            if not _holds_a_seat(snapshot, user):
+                if group_open is None:
+                    group_open = deal_group_open(table=table)
+                if group_open:
+                    out.append(_staff_only_message())
+                    continue
+        if snapshot is None:
+            snapshot = _snapshot_kept(table)
+        if chat is None:
+            chat = chat_recent(table_id=table.pk)
+        out.append((framecache.state_for(snapshot, user), chat))
+    return out
+
+
+def _holds_a_seat(snapshot: presenters.TableSnapshot, user: User) -> bool:
+    """Whether ``user`` has a seat row at the table (left or not), as ``table_may_watch`` asks it."""
+    return bool(user is not None and getattr(user, "is_authenticated", False)
+                and any(seat.user_id == user.pk for seat in snapshot.seats))
+
+
+def _snapshot_kept(table: Table) -> presenters.TableSnapshot:
+    """The snapshot of ``table`` at its row's version: from games.framecache if kept, else read (and kept)."""
+    kept = framecache.snapshot_at(table) if framecache.cacheable(table) else None
+    if kept is not None:
+        return kept
     snapshot = table_snapshot(table=table)
-    state = presenters.table_state(snapshot, presenters.seat_of_user(snapshot.seats, user))
-    return state, chat_recent(table_id=table_id)
+    framecache.keep(snapshot)
+    return snapshot
 
 
 def table_state_for(*, table_id: int | str, user: User) -> dict | None:
@@ -249,8 +291,7 @@ def table_state_for(*, table_id: int | str, user: User) -> dict | None:
     table = table_get(table_id=table_id)
     if table is None:
         return None
-    snapshot = table_snapshot(table=table)
-    return presenters.table_state(snapshot, presenters.seat_of_user(snapshot.seats, user))
+    return framecache.state_for(_snapshot_kept(table), user)
 
 
 def table_version(*, table_id: int | str) -> int | None:

@@ -312,6 +312,17 @@ GAMES_STATE_POLL_SECONDS = float(os.environ.get("GAMES_STATE_POLL_SECONDS", "0")
 # GAMES_SOCKET_RATE a second; moves and chat lines that go through give their token back, ping is free.
 GAMES_SOCKET_RATE = float(os.environ.get("GAMES_SOCKET_RATE", "5"))
 GAMES_SOCKET_BURST = int(os.environ.get("GAMES_SOCKET_BURST", "60"))
+# Open table and notice sockets at once per signed-in person and per client address (games/handshakes.py);
+# over a cap a socket is accepted, told why and closed with 4429. Addresses in GAMES_SOCKET_CAP_EXEMPT (the
+# machine itself: a proxy that does not pass the client's address, the load test) are not counted; behind
+# nginx daphne runs with --proxy-headers, so the address is the client's.
+GAMES_SOCKETS_PER_PERSON = int(os.environ.get("GAMES_SOCKETS_PER_PERSON", "20"))
+GAMES_SOCKETS_PER_ADDRESS = int(os.environ.get("GAMES_SOCKETS_PER_ADDRESS", "60"))
+GAMES_SOCKET_CAP_EXEMPT = [a for a in os.environ.get("GAMES_SOCKET_CAP_EXEMPT", "127.0.0.1,::1").split(",") if a]
+# Handshakes of table and notice sockets arriving within this many seconds share one trip to the database;
+# presence changes of one table within GAMES_PRESENCE_BATCH_SECONDS go out as one frame.
+GAMES_HANDSHAKE_BATCH_SECONDS = float(os.environ.get("GAMES_HANDSHAKE_BATCH_SECONDS", "0.005"))
+GAMES_PRESENCE_BATCH_SECONDS = float(os.environ.get("GAMES_PRESENCE_BATCH_SECONDS", "0.25"))
 # Open or running tables one person may have opened at once (too_many_tables); 0: no cap.
 GAMES_MAX_OPEN_TABLES = int(os.environ.get("GAMES_MAX_OPEN_TABLES", "5"))
 # The live layer's database calls side by side in a thread pool (PostgreSQL only; SQLite has one writer and

@@ -157,9 +157,11 @@ connect({
   state: acceptState,
   chat: addChat,
   presence(message) {
-    // Only changes are announced: a seat is marked offline once its player's socket is known to be gone.
-    if (message.online) store.offline.delete(message.user_id);
-    else store.offline.add(message.user_id);
+    // Only changes are announced, per person: a seat is marked offline once its player's last socket is gone.
+    for (const change of message.changes || [message]) {
+      if (change.online) store.offline.delete(change.user_id);
+      else store.offline.add(change.user_id);
+    }
     render();
   },
   error(message) {

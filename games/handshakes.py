@@ -1,0 +1,411 @@
+"""What the sockets of this process share: their handshakes, batched; presence per person, batched; the caps on
+open sockets per person and per address; and the per-person group through which a sign-out closes them.
+
+**Handshakes.** A socket is accepted before any database work (games.consumers), then asks here for what it
+needs. Requests that arrive together (within ``GAMES_HANDSHAKE_BATCH_SECONDS``, and all that arrive while a
+batch is in the database thread) go to the database in one trip: each socket's session and user, then per
+table one read of the table, its rows and its chat (``selectors.table_openings``), every socket's view built
+from that snapshot. A burst of sockets after a restart or at a tournament's start is what this is for.
+
+**Presence** is per person: ``online`` when a person's first socket at a table opens, ``offline`` when their
+last one closes; the changes of one table within ``GAMES_PRESENCE_BATCH_SECONDS`` go out as one frame. Counted
+in this process (with several daphne processes a person with sockets on two of them is announced by each).
+
+**Caps.** At most ``GAMES_SOCKETS_PER_PERSON`` table and notice sockets per signed-in person and
+``GAMES_SOCKETS_PER_ADDRESS`` per client address (``scope["client"]``: behind nginx the address daphne's
+``--proxy-headers`` takes from X-Forwarded-For), counted per process. Addresses in
+``GAMES_SOCKET_CAP_EXEMPT`` (the machine itself: a proxy without the headers, the load test) count for
+nobody. A socket over a cap is accepted, told why (``error`` code ``too_many_sockets``) and closed with
+**4429**.
+
+**Sign-out.** Every table and notice socket of a signed-in person joins ``person_group(user_id)``; signing out
+(allauth's and Django's ``user_logged_out``) and deleting the account send ``person.signed_out`` there, and
+each socket closes with **4401**.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+
+from asgiref.sync import async_to_sync
+from channels.auth import UserLazyObject, _get_user_session_key, get_user
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, get_user_model, load_backend
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.signals import user_logged_out
+from django.contrib.sessions.backends.db import SessionStore as DbSessionStore
+from django.contrib.sessions.models import Session
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+from django.db.models.signals import post_delete
+from django.dispatch import receiver
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare
+from django.utils.functional import LazyObject, empty
+from django.utils.html import escape
+
+from games import events, selectors
+from games.dbthread import in_thread
+
+logger = logging.getLogger(__name__)
+
+#: Close code of a socket over a cap, and of one whose person signed out.
+CLOSE_TOO_MANY = 4429
+CLOSE_SIGNED_OUT = 4401
+
+#: The most handshakes one trip to the database takes (the rest wait for the next trip).
+BATCH_MAX = 200
+
+
+def resolve_user(scope) -> None:
+    """Load the user of the socket's session, inside a database call of the consumer's own: ginsite.asgi
+    leaves ``scope["user"]`` unresolved, so that a handshake costs no trip to the database thread of its
+    own. A user resolved already (another middleware, a test) is left as it is."""
+    user = scope.get("user")
+    if isinstance(user, UserLazyObject) and user._wrapped is empty:
+        user._wrapped = get_user.func(scope)
+    elif user is None and "session" in scope:
+        scope["user"] = get_user.func(scope)
+
+
+def person_group(user_id: int) -> str:
+    """Every table and notice socket of one signed-in person (in any process)."""
+    return f"person.{user_id}"
+
+
+# --- batched handshakes ---------------------------------------------------------------------------------
+
+
+@dataclass
+class _Request:
+    scope: dict
+    table_id: int | None  # None: only the user (a notice socket)
+    invite: str
+    future: asyncio.Future
+
+
+@dataclass
+class _Batcher:
+    loop: asyncio.AbstractEventLoop
+    pending: list[_Request] = field(default_factory=list)
+    timer: asyncio.TimerHandle | None = None
+    running: int = 0
+
+
+_batchers: dict[int, _Batcher] = {}
+
+
+def _batcher() -> _Batcher:
+    loop = asyncio.get_running_loop()
+    batcher = _batchers.get(id(loop))
+    if batcher is None or batcher.loop is not loop:
+        _batchers.clear()  # a loop of an earlier test has gone
+        batcher = _batchers[id(loop)] = _Batcher(loop)
+    return batcher
+
+
+def _parallel() -> int:
+    """How many batches may be in the database at once: one with a single database thread (SQLite)."""
+    return 4 if settings.GAMES_DB_PARALLEL and connection.vendor == "postgresql" else 1
+
+
+async def open_table(scope: dict, table_id: int, invite: str):
+    """The user of ``scope`` and what ``selectors.table_opening`` says for them, read together with the
+    handshakes of other sockets that arrive at the same time."""
+    return await _submit(scope, table_id, invite)
+
+
+async def open_user(scope: dict):
+    """The user of ``scope`` (a notice socket's handshake), batched like a table socket's."""
+    user, _ = await _submit(scope, None, "")
+    return user
+
+
+async def _submit(scope: dict, table_id: int | None, invite: str):
+    batcher = _batcher()
+    future = batcher.loop.create_future()
+    batcher.pending.append(_Request(scope, table_id, invite, future))
+    if batcher.timer is None and batcher.running < _parallel():
+        batcher.timer = batcher.loop.call_later(float(settings.GAMES_HANDSHAKE_BATCH_SECONDS), _flush, batcher)
+    return await future
+
+
+def _flush(batcher: _Batcher) -> None:
+    batcher.timer = None
+    if not batcher.pending or batcher.running >= _parallel():
+        return
+    batch, batcher.pending = batcher.pending[:BATCH_MAX], batcher.pending[BATCH_MAX:]
+    batcher.running += 1
+    batcher.loop.create_task(_run(batcher, batch))
+
+
+async def _run(batcher: _Batcher, batch: list[_Request]) -> None:
+    try:
+        results = await in_thread(_open_batch)(batch)
+    except Exception as error:  # noqa: BLE001 - every socket of the batch hears of it
+        results = [error] * len(batch)
+    finally:
+        batcher.running -= 1
+        # Whatever arrived while this batch was in the database goes next, at once.
+        if batcher.pending and batcher.timer is None:
+            _flush(batcher)
+    for request, result in zip(batch, results, strict=True):
+        if request.future.done():  # the socket went away meanwhile
+            continue
+        if isinstance(result, Exception):
+            request.future.set_exception(result)
+        else:
+            request.future.set_result(result)
+
+
+def _store(scope: dict):
+    """The session store of ``scope`` (channels' SessionMiddleware puts it in a LazyObject)."""
+    session = scope.get("session")
+    if isinstance(session, LazyObject):
+        return session._wrapped if session._wrapped is not empty else None
+    return session
+
+
+def _sessions_and_users(scopes: list[dict]) -> dict:
+    """Read the sessions and users of many sockets in two statements, not two per socket: each database-backed
+    session of ``scopes`` gets its data as ``load()`` would have read it; returns the users they name, by pk."""
+    stores = [store for store in map(_store, scopes)
+              if type(store) is DbSessionStore and store.session_key and not hasattr(store, "_session_cache")]
+    rows = dict(Session.objects.filter(session_key__in=[store.session_key for store in stores],
+                                       expire_date__gt=timezone.now()).values_list("session_key", "session_data"))
+    ids = set()
+    for store in stores:
+        data = rows.get(store.session_key)
+        if data is None:  # as SessionStore.load: no such (live) session
+            store._session_key = None
+            store._session_cache = {}
+            continue
+        store._session_cache = store.decode(data)
+        with contextlib.suppress(KeyError, ValidationError, ValueError):
+            ids.add(_get_user_session_key(store))
+    User = get_user_model()
+    return User._default_manager.in_bulk(list(ids)) if ids else {}
+
+
+def _user_of(scope: dict, users: dict):
+    """channels.auth.get_user for ``scope``, its user taken from ``users`` (read in bulk) where the session
+    names a backend whose ``get_user`` is ModelBackend's (a read by pk, then ``user_can_authenticate``)."""
+    session = scope["session"]
+    try:
+        user_id = _get_user_session_key(session)
+        backend_path = session[BACKEND_SESSION_KEY]
+    except KeyError:
+        return AnonymousUser()
+    if backend_path not in settings.AUTHENTICATION_BACKENDS:
+        return AnonymousUser()
+    backend = load_backend(backend_path)
+    if not isinstance(backend, ModelBackend) or type(backend).get_user is not ModelBackend.get_user:
+        return get_user.func(scope)
+    if user_id not in users:  # a session not read in bulk (another engine), or no such user: as channels does
+        return get_user.func(scope)
+    user = users[user_id]
+    if not backend.user_can_authenticate(user):
+        return AnonymousUser()
+    session_hash = session.get(HASH_SESSION_KEY)
+    if not (session_hash and constant_time_compare(session_hash, user.get_session_auth_hash())):
+        session.flush()
+        return AnonymousUser()
+    return user
+
+
+def _resolve_users(scopes: list[dict]) -> None:
+    """``resolve_user`` for many sockets at once (two statements for all of them)."""
+    waiting = [scope for scope in scopes if "session" in scope and (
+        scope.get("user") is None or (isinstance(scope["user"], UserLazyObject) and scope["user"]._wrapped is empty))]
+    if not waiting:
+        return
+    users = _sessions_and_users(waiting)
+    for scope in waiting:
+        user = _user_of(scope, users)
+        if isinstance(scope.get("user"), UserLazyObject):
+            scope["user"]._wrapped = user
+        else:
+            scope["user"] = user
+
+
+def _open_batch(batch: list[_Request]) -> list:
+    """In the database thread: each socket's user, then each table's opening for all its sockets."""
+    results: list = [None] * len(batch)
+    by_table: dict[int, list[int]] = {}
+    try:
+        _resolve_users([request.scope for request in batch])
+    except Exception:  # noqa: BLE001 - one at a time below, so that only a broken session fails
+        logger.exception("reading the sessions of %s handshakes together failed", len(batch))
+    for i, request in enumerate(batch):
+        try:
+            resolve_user(request.scope)
+        except Exception as error:  # noqa: BLE001 - this socket fails, the others go on
+            results[i] = error
+            continue
+        if request.table_id is None:
+            results[i] = (request.scope.get("user"), None)
+        else:
+            by_table.setdefault(request.table_id, []).append(i)
+    for table_id, indices in by_table.items():
+        users = [batch[i].scope.get("user") for i in indices]
+        try:
+            openings = selectors.table_openings(table_id=table_id,
+                                                viewers=[(u, batch[i].invite) for u, i in zip(users, indices, strict=True)])
+        except Exception as error:  # noqa: BLE001 - this table's sockets fail, the others go on
+            logger.exception("handshakes of table %s failed", table_id)
+            openings = [error] * len(indices)
+        for i, user, opening in zip(indices, users, openings, strict=True):
+            results[i] = opening if isinstance(opening, Exception) else (user, opening)
+    return results
+
+
+# --- presence per person, batched ------------------------------------------------------------------------
+
+_present: Counter[tuple[int, int]] = Counter()
+#: Per table: the changes not yet sent, user id -> (name, online); and the timer that sends them.
+_presence_pending: dict[int, dict[int, tuple[str, bool]]] = {}
+_presence_timers: dict[int, asyncio.TimerHandle] = {}
+
+
+def presence_opened(layer, table_id: int, user) -> None:
+    key = (table_id, user.pk)
+    _present[key] += 1
+    if _present[key] == 1:
+        _presence_change(layer, table_id, user, online=True)
+
+
+def presence_closed(layer, table_id: int, user) -> None:
+    key = (table_id, user.pk)
+    if _present[key] <= 0:
+        return
+    _present[key] -= 1
+    if _present[key] == 0:
+        del _present[key]
+        _presence_change(layer, table_id, user, online=False)
+
+
+def _presence_change(layer, table_id: int, user, *, online: bool) -> None:
+    pending = _presence_pending.setdefault(table_id, {})
+    if user.pk in pending:
+        # Came and went (or went and came back) within the window: nothing changed for the others.
+        del pending[user.pk]
+    else:
+        pending[user.pk] = (escape(user.get_username()), online)
+    if table_id not in _presence_timers:
+        loop = asyncio.get_running_loop()
+        _presence_timers[table_id] = loop.call_later(
+            float(settings.GAMES_PRESENCE_BATCH_SECONDS), lambda: loop.create_task(_presence_send(layer, table_id)))
+
+
+async def _presence_send(layer, table_id: int) -> None:
+    _presence_timers.pop(table_id, None)
+    pending = _presence_pending.pop(table_id, {})
+    if not pending:
+        return
+    frame = {"type": "presence", "changes": [
+        {"user_id": user_id, "user": name, "online": online} for user_id, (name, online) in sorted(pending.items())]}
+    await events.send_now(layer, events.wire(
+        [(events.everyone_group(table_id), {"type": "table.frame", "audience": "all", "frame": frame})]))
+
+
+# --- caps on open sockets -------------------------------------------------------------------------------
+
+_per_person: Counter[int] = Counter()
+_per_address: Counter[str] = Counter()
+
+
+def address_of(scope: dict) -> str | None:
+    client = scope.get("client")
+    host = client[0] if client else None
+    if not host or host in settings.GAMES_SOCKET_CAP_EXEMPT:
+        return None
+    return str(host)
+
+
+def take_address(consumer) -> bool:
+    """Count ``consumer`` for its address; False (and not counted) if the address is at its cap."""
+    address = address_of(consumer.scope)
+    if address is None:
+        return True
+    if _per_address[address] >= settings.GAMES_SOCKETS_PER_ADDRESS:
+        return False
+    _per_address[address] += 1
+    consumer.capped_address = address
+    return True
+
+
+def take_person(consumer, user_id: int) -> bool:
+    """Count ``consumer`` for its person; False (and not counted) if the person is at their cap."""
+    if _per_person[user_id] >= settings.GAMES_SOCKETS_PER_PERSON:
+        return False
+    _per_person[user_id] += 1
+    consumer.capped_person = user_id
+    return True
+
+
+def release(consumer) -> None:
+    """Uncount ``consumer`` (its disconnect; safe to call twice)."""
+    address = getattr(consumer, "capped_address", None)
+    if address is not None:
+        consumer.capped_address = None
+        _per_address[address] -= 1
+        if _per_address[address] <= 0:
+            del _per_address[address]
+    person = getattr(consumer, "capped_person", None)
+    if person is not None:
+        consumer.capped_person = None
+        _per_person[person] -= 1
+        if _per_person[person] <= 0:
+            del _per_person[person]
+
+
+def too_many_message(kind: str) -> str:
+    if kind == "person":
+        return (f"Zu viele offene Verbindungen für dieses Konto (höchstens {settings.GAMES_SOCKETS_PER_PERSON}); "
+                "bitte andere Tabs schließen.")
+    return (f"Zu viele offene Verbindungen von dieser Adresse (höchstens {settings.GAMES_SOCKETS_PER_ADDRESS}); "
+            "bitte andere Tabs schließen.")
+
+
+def reset() -> None:
+    """Forget every count (tests)."""
+    _present.clear()
+    _presence_pending.clear()
+    for timer in _presence_timers.values():
+        timer.cancel()
+    _presence_timers.clear()
+    _per_person.clear()
+    _per_address.clear()
+    _batchers.clear()
+
+
+# --- sign-out closes a person's sockets --------------------------------------------------------------------
+
+
+def close_sockets_of(user_id: int) -> None:
+    """Tell every socket of ``user_id`` (in every process) to close."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(person_group(user_id), {"type": "person.signed_out"})
+    except Exception:  # noqa: BLE001 - the sign-out itself stands; the sockets act as nobody once the session is gone
+        logger.exception("could not close the sockets of user %s", user_id)
+
+
+@receiver(user_logged_out, dispatch_uid="games.handshakes.signed_out")
+def _signed_out(sender, request, user, **kwargs) -> None:
+    if user is not None and getattr(user, "pk", None) is not None:
+        close_sockets_of(user.pk)
+
+
+@receiver(post_delete, sender=get_user_model(), dispatch_uid="games.handshakes.deleted")
+def _deleted(sender, instance, **kwargs) -> None:
+    user_id = instance.pk
+    transaction.on_commit(lambda: close_sockets_of(user_id))

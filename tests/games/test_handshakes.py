@@ -1,0 +1,261 @@
+"""The handshake of table and notice sockets (games/handshakes.py, games/framecache.py): accepted first, the
+handshakes that arrive together read each table once, the last frames per table and audience kept by version
+and never handed to anyone else, presence per person and batched, the caps on sockets per person and address."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.auth.models import AnonymousUser
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games import framecache, handshakes, selectors, services
+from tests.games.helpers import Socket, session_cookie
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+create_table = sync_to_async(services.table_create)
+join_table = sync_to_async(services.table_join)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_counts():
+    handshakes.reset()
+    framecache.clear()
+    yield
+    handshakes.reset()
+    framecache.clear()
+
+
+def _playing_gin(players):
+    table = services.table_create(user=players[0], game="gin", preset="schnell", options={})
+    services.table_join(table_id=table.pk, user=players[1])
+    return table
+
+
+def _reads(queries, *tables: str) -> int:
+    return sum(1 for q in queries if any(f'"{t}"' in q["sql"] for t in tables))
+
+
+def test_sockets_of_one_table_share_one_read_and_a_kept_version_reads_no_rows(players, spectator):
+    table = _playing_gin(players)
+    viewers = [(players[0], ""), (players[1], ""), (spectator, ""), (AnonymousUser(), "")]
+    # One socket at a time, as before the batching: every handshake reads the table's rows and its chat.
+    framecache.clear()
+    with CaptureQueriesContext(connection) as alone:
+        for user, invite in viewers:
+            framecache.clear()
+            selectors.table_opening(table_id=table.pk, user=user, invite_token=invite)
+    framecache.clear()
+    with CaptureQueriesContext(connection) as together:
+        openings = selectors.table_openings(table_id=table.pk, viewers=viewers)
+    with CaptureQueriesContext(connection) as again:
+        kept = selectors.table_openings(table_id=table.pk, viewers=viewers)
+    print(f"statements for 4 handshakes of one table: one at a time {len(alone)}, batched {len(together)}, "
+          f"batched at a kept version {len(again)}")
+    assert _reads(together, "games_seat") == 1 and _reads(together, "games_chatmessage") == 1
+    assert _reads(alone, "games_seat") >= 4
+    assert len(together) * 3 <= len(alone)
+    # At an unchanged version nothing of the state is read again: the table's row (for its version) and the chat.
+    assert _reads(again, "games_seat", "games_round") == 0 and len(again) == 2
+    assert [o[0] for o in kept] == [o[0] for o in openings]
+    you = [state["table"]["you"] for state, _ in openings]
+    assert you == [0, 1, None, None]
+
+
+def test_a_kept_seat_view_never_reaches_anyone_else(players, spectator):
+    table = _playing_gin(players)
+    anna, ben = players[0], players[1]
+    anna_view = selectors.table_state_for(table_id=table.pk, user=anna)  # anna's frame is kept now
+    hand = anna_view["view"]["hand"]
+    assert len(hand) == 7 or len(hand) >= 7
+    for someone in (spectator, AnonymousUser(), None, players[2]):
+        seen = selectors.table_state_for(table_id=table.pk, user=someone)
+        assert seen["table"]["you"] is None and seen["version"] == anna_view["version"]
+        assert not set(hand) & set(json.dumps(seen["view"]).replace('"', " ").split()), "a kept hand leaked"
+    bens = selectors.table_state_for(table_id=table.pk, user=ben)
+    assert bens["table"]["you"] == 1 and not set(bens["view"]["hand"]) & set(hand)
+    # Anna's seat changes hands (she resigns and leaves): a newer version, her old frame is not reused for her.
+    services.match_resign(table_id=table.pk, user=anna)
+    after = selectors.table_state_for(table_id=table.pk, user=anna)
+    assert after["version"] > anna_view["version"] and after["view"].get("hand") != hand
+
+
+async def test_sockets_connecting_together_each_get_their_own_view(players, spectator):
+    table = await sync_to_async(_playing_gin)(players)
+    sockets = await asyncio.gather(
+        Socket.open(table.pk, players[0]), Socket.open(table.pk, spectator),
+        Socket.open(table.pk, players[1]), Socket.open(table.pk, None))
+    states = [await s.until(lambda f: f["type"] == "state") for s in sockets]
+    assert [s["table"]["you"] for s in states] == [0, None, 1, None]
+    anna_hand, ben_hand = set(states[0]["view"]["hand"]), set(states[2]["view"]["hand"])
+    assert anna_hand and ben_hand and not anna_hand & ben_hand
+    for watcher in (states[1], states[3]):
+        text = json.dumps(watcher["view"])
+        assert not any(f'"{card}"' in text for card in anna_hand | ben_hand)
+    for socket in sockets:
+        await socket.close()
+
+
+async def _presence_frames(socket: Socket, seconds: float) -> list[dict]:
+    """The presence frames ``socket`` gets within ``seconds``."""
+    frames = []
+    loop = asyncio.get_running_loop()
+    end = loop.time() + seconds
+    while loop.time() < end:
+        if await socket.communicator.receive_nothing(timeout=0.05) and not socket.pending:
+            continue
+        frame = await socket.receive()
+        if frame["type"] == "presence":
+            frames.append(frame)
+    return frames
+
+
+@contextlib.contextmanager
+def _cookies(cookies: dict):
+    """Socket.open with sessions made beforehand (making one takes longer than a presence window)."""
+    from tests.games import helpers
+
+    made = helpers.session_cookie
+    helpers.session_cookie = lambda user: cookies[user.pk]
+    try:
+        yield
+    finally:
+        helpers.session_cookie = made
+
+
+async def test_presence_is_per_person_and_batched(players, settings):
+    settings.GAMES_PRESENCE_BATCH_SECONDS = 0.5
+    table = await sync_to_async(_playing_gin)(players)
+    cookies = {user.pk: await sync_to_async(session_cookie)(user) for user in players}  # made before the window
+    ben = await Socket.open(table.pk, players[1])
+    await ben.until(lambda f: f["type"] == "state")
+    await _presence_frames(ben, 0.8)  # ben's own arrival
+    with _cookies(cookies):
+        *annas, cleo = await asyncio.gather(*(Socket.open(table.pk, user) for user in [players[0]] * 3 + [players[2]]))
+    frames = await _presence_frames(ben, 1.0)
+    assert frames == [{"type": "presence", "changes": [
+        {"user_id": players[0].pk, "user": "anna", "online": True},
+        {"user_id": players[2].pk, "user": "cleo", "online": True}]}]
+    for socket in annas[:2]:
+        await socket.close()
+    assert await _presence_frames(ben, 0.8) == []  # anna still has a socket here
+    await annas[2].close()
+    assert await _presence_frames(ben, 0.8) == [
+        {"type": "presence", "changes": [{"user_id": players[0].pk, "user": "anna", "online": False}]}]
+    # Came and went within one window: nobody is told anything.
+    with _cookies(cookies):
+        flash = await Socket.open(table.pk, players[3])
+    await flash.close()
+    assert await _presence_frames(ben, 0.8) == []
+    await cleo.close()
+    await ben.close()
+
+
+async def _open_raw(path: str, user=None, client=None):
+    from channels.testing import WebsocketCommunicator
+
+    from ginsite.asgi import application
+
+    headers = [(b"origin", b"http://testserver")]
+    if user is not None:
+        headers.append((b"cookie", f"sessionid={await sync_to_async(session_cookie)(user)}".encode()))
+    communicator = WebsocketCommunicator(application, path, headers=headers)
+    if client is not None:
+        communicator.scope["client"] = client
+    connected, _ = await communicator.connect(timeout=5)
+    assert connected  # accepted first, whatever follows
+    return communicator
+
+
+async def _refused(communicator) -> tuple[dict, int]:
+    error = json.loads((await communicator.receive_output(timeout=5))["text"])
+    closed = await communicator.receive_output(timeout=5)
+    assert closed["type"] == "websocket.close"
+    return error, closed["code"]
+
+
+async def test_sockets_over_a_persons_cap_are_told_why_and_closed(players, settings):
+    settings.GAMES_SOCKETS_PER_PERSON = 3
+    table = await sync_to_async(_playing_gin)(players)
+    held = [await _open_raw(f"/ws/table/{table.pk}/", players[0]) for _ in range(2)]
+    held.append(await _open_raw("/ws/notices/", players[0]))
+    for communicator in held[:2]:
+        assert json.loads((await communicator.receive_output(timeout=5))["text"])["type"] == "state"
+    for path in (f"/ws/table/{table.pk}/", "/ws/notices/"):
+        error, code = await _refused(await _open_raw(path, players[0]))
+        assert code == handshakes.CLOSE_TOO_MANY and error["code"] == "too_many_sockets"
+        assert "höchstens 3" in error["message"]
+    # Someone else is not affected; and a closed socket frees its place.
+    other = await _open_raw(f"/ws/table/{table.pk}/", players[1])
+    assert json.loads((await other.receive_output(timeout=5))["text"])["type"] == "state"
+    await held[0].disconnect()
+    again = await _open_raw(f"/ws/table/{table.pk}/", players[0])
+    assert json.loads((await again.receive_output(timeout=5))["text"])["type"] == "state"
+    for communicator in [*held[1:], other, again]:
+        await communicator.disconnect()
+
+
+async def test_sockets_over_an_addresss_cap_are_told_why_and_closed(players, settings, monkeypatch):
+    settings.GAMES_SOCKETS_PER_ADDRESS = 2
+    table = await sync_to_async(_playing_gin)(players)
+    address = ["203.0.113.7", 50000]
+    held = [await _open_raw(f"/ws/table/{table.pk}/", None, address), await _open_raw("/ws/notices/", players[2], address)]
+    assert json.loads((await held[0].receive_output(timeout=5))["text"])["type"] == "state"
+    opened = handshakes.open_table
+
+    async def no_database(*args):
+        raise AssertionError("a socket over the address cap must be refused before any database work")
+
+    monkeypatch.setattr(handshakes, "open_table", no_database)
+    error, code = await _refused(await _open_raw(f"/ws/table/{table.pk}/", players[3], address))
+    assert code == handshakes.CLOSE_TOO_MANY and error["code"] == "too_many_sockets" and "Adresse" in error["message"]
+    monkeypatch.setattr(handshakes, "open_table", opened)
+    # The machine itself (a proxy without the headers) is counted for nobody; another address is free.
+    for client in (["127.0.0.1", 1], ["198.51.100.1", 2]):
+        ok = await _open_raw(f"/ws/table/{table.pk}/", None, client)
+        assert json.loads((await ok.receive_output(timeout=5))["text"])["type"] == "state"
+        await ok.disconnect()
+    for communicator in held:
+        await communicator.disconnect()
+
+
+async def test_a_refused_socket_still_learns_why(players, spectator):
+    table = await create_table(user=players[0], game="gin", preset="schnell", options={}, private=True)
+    error_or_close = await (await _open_raw(f"/ws/table/{table.pk}/", spectator)).receive_output(timeout=5)
+    assert error_or_close["type"] == "websocket.close" and error_or_close["code"] == 4403
+    missing = await (await _open_raw("/ws/table/987654/", spectator)).receive_output(timeout=5)
+    assert missing["type"] == "websocket.close" and missing["code"] == 4404
+
+
+def test_sessions_read_together_sign_in_whom_one_at_a_time_would(players, django_user_model):
+    from channels.auth import UserLazyObject
+    from django.contrib.sessions.backends.db import SessionStore
+
+    anna, ben, cleo, dora = players
+    cookies = {user.username: session_cookie(user) for user in players}
+    cleo.set_password("a-new-one-for-cleo")  # her old session's hash no longer matches
+    cleo.save()
+    dora.is_active = False
+    dora.save()
+    keys = [cookies["anna"], cookies["ben"], cookies["cleo"], cookies["dora"], "no-such-session-key", None]
+
+    def scopes():
+        return [{"session": SessionStore(key), "user": UserLazyObject()} for key in keys]
+
+    one_by_one = scopes()
+    for scope in one_by_one:
+        handshakes.resolve_user(scope)
+    together = scopes()
+    with CaptureQueriesContext(connection) as queries:
+        handshakes._resolve_users(together)
+    expected = [anna.pk, ben.pk, None, None, None, None]
+    assert [s["user"].pk if s["user"].is_authenticated else None for s in one_by_one] == expected
+    assert [s["user"].pk if s["user"].is_authenticated else None for s in together] == expected
+    selects = [q for q in queries if q["sql"].lstrip().upper().startswith("SELECT")]
+    assert len(selects) == 2  # the sessions, then the users: not two per socket
