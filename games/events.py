@@ -114,22 +114,25 @@ def _object_text(items: Iterable[tuple[str, str]]) -> str:
 
 
 class StateParts:
-    """One ``state`` frame serialised part by part: ``text()`` is ``frame_text(frame)``, byte for byte."""
+    """One ``state`` frame serialised part by part: ``text()`` is ``frame_text(frame)``, byte for byte. A
+    view's list of objects (the history, Rommé's melds on the table) is kept entry by entry."""
 
-    __slots__ = ("version", "table", "view", "history", "history_length", "digest", "_text")
+    __slots__ = ("version", "table", "view", "items", "digest", "_text")
 
     def __init__(self, frame: dict):
         self.version: int = frame["version"]
         self.table: dict[str, str] = {key: _dumps(value) for key, value in frame["table"].items()}
         view = frame["view"]
         self.view: dict[str, str] | None = None
-        self.history = "[]"
-        self.history_length = 0
+        self.items: dict[str, list[str]] = {}
         if isinstance(view, dict):
-            self.view = {key: _dumps(value) for key, value in view.items()}
-            history = view.get("history")
-            if isinstance(history, list):
-                self.history, self.history_length = self.view["history"], len(history)
+            self.view = {}
+            for key, value in view.items():
+                if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+                    items = self.items[key] = [_dumps(item) for item in value]
+                    self.view[key] = "[" + ",".join(items) + "]"  # what json.dumps makes of the list
+                else:
+                    self.view[key] = _dumps(value)
         self._text: str | None = None
         self.digest = text_digest(self.text())
 
@@ -148,26 +151,39 @@ class StateParts:
     def delta_text(self, base: StateParts) -> str:
         """The ``delta`` frame from ``base`` (the same audience's state one version before) to this one
         (docs/protocol.md): the keys of ``table`` and ``view`` whose value changed (whole), the keys gone,
-        and the history from the first entry ``base`` does not hold."""
+        the history from the first entry ``base`` does not hold, and of other lists of objects (melds) the
+        entries that changed where that is shorter."""
         assert self.view is not None and base.view is not None
         table = [(key, text) for key, text in self.table.items() if base.table.get(key) != text]
-        view = [(key, text) for key, text in self.view.items() if key != "history" and base.view.get(key) != text]
+        view, lists = [], []
+        for key, text in self.view.items():
+            if key == "history" or base.view.get(key) == text:
+                continue
+            new, old = self.items.get(key), base.items.get(key)
+            if new is not None and old is not None:
+                changed = [(str(index), item) for index, item in enumerate(new) if index >= len(old) or old[index] != item]
+                if len(changed) < len(new):
+                    lists.append((key, f'{{"length":{len(new)},"set":{_object_text(changed)}}}'))
+                    continue
+            view.append((key, text))
         drop_table = [key for key in base.table if key not in self.table]
-        drop_view = [key for key in base.view if key not in self.view and key != "history"]
+        drop_view = [key for key in base.view if key not in self.view]
         out = [f'{{"type":"delta","version":{self.version},"after":{base.version}']
         if table:
             out.append(f',"table":{_object_text(table)}')
         if view:
             out.append(f',"view":{_object_text(view)}')
+        if lists:
+            out.append(f',"lists":{_object_text(lists)}')
         if drop_table or drop_view:
             out.append(f',"drop":{_dumps({"table": drop_table, "view": drop_view})}')
-        if self.history != base.history:
-            old, new = base.history, self.history
-            if old != "[]" and len(new) > len(old) and new.startswith(old[:-1]) and new[len(old) - 1] == ",":
-                # The same entries and more: JSON values do not run into the comma after them.
-                out.append(f',"history":{{"from":{base.history_length},"append":[{new[len(old):]}}}')
+        history = self.view.get("history")
+        if history is not None and history != base.view.get("history"):
+            new, old = self.items.get("history", []), base.items.get("history", [])
+            if old and new[: len(old)] == old and len(new) > len(old):
+                out.append(f',"history":{{"from":{len(old)},"append":[{",".join(new[len(old):])}]}}')
             else:  # a new round: the history starts again
-                out.append(f',"history":{{"from":0,"append":{new}}}')
+                out.append(f',"history":{{"from":0,"append":{history}}}')
         out.append("}")
         return "".join(out)
 
@@ -222,6 +238,14 @@ def apply_delta(state: dict, delta: dict) -> dict:
     view = {**state["view"], **delta.get("view", {})}
     for key in drop.get("view", ()):
         view.pop(key, None)
+    for key, change in delta.get("lists", {}).items():
+        items = list(state["view"][key][: change["length"]])
+        for index, item in sorted(((int(index), item) for index, item in change["set"].items())):
+            if index < len(items):
+                items[index] = item
+            else:
+                items.append(item)
+        view[key] = items
     history = delta.get("history")
     if history is not None:
         view["history"] = list(state["view"].get("history", [])[: history["from"]]) + history["append"]

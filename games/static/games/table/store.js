@@ -109,14 +109,20 @@ function socketUrl() {
 }
 
 /** The `state` a `delta` frame makes of `frame`, the state at its `after` version: the keys of `table` and
- * `view` it names replaced, those in `drop` gone, the history cut at `history.from` and `append`ed. A new
- * object: `frame` stays as it was (motion and sounds compare the two). */
+ * `view` it names replaced, those in `drop` gone, of each list in `lists` (Rommé's melds) the first `length`
+ * entries kept and those in `set` replaced or added, the history cut at `history.from` and `append`ed. A
+ * new object: `frame` stays as it was (motion and sounds compare the two). */
 export function applyDelta(frame, delta) {
   const table = { ...frame.table, ...(delta.table || {}) };
   const view = { ...frame.view, ...(delta.view || {}) };
   const drop = delta.drop || {};
   for (const key of drop.table || []) delete table[key];
   for (const key of drop.view || []) delete view[key];
+  for (const [key, change] of Object.entries(delta.lists || {})) {
+    const items = (frame.view[key] || []).slice(0, change.length);
+    for (const [index, item] of Object.entries(change.set)) items[Number(index)] = item;
+    view[key] = items;
+  }
   if (delta.history) view.history = (frame.view.history || []).slice(0, delta.history.from).concat(delta.history.append);
   return { type: "state", version: delta.version, table, view };
 }
