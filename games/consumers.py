@@ -247,10 +247,25 @@ class TableConsumer(_JsonConsumer):
             self.version = max(self.version, version)
             # After the first whole state, what changed (docs/protocol.md): the delta when this socket's last
             # state is the one it follows, else the whole frame.
-            if self.wants_deltas and event.get("delta") is not None and event.get("base") == self.base:
-                text = event["delta"]
+            if self.wants_deltas:
+                text = self._delta_or_whole(event, text)
             self.base = event.get("digest")
         await self.send(text_data=text)
+
+    def _delta_or_whole(self, event: dict, text: str) -> str:
+        """The delta frame when this socket's last state is the one it follows (the sender's, or one made
+        here of a state another process built), else the whole state ``text``."""
+        if event.get("delta") is not None and event.get("base") == self.base:
+            return event["delta"]
+        if self.base is None or "digest" not in event:
+            return text
+        if event.get("audience") == "public":
+            group = events.public_group(self.table_id)
+        elif self.user_id is not None:
+            group = events.user_group(self.table_id, self.user_id)
+        else:
+            return text
+        return events.delta_received(group, event, self.base) or text
 
     def _seated_in(self, frame: dict) -> bool:
         return self.user_id is not None and any(seat["user_id"] == self.user_id for seat in frame["table"]["seats"])

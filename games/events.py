@@ -117,7 +117,7 @@ class StateParts:
     """One ``state`` frame serialised part by part: ``text()`` is ``frame_text(frame)``, byte for byte. A
     view's list of objects (the history, Rommé's melds on the table) is kept entry by entry."""
 
-    __slots__ = ("version", "table", "view", "items", "digest", "_text")
+    __slots__ = ("version", "table", "view", "items", "digest", "_text", "previous", "delta_from")
 
     def __init__(self, frame: dict):
         self.version: int = frame["version"]
@@ -135,6 +135,8 @@ class StateParts:
                     self.view[key] = _dumps(value)
         self._text: str | None = None
         self.digest = text_digest(self.text())
+        self.previous: StateParts | None = None  # received: the group's state before, for delta_from
+        self.delta_from: tuple[str, str] | None = None  # received: (base digest, delta text), made once
 
     def text(self) -> str:
         if self._text is None:
@@ -193,9 +195,9 @@ def state_parts(frame: dict) -> StateParts:
 
 
 class _LastSent:
-    """Per group, the parts of the newest state this process sent it, so that the next version can go as a
-    delta; bounded (least recently sent out first). Only a help: a group whose last version went out from
-    another process gets whole frames, as does every socket whose last state is not the delta's base."""
+    """Per group, the parts of the newest state this process sent it or received for it, so that the next
+    version can go as a delta; bounded (least recently sent out first). Only a help: a socket whose last
+    state is not exactly a delta's base gets the whole frame."""
 
     def __init__(self, size: int = 5000):
         self.size = size
@@ -216,6 +218,45 @@ class _LastSent:
         if last is None or last.version != parts.version - 1 or last.view is None or parts.view is None:
             return None
         return last
+
+    def received(self, group: str, message: dict, base: str | None) -> str | None:
+        """A socket of this process got ``message`` (a state for ``group``) with no delta it could use: it
+        was built by another process (a move made through another daphne, the referee's process). The delta
+        from the socket's last state (digest ``base``) to it, if that is the state this process saw the group
+        get just before; made once per group and version, however many sockets here need it. The parts are
+        kept either way, so that the next change can go as a delta, whichever process builds it."""
+        version, digest = message.get("version"), message.get("digest")
+        with self.lock:
+            last = self.parts.get(group)
+        if last is not None and last.version == version and last.digest == digest:
+            current = last
+        else:
+            if last is not None and last.version > version:
+                return None  # overtaken: a newer state of the group is here already
+            try:
+                current = StateParts(json.loads(message["text"]))
+            except (ValueError, KeyError, TypeError):
+                return None
+            current.release()
+            if current.digest != digest:
+                return None
+            if last is not None:
+                last.previous = None  # one step back is all a delta needs
+            current.previous = last
+            with self.lock:
+                newest = self.parts.get(group)
+                if newest is None or newest.version <= version:
+                    self.parts[group] = current
+                    self.parts.move_to_end(group)
+                    while len(self.parts) > self.size:
+                        self.parts.popitem(last=False)
+        before = current.previous
+        if (base is None or before is None or before.digest != base or before.version != current.version - 1
+                or before.view is None or current.view is None):
+            return None
+        if current.delta_from is None or current.delta_from[0] != base:
+            current.delta_from = (base, current.delta_text(before))
+        return current.delta_from[1]
 
     def clear(self) -> None:
         with self.lock:
@@ -250,6 +291,13 @@ def apply_delta(state: dict, delta: dict) -> dict:
     if history is not None:
         view["history"] = list(state["view"].get("history", [])[: history["from"]]) + history["append"]
     return {"type": "state", "version": delta["version"], "table": table, "view": view}
+
+
+def delta_received(group: str, message: dict, base: str | None) -> str | None:
+    """The delta a socket on ``group`` whose last state has the digest ``base`` can be sent instead of the
+    whole state in ``message``, when the sender's own (``message["delta"]``) does not fit (see
+    ``_LastSent.received``); None: send the whole state."""
+    return _last_sent.received(group, message, base)
 
 
 def text_digest(text: str) -> str:

@@ -207,3 +207,41 @@ async def test_a_socket_whose_last_state_is_not_the_base_gets_the_whole_frame(pl
     frame = await next_state(anna)
     assert frame["type"] == "state" and frame["version"] == table.version + 2
     await anna.close()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_change_built_by_another_process_still_reaches_the_socket_as_a_delta(players, monkeypatch):
+    """On the scaled stack the two seats of a table sit on different daphne processes, and the referee has its
+    own: a state built elsewhere arrives whole, and this process makes the delta of it (once per group) from
+    the state it saw the group get before."""
+    anna_user, ben_user = players[:2]
+    table = await sync_to_async(services.table_create)(user=anna_user, game="gin", preset="klassisch", options={})
+    await sync_to_async(services.table_join)(table_id=table.pk, user=ben_user)
+    anna = await Socket.open(table.pk, anna_user, deltas=True)
+    sven = await Socket.open(table.pk, None, deltas=True)
+    for socket in (anna, sven):
+        await socket.until(lambda f: f["type"] == "state")
+    here, elsewhere = events._last_sent, events._LastSent()
+    wire = events.wire
+
+    def built_elsewhere(messages):
+        # What the other process sends: built from what it sent before (nothing of this table, at first).
+        monkeypatch.setattr(events, "_last_sent", elsewhere)
+        try:
+            out = wire(messages)
+        finally:
+            monkeypatch.setattr(events, "_last_sent", here)
+        return out
+
+    version = anna.state["version"]
+    await sync_to_async(one_move)(table.pk, players)  # built here: the sender's delta
+    monkeypatch.setattr(events, "wire", built_elsewhere)
+    for _step in (2, 3):  # built elsewhere: the first with no delta of the sender's, the second with one
+        await sync_to_async(one_move)(table.pk, players)
+    for socket, user in ((anna, anna_user), (sven, None)):
+        await socket.until(lambda f: f["type"] == "state" and f["version"] == version + 3)
+        assert [(d["after"], d["version"]) for d in socket.deltas] == [(version, version + 1), (version + 1, version + 2),
+                                                                       (version + 2, version + 3)]
+        assert socket.state == await sync_to_async(selectors.table_state_for)(table_id=table.pk, user=user)
+    for socket in (anna, sven):
+        await socket.close()
