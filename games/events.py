@@ -226,6 +226,8 @@ class _LastSent:
         get just before; made once per group and version, however many sockets here need it. The parts are
         kept either way, so that the next change can go as a delta, whichever process builds it."""
         version, digest = message.get("version"), message.get("digest")
+        if not isinstance(version, int) or digest is None:
+            return None
         with self.lock:
             last = self.parts.get(group)
         if last is not None and last.version == version and last.digest == digest:
