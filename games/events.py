@@ -113,6 +113,12 @@ def _object_text(items: Iterable[tuple[str, str]]) -> str:
     return "{" + ",".join(f"{_dumps(key)}:{text}" for key, text in items) + "}"
 
 
+def _same_item(old: str, new: str) -> bool:
+    """Whether two entries' texts say the same: the same text, or the same object with its keys in another
+    order (an entry read back from PostgreSQL's jsonb comes with its keys sorted its way)."""
+    return old == new or json.loads(old) == json.loads(new)
+
+
 class StateParts:
     """One ``state`` frame serialised part by part: ``text()`` is ``frame_text(frame)``, byte for byte. A
     view's list of objects (the history, Rommé's melds on the table) is kept entry by entry."""
@@ -163,7 +169,8 @@ class StateParts:
                 continue
             new, old = self.items.get(key), base.items.get(key)
             if new is not None and old is not None:
-                changed = [(str(index), item) for index, item in enumerate(new) if index >= len(old) or old[index] != item]
+                changed = [(str(index), item) for index, item in enumerate(new)
+                           if index >= len(old) or not _same_item(old[index], item)]
                 if len(changed) < len(new):
                     lists.append((key, f'{{"length":{len(new)},"set":{_object_text(changed)}}}'))
                     continue
@@ -182,7 +189,7 @@ class StateParts:
         history = self.view.get("history")
         if history is not None and history != base.view.get("history"):
             new, old = self.items.get("history", []), base.items.get("history", [])
-            if old and new[: len(old)] == old and len(new) > len(old):
+            if old and len(new) > len(old) and all(map(_same_item, old, new)):
                 out.append(f',"history":{{"from":{len(old)},"append":[{",".join(new[len(old):])}]}}')
             else:  # a new round: the history starts again
                 out.append(f',"history":{{"from":0,"append":{history}}}')
