@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 from urllib.parse import parse_qs
@@ -73,6 +74,16 @@ class _JsonConsumer(AsyncWebsocketConsumer):
 
 class TableConsumer(_JsonConsumer):
     """``/ws/table/<id>/``: a seat's own view for a seated player, the public view for everyone else."""
+
+    #: The digest (``events.text_digest``) of the last ``state`` this socket was sent: a ``delta`` frame
+    #: goes out only when it follows exactly that state.
+    base: str | None = None
+
+    @functools.cached_property
+    def wants_deltas(self) -> bool:
+        """Whether the client asked for what changed after the first whole state (``?frames=delta``)."""
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin1"))
+        return (query.get("frames") or [""])[0] == "delta"
 
     async def connect(self):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
@@ -210,6 +221,11 @@ class TableConsumer(_JsonConsumer):
     async def _deliver(self, frame: dict) -> None:
         if frame.get("type") == "state":
             self.version = max(self.version, frame["version"])
+            text = events.frame_text(frame)
+            if self.wants_deltas:
+                self.base = events.text_digest(text)  # the state a delta frame may follow (see table_frame)
+            await self.send(text_data=text)
+            return
         await self.send_frame(frame)
 
     # --- frames from the channel layer ------------------------------------------------------------------
@@ -243,7 +259,27 @@ class TableConsumer(_JsonConsumer):
         version = event.get("version")
         if version is not None:
             self.version = max(self.version, version)
+            # After the first whole state, what changed (docs/protocol.md): the delta when this socket's last
+            # state is the one it follows, else the whole frame.
+            if self.wants_deltas:
+                text = self._delta_or_whole(event, text)
+            self.base = event.get("digest")
         await self.send(text_data=text)
+
+    def _delta_or_whole(self, event: dict, text: str) -> str:
+        """The delta frame when this socket's last state is the one it follows (the sender's, or one made
+        here of a state another process built), else the whole state ``text``."""
+        if event.get("delta") is not None and event.get("base") == self.base:
+            return event["delta"]
+        if self.base is None or "digest" not in event:
+            return text
+        if event.get("audience") == "public":
+            group = events.public_group(self.table_id)
+        elif self.user_id is not None:
+            group = events.user_group(self.table_id, self.user_id)
+        else:
+            return text
+        return events.delta_received(group, event, self.base) or text
 
     def _seated_in(self, frame: dict) -> bool:
         return self.user_id is not None and any(seat["user_id"] == self.user_id for seat in frame["table"]["seats"])

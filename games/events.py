@@ -11,9 +11,11 @@ it (:func:`wire`), with the two facts a socket routes it by: the version, and wh
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 
@@ -53,7 +55,10 @@ def frame_text(frame: dict) -> str:
 def wire(messages: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
     """The messages as they go through the channel layer: ``frame`` replaced by its ``text`` (one
     ``json.dumps`` per frame, shared by every group and socket that gets it), plus for a ``state`` frame its
-    ``version`` and the ``seated`` user ids (a seated socket ignores the public copy of its table)."""
+    ``version``, the ``seated`` user ids (a seated socket ignores the public copy of its table), its
+    ``digest``, and where this process sent the same group the version before: the ``delta`` text (what
+    changed since, :func:`state_parts`) with the ``base`` digest it follows. A socket whose last state is
+    that base sends the delta, any other the whole ``text``."""
     texts: dict[int, tuple[str, dict]] = {}
     out = []
     for group, message in messages:
@@ -61,19 +66,252 @@ def wire(messages: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
         if frame is None:
             out.append((group, message))
             continue
+        is_state = frame.get("type") == "state"
         if id(frame) not in texts:
             facts: dict = {}
-            if frame.get("type") == "state":
+            if is_state:
+                parts = state_parts(frame)
+                text = parts.text()
                 facts["table"] = frame["table"]["id"]
                 facts["version"] = frame["version"]
                 facts["seated"] = tuple(s["user_id"] for s in frame["table"]["seats"] if s["user_id"] is not None)
-            texts[id(frame)] = (frame_text(frame), facts)
+                facts["digest"] = parts.digest
+                facts["parts"] = parts
+            else:
+                text = frame_text(frame)
+            texts[id(frame)] = (text, facts)
         text, facts = texts[id(frame)]
         sent = {key: value for key, value in message.items() if key != "frame"}
         sent["text"] = text
-        sent.update(facts)
+        if is_state:
+            parts = facts["parts"]
+            sent.update({key: value for key, value in facts.items() if key != "parts"})
+            base = _last_sent.follow(group, parts)
+            if base is not None:
+                sent["delta"], sent["base"] = parts.delta_text(base), base.digest
+        else:
+            sent.update(facts)
         out.append((group, sent))
+    for _text, facts in texts.values():
+        if "parts" in facts:
+            facts["parts"].release()
     return out
+
+
+# --- what changed: the state frame in parts ---------------------------------------------------------------
+# A table's frame is ~6 KB, most of it the round's history, and a move changes a few small parts of it. So
+# the frame is serialised part by part (each key of ``table`` and ``view``, and the history entry by entry
+# as one text), which gives the very same text as ``frame_text`` and, against the parts this process sent
+# the same group one version before, the ``delta`` frame: the parts that changed, the history's new entries.
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _object_text(items: Iterable[tuple[str, str]]) -> str:
+    return "{" + ",".join(f"{_dumps(key)}:{text}" for key, text in items) + "}"
+
+
+def _same_item(old: str, new: str) -> bool:
+    """Whether two entries' texts say the same: the same text, or the same object with its keys in another
+    order (an entry read back from PostgreSQL's jsonb comes with its keys sorted its way)."""
+    return old == new or json.loads(old) == json.loads(new)
+
+
+class StateParts:
+    """One ``state`` frame serialised part by part: ``text()`` is ``frame_text(frame)``, byte for byte. A
+    view's list of objects (the history, Rommé's melds on the table) is kept entry by entry."""
+
+    __slots__ = ("version", "table", "view", "items", "digest", "_text", "previous", "delta_from")
+
+    def __init__(self, frame: dict):
+        self.version: int = frame["version"]
+        self.table: dict[str, str] = {key: _dumps(value) for key, value in frame["table"].items()}
+        view = frame["view"]
+        self.view: dict[str, str] | None = None
+        self.items: dict[str, list[str]] = {}
+        if isinstance(view, dict):
+            self.view = {}
+            for key, value in view.items():
+                if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+                    items = self.items[key] = [_dumps(item) for item in value]
+                    self.view[key] = "[" + ",".join(items) + "]"  # what json.dumps makes of the list
+                else:
+                    self.view[key] = _dumps(value)
+        self._text: str | None = None
+        self.digest = text_digest(self.text())
+        self.previous: StateParts | None = None  # received: the group's state before, for delta_from
+        self.delta_from: tuple[str, str] | None = None  # received: (base digest, delta text), made once
+
+    def text(self) -> str:
+        if self._text is None:
+            view = "null" if self.view is None else _object_text(self.view.items())
+            self._text = (
+                f'{{"type":"state","version":{self.version},"table":{_object_text(self.table.items())},"view":{view}}}'
+            )
+        return self._text
+
+    def release(self) -> None:
+        """Let go of the whole text (it is on its way); the parts stay, for the next version's delta."""
+        self._text = None
+
+    def delta_text(self, base: StateParts) -> str:
+        """The ``delta`` frame from ``base`` (the same audience's state one version before) to this one
+        (docs/protocol.md): the keys of ``table`` and ``view`` whose value changed (whole), the keys gone,
+        the history from the first entry ``base`` does not hold, and of other lists of objects (melds) the
+        entries that changed where that is shorter."""
+        assert self.view is not None and base.view is not None
+        table = [(key, text) for key, text in self.table.items() if base.table.get(key) != text]
+        view, lists = [], []
+        for key, text in self.view.items():
+            if key == "history" or base.view.get(key) == text:
+                continue
+            new, old = self.items.get(key), base.items.get(key)
+            if new is not None and old is not None:
+                changed = [(str(index), item) for index, item in enumerate(new)
+                           if index >= len(old) or not _same_item(old[index], item)]
+                if len(changed) < len(new):
+                    lists.append((key, f'{{"length":{len(new)},"set":{_object_text(changed)}}}'))
+                    continue
+            view.append((key, text))
+        drop_table = [key for key in base.table if key not in self.table]
+        drop_view = [key for key in base.view if key not in self.view]
+        out = [f'{{"type":"delta","version":{self.version},"after":{base.version}']
+        if table:
+            out.append(f',"table":{_object_text(table)}')
+        if view:
+            out.append(f',"view":{_object_text(view)}')
+        if lists:
+            out.append(f',"lists":{_object_text(lists)}')
+        if drop_table or drop_view:
+            out.append(f',"drop":{_dumps({"table": drop_table, "view": drop_view})}')
+        history = self.view.get("history")
+        if history is not None and history != base.view.get("history"):
+            new, old = self.items.get("history", []), base.items.get("history", [])
+            if old and len(new) > len(old) and all(map(_same_item, old, new)):
+                out.append(f',"history":{{"from":{len(old)},"append":[{",".join(new[len(old):])}]}}')
+            else:  # a new round: the history starts again
+                out.append(f',"history":{{"from":0,"append":{history}}}')
+        out.append("}")
+        return "".join(out)
+
+
+def state_parts(frame: dict) -> StateParts:
+    return StateParts(frame)
+
+
+class _LastSent:
+    """Per group, the parts of the newest state this process sent it or received for it, so that the next
+    version can go as a delta; bounded (least recently sent out first). Only a help: a socket whose last
+    state is not exactly a delta's base gets the whole frame."""
+
+    def __init__(self, size: int = 5000):
+        self.size = size
+        self.parts: OrderedDict[str, StateParts] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def follow(self, group: str, parts: StateParts) -> StateParts | None:
+        """Remember ``parts`` as the group's newest; the parts of its version just before, if this process
+        sent that (and a delta can say the change: both have a view)."""
+        with self.lock:
+            last = self.parts.get(group)
+            if last is not None and last.version > parts.version:
+                return None  # an older frame overtaken by a newer one: the newer stays the base
+            self.parts[group] = parts
+            self.parts.move_to_end(group)
+            while len(self.parts) > self.size:
+                self.parts.popitem(last=False)
+        if last is None or last.version != parts.version - 1 or last.view is None or parts.view is None:
+            return None
+        return last
+
+    def received(self, group: str, message: dict, base: str | None) -> str | None:
+        """A socket of this process got ``message`` (a state for ``group``) with no delta it could use: it
+        was built by another process (a move made through another daphne, the referee's process). The delta
+        from the socket's last state (digest ``base``) to it, if that is the state this process saw the group
+        get just before; made once per group and version, however many sockets here need it. The parts are
+        kept either way, so that the next change can go as a delta, whichever process builds it."""
+        version, digest = message.get("version"), message.get("digest")
+        if not isinstance(version, int) or digest is None:
+            return None
+        with self.lock:
+            last = self.parts.get(group)
+        if last is not None and last.version == version and last.digest == digest:
+            current = last
+        else:
+            if last is not None and last.version > version:
+                return None  # overtaken: a newer state of the group is here already
+            try:
+                current = StateParts(json.loads(message["text"]))
+            except (ValueError, KeyError, TypeError):
+                return None
+            current.release()
+            if current.digest != digest:
+                return None
+            if last is not None:
+                last.previous = None  # one step back is all a delta needs
+            current.previous = last
+            with self.lock:
+                newest = self.parts.get(group)
+                if newest is None or newest.version <= version:
+                    self.parts[group] = current
+                    self.parts.move_to_end(group)
+                    while len(self.parts) > self.size:
+                        self.parts.popitem(last=False)
+        before = current.previous
+        if (base is None or before is None or before.digest != base or before.version != current.version - 1
+                or before.view is None or current.view is None):
+            return None
+        if current.delta_from is None or current.delta_from[0] != base:
+            current.delta_from = (base, current.delta_text(before))
+        return current.delta_from[1]
+
+    def clear(self) -> None:
+        with self.lock:
+            self.parts.clear()
+
+
+_last_sent = _LastSent()
+
+
+def apply_delta(state: dict, delta: dict) -> dict:
+    """The ``state`` frame a ``delta`` frame makes of the ``state`` at its ``after`` version (a new dict;
+    ``state`` is left as it was). What a client does with a delta, in Python (tests, the load test's
+    players); ``table.js`` does the same."""
+    if delta.get("type") != "delta" or state.get("version") != delta.get("after"):
+        raise ValueError(f"delta {delta.get('after')}→{delta.get('version')} does not follow version {state.get('version')}")
+    drop = delta.get("drop") or {}
+    table = {**state["table"], **delta.get("table", {})}
+    for key in drop.get("table", ()):
+        table.pop(key, None)
+    view = {**state["view"], **delta.get("view", {})}
+    for key in drop.get("view", ()):
+        view.pop(key, None)
+    for key, change in delta.get("lists", {}).items():
+        items = list(state["view"][key][: change["length"]])
+        for index, item in sorted(((int(index), item) for index, item in change["set"].items())):
+            if index < len(items):
+                items[index] = item
+            else:
+                items.append(item)
+        view[key] = items
+    history = delta.get("history")
+    if history is not None:
+        view["history"] = list(state["view"].get("history", [])[: history["from"]]) + history["append"]
+    return {"type": "state", "version": delta["version"], "table": table, "view": view}
+
+
+def delta_received(group: str, message: dict, base: str | None) -> str | None:
+    """The delta a socket on ``group`` whose last state has the digest ``base`` can be sent instead of the
+    whole state in ``message``, when the sender's own (``message["delta"]``) does not fit (see
+    ``_LastSent.received``); None: send the whole state."""
+    return _last_sent.received(group, message, base)
+
+
+def text_digest(text: str) -> str:
+    """The digest ``wire`` gives a state frame's text: a socket that sent that text may be sent a delta."""
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
 def _send(messages: list[tuple[str, dict]]) -> None:

@@ -64,6 +64,25 @@ def quantile(values: list[float], q: float) -> float | None:
     return statistics.quantiles(values, n=100, method="inclusive")[int(q * 100) - 1]
 
 
+def apply_delta(state: dict, delta: dict) -> dict:
+    """The ``state`` a ``delta`` frame makes of the ``state`` of its ``after`` version (as games.events does)."""
+    drop = delta.get("drop") or {}
+    table = {**state["table"], **delta.get("table", {})}
+    view = {**state["view"], **delta.get("view", {})}
+    for key in drop.get("table", ()):
+        table.pop(key, None)
+    for key in drop.get("view", ()):
+        view.pop(key, None)
+    for key, change in delta.get("lists", {}).items():
+        items = list(state["view"][key][: change["length"]])
+        for index, item in sorted((int(index), item) for index, item in change["set"].items()):
+            items[index:index + 1] = [item]
+        view[key] = items
+    if "history" in delta:
+        view["history"] = state["view"].get("history", [])[: delta["history"]["from"]] + delta["history"]["append"]
+    return {"type": "state", "version": delta["version"], "table": table, "view": view}
+
+
 class Socket:
     """One WebSocket with a reader task that keeps the newest frame and counts error frames."""
 
@@ -110,6 +129,15 @@ class Socket:
                         if frame["version"] >= self.version:
                             self.state, self.version = frame, frame["version"]
                             self.changed.set()
+                    elif kind == "delta":  # what changed since the state we hold (docs/protocol.md)
+                        if frame["version"] <= self.version:
+                            continue  # we hold that version already
+                        if self.state is None or frame["after"] != self.version:
+                            self.figures.error("delta:gap")  # a frame lost on the way: ask for the whole state
+                            await self.ws.send(json.dumps({"type": "sync"}))
+                            continue
+                        self.state, self.version = apply_delta(self.state, frame), frame["version"]
+                        self.changed.set()
                     elif kind == "error":
                         self.figures.error(f"error:{frame.get('code')}")
                 else:
@@ -188,7 +216,7 @@ class SiteTable:
 
     async def connect(self) -> bool:
         results = await asyncio.gather(*(
-            seat.open(f"ws://127.0.0.1:{port}/ws/table/{self.id}/", headers={"Cookie": f"sessionid={session}"},
+            seat.open(f"ws://127.0.0.1:{port}/ws/table/{self.id}/?frames=delta", headers={"Cookie": f"sessionid={session}"},
                       origin=f"http://127.0.0.1:{port}")
             for seat, port, session in zip(self.seats, self.ports, self.sessions, strict=True)
         ))

@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from games import services
+from games import selectors, services
 from games.engine.gin.melds import best_melds
 from games.models import Move, Table
 from tests.browser.conftest import SCREENSHOT_DIR, _mails_in, serving
@@ -450,6 +450,38 @@ def test_a_reload_mid_round_resumes_exactly_where_play_was(server_url, open_page
     assert card not in frame(page)["view"]["hand"]
     assert frame(page)["view"]["discard_top"] == card
     assert not page.errors
+
+
+def test_the_pages_follow_the_table_by_deltas_and_hold_exactly_the_servers_state(server_url, open_page):
+    """After the first whole state the pages get what changed (docs/protocol.md, delta frames); what they make
+    of it is the very state the server would send them whole, for both seats and a spectator."""
+    anna, ben, sven = make_user("anna"), make_user("ben"), make_user("sven")
+    table = seated_gin_table(anna, ben)
+    pages = {"anna": open_page(anna), "ben": open_page(ben), "sven": open_page(sven)}
+    for page in pages.values():
+        page.goto(f"/spielen/tisch/{table.pk}/")
+        wait_connected(page)
+    seats = {0: pages["anna"], 1: pages["ben"]}
+    for _ in range(10):
+        view = frame(pages["anna"])["view"]
+        page = seats[view["to_act"]]
+        version = page.evaluate("window.ginTable.version")
+        if page.locator("#btn-pass").count():
+            page.click("#btn-pass")
+        elif any(a["action"] == "draw" for a in frame(page)["view"]["legal_actions"]):
+            page.click("#stock")
+        else:
+            page.locator(f"#hand [data-card='{frame(page)['view']['meter']['best_discard']}']").click()
+            page.click("#btn-discard")
+        wait_newer(page, version)
+    final = Table.objects.get(pk=table.pk).version
+    for name, user in (("anna", anna), ("ben", ben), ("sven", sven)):
+        page = pages[name]
+        page.wait_for_function(f"() => window.ginTable.version === {final}")
+        received = page.evaluate("window.ginTable.received")
+        assert received["delta"] >= 8 and received["sync"] == 0, (name, received)
+        assert frame(page) == selectors.table_state_for(table_id=table.pk, user=user), name
+        assert not page.errors
 
 
 def test_a_lost_connection_shows_and_comes_back_by_itself(server_url, open_page):

@@ -3,6 +3,7 @@
 import pytest
 from channels.layers import channel_layers
 
+from games import events
 from tests.games import helpers
 
 
@@ -30,6 +31,13 @@ def _fresh_channel_layer():
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
+def _no_frames_of_earlier_tests():
+    # What this process sent each group (for delta frames) belongs to tables of earlier tests, which may
+    # have had the same ids.
+    events._last_sent.clear()
 
 
 @pytest.fixture

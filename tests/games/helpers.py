@@ -80,6 +80,8 @@ class SentFrames:
 
     def __init__(self, monkeypatch):
         self.sent: list[tuple[str, dict]] = []
+        self.deltas: list[tuple[str, dict]] = []  # every delta frame sent, as it went
+        self.last: dict[str, dict] = {}  # per group, the last state sent
         send, send_now = events._send, events.send_now
 
         def recorded_send(messages):
@@ -101,6 +103,19 @@ class SentFrames:
             frame = message["frame"] if "frame" in message else json.loads(message["text"])
             if frame.get("type") == "state":
                 self.sent.append((group, frame))
+            if "delta" in message:
+                # The delta a socket holding the group's last state gets instead: the state it makes of that
+                # state is checked like any frame (so the delta carries nothing the whole frame may not), and
+                # must be the whole frame.
+                delta = json.loads(message["delta"])
+                base = self.last.get(group)
+                assert base is not None and base["version"] == delta["after"], f"a delta to {group} follows nothing sent"
+                made = events.apply_delta(base, delta)
+                assert made == frame, f"the delta to {group} for version {delta['version']} is not its state"
+                self.deltas.append((group, delta))
+                self.sent.append((group, made))
+            if frame.get("type") == "state":
+                self.last[group] = frame
 
     def take(self) -> list[tuple[str, dict]]:
         """The frames sent since the last call, oldest first."""
@@ -139,9 +154,12 @@ class Socket:
         self.frames: list[dict] = []
         self.pending: list[dict] = []  # read while opening, not yet handed out
         self.state: dict | None = None
+        self.deltas: list[dict] = []  # the delta frames received, as they came
 
     @classmethod
-    async def open(cls, table_id: int, user=None, *, invite: str = "", path: str | None = None) -> Socket:
+    async def open(cls, table_id: int, user=None, *, invite: str = "", path: str | None = None,
+                   deltas: bool = False) -> Socket:
+        """``deltas``: ask for what changed after the first whole state (``?frames=delta``)."""
         from asgiref.sync import sync_to_async
         from channels.testing import WebsocketCommunicator
 
@@ -151,7 +169,8 @@ class Socket:
         if user is not None:
             cookie = await sync_to_async(session_cookie)(user)
             headers.append((b"cookie", f"sessionid={cookie}".encode()))
-        url = path or f"/ws/table/{table_id}/" + (f"?invite={invite}" if invite else "")
+        query = "&".join([f"invite={invite}"] * bool(invite) + ["frames=delta"] * deltas)
+        url = path or f"/ws/table/{table_id}/" + (f"?{query}" if query else "")
         communicator = WebsocketCommunicator(application, url, headers=headers)
         connected, _ = await communicator.connect(timeout=5)
         assert connected
@@ -169,7 +188,20 @@ class Socket:
         await self.communicator.send_json_to(message)
 
     async def receive(self, timeout: float = 5) -> dict:
+        """The next frame; a ``delta`` is handed out as the ``state`` it makes of the last one (as a client
+        does with it, docs/protocol.md), and kept as it came in ``deltas``."""
         frame = self.pending.pop(0) if self.pending else await self.communicator.receive_json_from(timeout=timeout)
+        if frame["type"] == "delta":
+            self.deltas.append(frame)
+            if self.state is not None and frame["version"] <= self.state["version"]:
+                return await self.receive(timeout)  # overtaken: this socket holds that version already
+            # A delta that does not follow this socket's last state would be the server's fault: it sends
+            # one only to a socket whose last state is the delta's base.
+            assert self.state is not None and self.state["version"] == frame["after"], (
+                f"{self.name}: a delta {frame['after']}→{frame['version']} on version "
+                f"{self.state and self.state['version']}"
+            )
+            frame = events.apply_delta(self.state, frame)
         self.frames.append(frame)
         if frame["type"] == "state" and (self.state is None or frame["version"] >= self.state["version"]):
             self.state = frame

@@ -113,9 +113,9 @@ async def test_no_gin_frame_shows_hidden_cards(players, spectator, monkeypatch):
     sent = SentFrames(monkeypatch)
     table = await sync_to_async(services.table_create)(user=players[0], game="gin", preset="klassisch",
                                                        options={"target": 50})
-    anna = await Socket.open(table.pk, players[0])
+    anna = await Socket.open(table.pk, players[0], deltas=True)
     ben = await Socket.open(table.pk, players[1])
-    sven = await Socket.open(table.pk, spectator)
+    sven = await Socket.open(table.pk, spectator, deltas=True)
     await ben.send({"type": "join"})
     for socket in (anna, ben, sven):
         await socket.until(lambda f: f["type"] == "state" and f["table"]["status"] == "playing")
@@ -124,6 +124,10 @@ async def test_no_gin_frame_shows_hidden_cards(players, spectator, monkeypatch):
     assert outcome["final"]["view"]["round_number"] >= 2  # a whole match of several rounds
     assert outcome["checked"]["anna"] > 20 and outcome["checked"]["sven"] > 20
     assert all(outcome["checked"][f"sent to seat {seat}"] > 20 for seat in (0, 1, None)), outcome["checked"]
+    # Most changes went as deltas (checked above as the states they make), to the seats and the spectators.
+    assert {group for group, _ in sent.deltas} >= {f"table.{table.pk}.public"}
+    assert len(sent.deltas) > 40 and len(anna.deltas) > 20 and len(sven.deltas) > 20
+    assert ben.deltas == []  # a client that did not ask (?frames=delta) gets whole frames, as before
     # Every frame anna was sent carries a version and only her own seat's view.
     states = [f for f in anna.frames if f["type"] == "state"]
     assert all(f["table"]["you"] == 0 for f in states)
@@ -136,9 +140,9 @@ async def test_no_romme_frame_shows_hidden_cards(players, spectator, monkeypatch
     sent = SentFrames(monkeypatch)
     table = await sync_to_async(services.table_create)(user=players[0], game="romme", preset="standard",
                                                        options={"seats": 3, "rounds": 3})
-    anna = await Socket.open(table.pk, players[0])
+    anna = await Socket.open(table.pk, players[0], deltas=True)
     ben = await Socket.open(table.pk, players[1])
-    sven = await Socket.open(table.pk, spectator)
+    sven = await Socket.open(table.pk, spectator, deltas=True)
     await ben.send({"type": "join"})
     await ben.until(lambda f: f["type"] == "state" and f["table"]["you"] == 1)
     await anna.send({"type": "bots", "level": "expert"})
@@ -151,6 +155,7 @@ async def test_no_romme_frame_shows_hidden_cards(players, spectator, monkeypatch
     assert outcome["checked"]["anna"] > 20 and outcome["checked"]["sven"] > 20
     # The computer player's seat has no user group: nothing is sent for seat 2.
     assert all(outcome["checked"][f"sent to seat {seat}"] > 20 for seat in (0, 1, None)), outcome["checked"]
+    assert len(sent.deltas) > 40 and len(anna.deltas) > 20 and len(sven.deltas) > 20
     for socket in (anna, ben, sven):
         await socket.close()
 

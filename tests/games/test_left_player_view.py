@@ -30,8 +30,8 @@ async def test_a_romme_player_who_resigned_receives_only_the_public_view(players
                                                       options={"seats": 3, "rounds": 2})
     for user in (ben, cleo):
         await sync_to_async(services.table_join)(table_id=table.pk, user=user)
-    sockets = {index: await Socket.open(table.pk, user) for index, user in enumerate((anna, ben, cleo))}
-    sven = await Socket.open(table.pk, spectator)
+    sockets = {index: await Socket.open(table.pk, user, deltas=True) for index, user in enumerate((anna, ben, cleo))}
+    sven = await Socket.open(table.pk, spectator, deltas=True)
     for socket in (*sockets.values(), sven):
         await socket.until(lambda f: f["type"] == "state")
     assert "hand" in sockets[2].state["view"]  # seated: her own hand, before she leaves
@@ -53,7 +53,7 @@ async def test_a_romme_player_who_resigned_receives_only_the_public_view(players
     reconnects: list[dict] = []
 
     async def reconnect_now() -> None:
-        again = await Socket.open(table.pk, cleo)
+        again = await Socket.open(table.pk, cleo, deltas=True)
         reconnects.append(await again.until(lambda f: f["type"] == "state"))
         reconnects.append(await sync_to_async(selectors.table_state_for)(table_id=table.pk, user=None))
         await again.close()
@@ -67,6 +67,7 @@ async def test_a_romme_player_who_resigned_receives_only_the_public_view(players
         if frame["type"] == "state":
             public[frame["version"]] = frame["view"]
     assert len(cleo_frames) > 10  # the match went on for a good while after she left
+    assert len(sockets[2].deltas) > 10  # most of them as deltas (checked as the states they make)
     for frame in cleo_frames:
         assert_public(frame, public.get(frame["version"]), "fan-out after she left")
     await reconnect_now()

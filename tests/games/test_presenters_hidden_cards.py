@@ -113,9 +113,9 @@ async def test_no_frame_of_a_private_gin_match_shows_a_hidden_card(players, spec
     table = await sync_to_async(services.table_create)(
         user=players[0], game="gin", preset="klassisch", options={"target": 50}, private=True
     )
-    anna = await Socket.open(table.pk, players[0])
-    ben = await Socket.open(table.pk, players[1], invite=table.invite_token)
-    sven = await Socket.open(table.pk, spectator, invite=table.invite_token)
+    anna = await Socket.open(table.pk, players[0], deltas=True)
+    ben = await Socket.open(table.pk, players[1], invite=table.invite_token, deltas=True)
+    sven = await Socket.open(table.pk, spectator, invite=table.invite_token, deltas=True)
     anonymous = await Socket.open(table.pk, invite=table.invite_token)
     checked = {"anna": 0, "ben": 0, "sven": 0, "anonymous": 0}
     rounds_seen = set()
@@ -151,6 +151,9 @@ async def test_no_frame_of_a_private_gin_match_shows_a_hidden_card(players, spec
     assert final["table"]["status"] == "finished"
     assert len(rounds_seen) >= 2, "the match must reach a second round for last_deal to be tested"
     assert all(count >= 10 for count in checked.values()), checked
+    # Those who asked got most changes as deltas (checked above as the states they make); ben got his while
+    # watching and then seated; the anonymous socket did not ask and got whole frames only.
+    assert all(len(socket.deltas) >= 10 for socket in (anna, ben, sven)) and anonymous.deltas == []
     for socket in (anna, ben, sven, anonymous):
         await socket.close()
 
@@ -158,8 +161,8 @@ async def test_no_frame_of_a_private_gin_match_shows_a_hidden_card(players, spec
 @pytest.mark.django_db(transaction=True)
 async def test_no_frame_of_a_romme_round_shows_a_hidden_card(players):
     table = await sync_to_async(services.table_create)(user=players[0], game="romme", options={"seats": 3, "rounds": 1})
-    anna = await Socket.open(table.pk, players[0])
-    anonymous = await Socket.open(table.pk)
+    anna = await Socket.open(table.pk, players[0], deltas=True)
+    anonymous = await Socket.open(table.pk, deltas=True)
     for socket in (anna, anonymous):
         await socket.until(lambda f: f["type"] == "state")
     await anna.send({"type": "bots", "level": "expert"})

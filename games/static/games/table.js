@@ -329,6 +329,9 @@ window.ginTable = {
   get version() {
     return store.version;
   },
+  get received() {
+    return { ...store.received };
+  },
   get moving() {
     return moving();
   },

@@ -19,6 +19,7 @@ export const store = {
   offline: new Set(), // user ids whose socket is known to be gone
   connected: false,
   order: localStorage.getItem("games:hand-order-mode") || "melds",
+  received: { state: 0, delta: 0, sync: 0 }, // whole states, deltas applied, syncs asked for after a gap
 };
 
 export function view() {
@@ -102,7 +103,28 @@ const previewWaiters = new Map();
 
 function socketUrl() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  return `${scheme}://${location.host}${config.ws_path}`;
+  // frames=delta: after the first whole state, each change comes as what changed (docs/protocol.md).
+  const join = config.ws_path.includes("?") ? "&" : "?";
+  return `${scheme}://${location.host}${config.ws_path}${join}frames=delta`;
+}
+
+/** The `state` a `delta` frame makes of `frame`, the state at its `after` version: the keys of `table` and
+ * `view` it names replaced, those in `drop` gone, of each list in `lists` (Rommé's melds) the first `length`
+ * entries kept and those in `set` replaced or added, the history cut at `history.from` and `append`ed. A
+ * new object: `frame` stays as it was (motion and sounds compare the two). */
+export function applyDelta(frame, delta) {
+  const table = { ...frame.table, ...(delta.table || {}) };
+  const view = { ...frame.view, ...(delta.view || {}) };
+  const drop = delta.drop || {};
+  for (const key of drop.table || []) delete table[key];
+  for (const key of drop.view || []) delete view[key];
+  for (const [key, change] of Object.entries(delta.lists || {})) {
+    const items = (frame.view[key] || []).slice(0, change.length);
+    for (const [index, item] of Object.entries(change.set)) items[Number(index)] = item;
+    view[key] = items;
+  }
+  if (delta.history) view.history = (frame.view.history || []).slice(0, delta.history.from).concat(delta.history.append);
+  return { type: "state", version: delta.version, table, view };
 }
 
 /** Opens the socket and keeps it open. `on` maps message types (and "open"/"close") to handlers. */
@@ -135,6 +157,18 @@ function open() {
       return;
     }
     if (message.type === "state" && message.version < store.version) return; // overtaken by a newer frame
+    if (message.type === "delta") {
+      if (message.version <= store.version) return; // overtaken: we hold that version already
+      if (!store.frame || !store.frame.view || message.after !== store.version) {
+        store.received.sync += 1;
+        send({ type: "sync" }); // a gap: a version went missing, so ask for the whole state
+        return;
+      }
+      store.received.delta += 1;
+      message = applyDelta(store.frame, message);
+    } else if (message.type === "state") {
+      store.received.state += 1;
+    }
     if (message.type === "meld_preview") {
       const waiter = previewWaiters.get(message.id);
       previewWaiters.delete(message.id);

@@ -1,0 +1,247 @@
+"""Delta frames (docs/protocol.md, issue 24): after a socket's first whole ``state``, each change goes as what
+changed, the history once and then its new entries, built once per audience; a socket gets one only when it
+follows exactly the state the socket holds, else the whole frame. Also how big the frames of an ordinary
+move late in a round are, whole and as a delta."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from games import engines, events, selectors, services
+from games.models import Table
+from tests.games.helpers import Socket, choose_action, state_of
+
+#: What an ordinary move's delta may weigh at most: for the spectators (and a seat that does not act, which
+#: gets the same changes) ...
+DELTA_PUBLIC_MAX_BYTES = 800
+#: ... and for the seat that just drew, whose view gains its whole meter (the deadwood of every discard) and
+#: its legal actions, which a delta cannot shorten.
+DELTA_MAX_BYTES = 2048
+
+
+@pytest.fixture
+def wired(monkeypatch):
+    """Every batch of messages as it goes to the channel layer (``events.wire``'s output)."""
+    batches: list[list[tuple[str, dict]]] = []
+    wire = events.wire
+
+    def recording(messages):
+        out = wire(messages)
+        batches.append(out)
+        return out
+
+    monkeypatch.setattr(events, "wire", recording)
+    return batches
+
+
+def one_move(table_id: int, users: list) -> None:
+    table = Table.objects.get(pk=table_id)
+    state = state_of(table)
+    seat = state.to_act
+    view = engines.engine(table.game).view(state, seat)
+    services.move_apply(table_id=table_id, user=users[seat], version=table.version, action=choose_action(view))
+
+
+def play_until_late_in_a_round(table_id: int, users: list, *, entries: int) -> None:
+    """Moves until the round in play has ``entries`` history entries and goes on (a round that ends early
+    is confirmed and the next one played)."""
+    for _ in range(2000):
+        table = Table.objects.get(pk=table_id)
+        state = state_of(table)
+        if state.to_act is None:
+            for seat in table.seats.all():
+                if not seat.ready:
+                    services.round_ready(table_id=table_id, user=seat.user)
+            continue
+        history = engines.engine(table.game).view(state, None)["history"]
+        if len(history) >= entries:
+            return
+        one_move(table_id, users)
+    raise AssertionError("no round got that long")
+
+
+def state_messages(batch: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    return [(group, message) for group, message in batch if message.get("version") is not None]
+
+
+def measure_moves(table: Table, users: list, wired, *, entries: int, moves: int = 6) -> list[tuple[int, int]]:
+    """Play until late in a round, then ``moves`` ordinary moves: for each state message of each move, the
+    bytes of the whole frame and of its delta (which must make exactly the whole frame)."""
+    play_until_late_in_a_round(table.pk, users, entries=entries)
+    before = {group: json.loads(message["text"]) for group, message in state_messages(wired[-1])}
+    sizes = []
+    for _ in range(moves):
+        wired.clear()
+        one_move(table.pk, users)
+        (batch,) = wired
+        if state_of(Table.objects.get(pk=table.pk)).to_act is None:
+            break  # the round ended: not an ordinary move any more
+        for group, message in state_messages(batch):
+            whole, delta = json.loads(message["text"]), json.loads(message["delta"])
+            assert (delta["version"], delta["after"]) == (whole["version"], whole["version"] - 1)
+            assert events.apply_delta(before[group], delta) == whole  # the delta makes exactly the whole frame
+            assert len(delta["history"]["append"]) >= 1 and delta["history"]["from"] >= entries
+            sizes.append((len(message["text"].encode()), len(message["delta"].encode())))
+            before[group] = whole
+            if group == events.public_group(table.pk):
+                assert sizes[-1][1] < DELTA_PUBLIC_MAX_BYTES, message["delta"]
+    wholes, deltas = [w for w, _ in sizes], [d for _, d in sizes]
+    print(f"\n{table.game}, {moves} moves after {entries} history entries, {len(sizes)} frames: whole "
+          f"{min(wholes)}-{max(wholes)} bytes (mean {sum(wholes) // len(wholes)}), delta {min(deltas)}-{max(deltas)} "
+          f"bytes (mean {sum(deltas) // len(deltas)})")
+    assert len(sizes) >= 3 * len(before)  # at least three ordinary moves measured
+    assert sizes and all(delta < DELTA_MAX_BYTES for _whole, delta in sizes), sizes
+    # In all, a quarter of the bytes or less (the seat to act gets its own new meter and legal actions whole).
+    assert sum(deltas) * 4 < sum(wholes), sizes
+    return sizes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_ordinary_gin_move_late_in_a_round_goes_as_a_small_delta(players, wired):
+    table = services.table_create(user=players[0], game="gin", preset="klassisch", options={"target": 200})
+    services.table_join(table_id=table.pk, user=players[1])
+    sizes = measure_moves(table, players[:2], wired, entries=30)
+    assert len(sizes) % 3 == 0  # two seats and the spectators
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_ordinary_romme_move_late_in_a_round_goes_as_a_small_delta(players, wired):
+    table = services.table_create(user=players[0], game="romme", preset="standard", options={"seats": 3})
+    for user in players[1:3]:
+        services.table_join(table_id=table.pk, user=user)
+    sizes = measure_moves(table, players[:3], wired, entries=30)
+    assert len(sizes) % 4 == 0
+
+
+@pytest.mark.django_db
+def test_a_whole_frame_built_part_by_part_is_the_same_text(players):
+    table = services.table_create(user=players[0], game="romme", preset="standard", options={"seats": 2})
+    frames = [selectors.table_state_for(table_id=table.pk, user=players[0])]  # open: no view yet
+    services.table_join(table_id=table.pk, user=players[1])
+    frames += [selectors.table_state_for(table_id=table.pk, user=user) for user in (players[0], None)]
+    assert frames[0]["view"] is None and frames[1]["view"]["hand"]
+    for frame in frames:
+        assert events.state_parts(frame).text() == events.frame_text(frame)
+        assert events.state_parts(frame).digest == events.text_digest(events.frame_text(frame))
+
+
+def test_a_delta_applies_only_to_the_version_it_follows():
+    state = {"type": "state", "version": 7, "table": {"id": 1, "turn_deadline": "a"},
+             "view": {"history": [{"seat": 0}], "hand": ["7H"], "legal_actions": [{"action": "draw"}]}}
+    delta = {"type": "delta", "version": 8, "after": 7, "table": {"turn_deadline": "b"}, "view": {"hand": []},
+             "drop": {"table": [], "view": ["legal_actions"]}, "history": {"from": 1, "append": [{"seat": 1}]}}
+    made = events.apply_delta(state, delta)
+    assert made == {"type": "state", "version": 8, "table": {"id": 1, "turn_deadline": "b"},
+                    "view": {"history": [{"seat": 0}, {"seat": 1}], "hand": []}}
+    assert state["view"]["hand"] == ["7H"] and len(state["view"]["history"]) == 1  # the base is left as it was
+    with pytest.raises(ValueError, match="does not follow"):
+        events.apply_delta({**state, "version": 6}, delta)  # a gap: the client asks for the whole state
+
+
+async def next_state(socket: Socket) -> dict:
+    """The next ``state`` or ``delta`` frame as it came (presence and chat skipped)."""
+    while True:
+        frame = await socket.communicator.receive_json_from(timeout=5)
+        if frame["type"] in ("state", "delta"):
+            return frame
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_socket_gets_the_whole_state_first_then_deltas_and_the_whole_state_on_sync(players):
+    anna_user, ben_user = players[:2]
+    table = await sync_to_async(services.table_create)(user=anna_user, game="gin", preset="klassisch", options={})
+    await sync_to_async(services.table_join)(table_id=table.pk, user=ben_user)
+    anna = await Socket.open(table.pk, anna_user, deltas=True)
+    ben = await Socket.open(table.pk, ben_user)  # an older client: it does not ask
+    first = await anna.receive()
+    assert first["type"] == "state" and anna.deltas == []  # the first frame is the whole state
+    await ben.until(lambda f: f["type"] == "state")
+    for step in range(4):
+        await sync_to_async(one_move)(table.pk, players)
+        version = first["version"] + step + 1
+        made = await anna.until(lambda f, v=version: f["type"] == "state" and f["version"] == v)
+        raw = anna.deltas[-1]
+        assert (raw["type"], raw["version"], raw["after"]) == ("delta", version, version - 1)
+        assert raw["history"]["from"] == len(made["view"]["history"]) - len(raw["history"]["append"])
+        assert made == await sync_to_async(selectors.table_state_for)(table_id=table.pk, user=anna_user)
+        await ben.until(lambda f, v=version: f["type"] == "state" and f["version"] == v)
+    assert len(anna.deltas) == 4 and ben.deltas == []
+    # sync: the whole state, as it always was, the same the deltas made.
+    await anna.send({"type": "sync"})
+    again = await next_state(anna)
+    assert again == anna.state and again["type"] == "state"
+    # A change whose version before went out from another process (nothing of it here): the whole frame.
+    events._last_sent.clear()
+    await sync_to_async(one_move)(table.pk, players)
+    whole = await next_state(anna)
+    assert whole["type"] == "state" and whole["version"] == again["version"] + 1
+    anna.state = whole
+    # ... and the next change a delta again.
+    await sync_to_async(one_move)(table.pk, players)
+    await anna.until(lambda f: f["type"] == "state" and f["version"] == whole["version"] + 1)
+    assert anna.deltas[-1]["after"] == whole["version"]
+    for socket in (anna, ben):
+        await socket.close()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_socket_whose_last_state_is_not_the_base_gets_the_whole_frame(players, monkeypatch):
+    """The delta goes only to a socket whose last state is byte for byte its base: here the socket's last
+    state was not the one the group was sent (its digest forged), so the next change comes whole."""
+    anna_user, ben_user = players[:2]
+    table = await sync_to_async(services.table_create)(user=anna_user, game="gin", preset="klassisch", options={})
+    await sync_to_async(services.table_join)(table_id=table.pk, user=ben_user)
+    anna = await Socket.open(table.pk, anna_user, deltas=True)
+    await anna.receive()
+    wire = events.wire
+
+    def other_digests(messages):
+        return [(group, {**message, "base": "not-what-the-socket-holds"} if "delta" in message else message)
+                for group, message in wire(messages)]
+
+    monkeypatch.setattr(events, "wire", other_digests)
+    await sync_to_async(one_move)(table.pk, players)
+    frame = await next_state(anna)
+    assert frame["type"] == "state" and frame["version"] == table.version + 2
+    await anna.close()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_change_built_by_another_process_still_reaches_the_socket_as_a_delta(players, monkeypatch):
+    """On the scaled stack the two seats of a table sit on different daphne processes, and the referee has its
+    own: a state built elsewhere arrives whole, and this process makes the delta of it (once per group) from
+    the state it saw the group get before."""
+    anna_user, ben_user = players[:2]
+    table = await sync_to_async(services.table_create)(user=anna_user, game="gin", preset="klassisch", options={})
+    await sync_to_async(services.table_join)(table_id=table.pk, user=ben_user)
+    anna = await Socket.open(table.pk, anna_user, deltas=True)
+    sven = await Socket.open(table.pk, None, deltas=True)
+    for socket in (anna, sven):
+        await socket.until(lambda f: f["type"] == "state")
+    here, elsewhere = events._last_sent, events._LastSent()
+    wire = events.wire
+
+    def built_elsewhere(messages):
+        # What the other process sends: built from what it sent before (nothing of this table, at first).
+        monkeypatch.setattr(events, "_last_sent", elsewhere)
+        try:
+            out = wire(messages)
+        finally:
+            monkeypatch.setattr(events, "_last_sent", here)
+        return out
+
+    version = anna.state["version"]
+    await sync_to_async(one_move)(table.pk, players)  # built here: the sender's delta
+    monkeypatch.setattr(events, "wire", built_elsewhere)
+    for _step in (2, 3):  # built elsewhere: the first with no delta of the sender's, the second with one
+        await sync_to_async(one_move)(table.pk, players)
+    for socket, user in ((anna, anna_user), (sven, None)):
+        await socket.until(lambda f: f["type"] == "state" and f["version"] == version + 3)
+        assert [(d["after"], d["version"]) for d in socket.deltas] == [(version, version + 1), (version + 1, version + 2),
+                                                                       (version + 2, version + 3)]
+        assert socket.state == await sync_to_async(selectors.table_state_for)(table_id=table.pk, user=user)
+    for socket in (anna, sven):
+        await socket.close()
