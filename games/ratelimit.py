@@ -40,8 +40,6 @@ MESSAGE = "Zu viele Nachrichten auf einmal; bitte einen Moment warten."
 
 #: The close code of a socket refused too often in a row (docs/protocol.md; the pages explain it).
 CLOSE_CODE = 4429
-#: The refusals in a row after which a socket is closed (``GAMES_SOCKET_REFUSALS_TO_CLOSE`` overrides).
-REFUSALS_TO_CLOSE = 20
 CLOSE_MESSAGE = "Zu viele Nachrichten trotz Begrenzung: die Verbindung wird getrennt."
 
 
@@ -92,12 +90,17 @@ def charge(consumer) -> bool:
     return False
 
 
+def refusals_to_close() -> int:
+    """The refusals in a row after which a socket is closed (``GAMES_SOCKET_REFUSALS_TO_CLOSE``, 20)."""
+    return int(settings.GAMES_SOCKET_REFUSALS_TO_CLOSE)
+
+
 def refused(consumer) -> bool:
-    """A message was refused for an empty bucket: True once that has happened ``REFUSALS_TO_CLOSE`` times in
+    """A message was refused for an empty bucket: True once that has happened ``GAMES_SOCKET_REFUSALS_TO_CLOSE`` times in
     a row, and the socket is to be closed (:func:`closing` is True from then on)."""
     row = getattr(consumer, "_rate_refusals", 0) + 1
     consumer._rate_refusals = row
-    if row >= int(getattr(settings, "GAMES_SOCKET_REFUSALS_TO_CLOSE", REFUSALS_TO_CLOSE)):
+    if row >= refusals_to_close():
         consumer._rate_closing = True
         return True
     return False
@@ -132,7 +135,7 @@ def accepted(consumer, kind) -> None:
 
 
 async def refuse(consumer, *, version: int | None = None) -> None:
-    """Answer a message refused for an empty bucket (``rate_limited``); on the ``REFUSALS_TO_CLOSE``-th
+    """Answer a message refused for an empty bucket (``rate_limited``); on the ``GAMES_SOCKET_REFUSALS_TO_CLOSE``-th
     refusal in a row say so and close the socket with :data:`CLOSE_CODE`."""
     if refused(consumer):
         await consumer.send_error("rate_limited", CLOSE_MESSAGE, version=version)

@@ -312,6 +312,8 @@ GAMES_STATE_POLL_SECONDS = float(os.environ.get("GAMES_STATE_POLL_SECONDS", "0")
 # GAMES_SOCKET_RATE a second; moves and chat lines that go through give their token back, ping is free.
 GAMES_SOCKET_RATE = float(os.environ.get("GAMES_SOCKET_RATE", "5"))
 GAMES_SOCKET_BURST = int(os.environ.get("GAMES_SOCKET_BURST", "60"))
+# A socket refused this many times in a row for an empty bucket is closed (4429, docs/protocol.md).
+GAMES_SOCKET_REFUSALS_TO_CLOSE = int(os.environ.get("GAMES_SOCKET_REFUSALS_TO_CLOSE", "20"))
 # Open or running tables one person may have opened at once (too_many_tables); 0: no cap.
 GAMES_MAX_OPEN_TABLES = int(os.environ.get("GAMES_MAX_OPEN_TABLES", "5"))
 # The live layer's database calls side by side in a thread pool (PostgreSQL only; SQLite has one writer and

@@ -91,7 +91,7 @@ async def test_refused_previews_are_charged_and_a_flood_of_them_ends_in_a_close(
     table_id, _to_act = await running_romme(players)
     socket = await Socket.open(table_id, None)
     await socket.until(lambda f: f["type"] == "state")
-    for _ in range(BURST + ratelimit.REFUSALS_TO_CLOSE + 10):
+    for _ in range(BURST + ratelimit.refusals_to_close() + 10):
         await socket.send(PREVIEW)
     codes = []
     while True:
@@ -99,7 +99,7 @@ async def test_refused_previews_are_charged_and_a_flood_of_them_ends_in_a_close(
         if output["type"] == "websocket.close":
             break
         codes.append(json.loads(output["text"])["code"])
-    assert codes == ["not_seated"] * BURST + ["rate_limited"] * ratelimit.REFUSALS_TO_CLOSE
+    assert codes == ["not_seated"] * BURST + ["rate_limited"] * ratelimit.refusals_to_close()
     assert output["code"] == ratelimit.CLOSE_CODE
 
 

@@ -139,7 +139,8 @@ function setConnection(status) {
   root.dataset.connected = status === "online" ? "1" : "0";
   if (!banner) return;
   banner.dataset.status = status;
-  banner.textContent = status === "online" ? t("conn_back") : status === "offline" ? t("conn_reconnecting") : t("conn_connecting");
+  banner.textContent =
+    status === "online" ? t("conn_back") : status === "offline" ? t("conn_reconnecting") : status === "flooded" ? t("conn_flooded") : t("conn_connecting");
   clearTimeout(setConnection.hideTimer);
   if (status === "online") setConnection.hideTimer = setTimeout(() => (banner.hidden = true), 2500);
   banner.hidden = false;
@@ -150,8 +151,8 @@ connect({
     if (wasDown) setConnection("online");
     else root.dataset.connected = "1";
   },
-  close() {
-    setConnection("offline");
+  close(code) {
+    setConnection(code === 4429 ? "flooded" : "offline"); // 4429: closed for too many messages
     render();
   },
   state: acceptState,
