@@ -8,6 +8,8 @@ import contextlib
 import functools
 import json
 import logging
+import re
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
@@ -26,6 +28,26 @@ MESSAGE_MAX_BYTES = 4096
 
 #: The most cards a meld can have (a run of one suit, ace low to ace high).
 MELD_MAX_CARDS = 14
+#: What a preview's cards must look like to be read (the engine names any that is no card).
+_CARD_CODE = re.compile(r"[0-9A-Z]{2}")
+#: A preview's ``id`` is echoed: a whole number a browser holds exactly, or a short text of real characters.
+PREVIEW_ID_MAX = 2**53 - 1
+PREVIEW_ID_CHARS = 64
+#: How long a preview may take, queue included, before it is answered ``busy`` (the solver's own work is
+#: bounded by ``hints.PREVIEW_BUDGET``; this bounds the wait behind other sockets' previews).
+PREVIEW_SECONDS = 2.0
+#: The previews' own worker thread: off the event loop, and never on the database thread the moves use.
+_PREVIEWS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="meld-preview")
+
+
+def _echoable_id(value: object) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, int) and not isinstance(value, bool):
+        return -PREVIEW_ID_MAX <= value <= PREVIEW_ID_MAX
+    if isinstance(value, str):
+        return len(value) <= PREVIEW_ID_CHARS and not any("\ud800" <= c <= "\udfff" for c in value)
+    return False
 
 
 def _poll_seconds() -> float:
@@ -287,17 +309,19 @@ class TableConsumer(_JsonConsumer):
     # --- messages from the client -----------------------------------------------------------------------
 
     async def receive(self, text_data=None, bytes_data=None):
+        if ratelimit.closing(self):
+            return  # being closed for refusals (ratelimit.refuse): what still arrives is dropped unread
         # Charged before anything is read or answered: garbage costs a token as a refused move does.
         if not ratelimit.charge(self):
             if ratelimit.is_ping(text_data):
                 await self.on_ping(None)  # ping is free even with the bucket empty
             else:
-                await self.send_error("rate_limited", ratelimit.MESSAGE, version=self.version)
+                await ratelimit.refuse(self, version=self.version)
             return
         if text_data is None:
             await self.send_error("bad_message", "Nachrichten sind JSON-Text, keine Binärdaten.", version=self.version)
             return
-        if len(text_data.encode("utf-8")) > MESSAGE_MAX_BYTES:
+        if len(text_data.encode("utf-8", "surrogatepass")) > MESSAGE_MAX_BYTES:
             await self.send_error(
                 "too_large", f"Die Nachricht ist zu groß (höchstens {MESSAGE_MAX_BYTES} Bytes).", version=self.version
             )
@@ -321,8 +345,9 @@ class TableConsumer(_JsonConsumer):
             ratelimit.accepted(self, kind)
         except ServiceError as error:
             await self.send_error(error.code, error.message, version=error.version if error.version is not None else self.version)
-            if error.code in ("stale_version", "not_your_turn", "not_between_rounds", "turn_over"):
-                # The client's picture is out of date: give it the whole current one.
+            if error.code in ("stale_version", "not_your_turn", "not_between_rounds", "turn_over") and kind != "meld_preview":
+                # The client's picture is out of date: give it the whole current one (not for a preview:
+                # it changes nothing, and a flood of them must not cost a state read each).
                 await self.send_state()
         except Exception:
             # A fault of ours must not cost the player the socket; nothing was committed, the table is as it was.
@@ -381,12 +406,35 @@ class TableConsumer(_JsonConsumer):
         if (
             not isinstance(cards, list)
             or not 1 <= len(cards) <= MELD_MAX_CARDS
-            or not all(isinstance(c, str) and len(c) == 2 for c in cards)
+            or not all(isinstance(c, str) and _CARD_CODE.fullmatch(c) for c in cards)
         ):
-            # Raised, not answered here: a refused preview keeps the token it cost (see receive).
-            raise ServiceError("bad_message", f"meld_preview braucht 'cards': 1 bis {MELD_MAX_CARDS} Kartencodes.")
-        answer = selectors.meld_preview(cards=cards)
-        await self.send_frame({"type": "meld_preview", "id": message.get("id"), "cards": cards, **answer})
+            raise ServiceError("bad_message", f"meld_preview braucht 'cards': 1 bis {MELD_MAX_CARDS} Kartencodes "
+                                              "(zwei Zeichen, Ziffern oder Großbuchstaben).")
+        preview_id = message.get("id")
+        if not _echoable_id(preview_id):
+            raise ServiceError("bad_message", f"meld_preview: 'id' ist eine ganze Zahl (höchstens {PREVIEW_ID_MAX}) "
+                                              f"oder ein Text von höchstens {PREVIEW_ID_CHARS} Zeichen.")
+        await self._may_preview()
+        try:
+            answer = await asyncio.wait_for(
+                asyncio.get_running_loop().run_in_executor(_PREVIEWS, functools.partial(selectors.meld_preview, cards=cards)),
+                PREVIEW_SECONDS,
+            )
+        except TimeoutError:
+            raise ServiceError("busy", "Die Prüfung der Meldung hat zu lange gedauert; bitte noch einmal.") from None
+        await self.send_frame({"type": "meld_preview", "id": preview_id, "cards": cards, **answer})
+
+    async def _may_preview(self) -> None:
+        """Only the seat to act may ask for previews (``selectors.meld_preview_refusal``): anonymous sockets
+        are refused unread; a signed-in one reads who is to act once per table version (kept on the socket)."""
+        if self.user_id is None:
+            raise ServiceError(*selectors.PREVIEW_NOT_SEATED, version=self.version)
+        known = getattr(self, "_preview_turn", None)
+        if known is None or known[0] < self.version:
+            known = self._preview_turn = await in_thread(selectors.meld_preview_refusal)(
+                table_id=self.table_id, user=self.user)
+        if known[1] is not None:
+            raise ServiceError(*known[1], version=self.version)
 
     HANDLERS = {
         "hello": on_sync,
@@ -441,8 +489,10 @@ class LobbyConsumer(_JsonConsumer):
 
     async def receive(self, text_data=None, bytes_data=None):
         # The lobby listens only; "sync" asks for the whole list again. Charged before it is read, as at a table.
+        if ratelimit.closing(self):
+            return
         if not ratelimit.charge(self):
-            await self.send_error("rate_limited", ratelimit.MESSAGE)
+            await ratelimit.refuse(self)
             return
         try:
             message = json.loads(text_data or "")

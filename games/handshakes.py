@@ -16,7 +16,7 @@ in this process (with several daphne processes a person with sockets on two of t
 ``--proxy-headers`` takes from X-Forwarded-For), counted per process. Addresses in
 ``GAMES_SOCKET_CAP_EXEMPT`` (the machine itself: a proxy without the headers, the load test) count for
 nobody. A socket over a cap is accepted, told why (``error`` code ``too_many_sockets``) and closed with
-**4429**.
+**4430**.
 
 **Sign-out.** Every table and notice socket of a signed-in person joins ``person_group(user_id)``; signing out
 (allauth's and Django's ``user_logged_out``) and deleting the account send ``person.signed_out`` there, and
@@ -56,7 +56,7 @@ from games.dbthread import in_thread
 logger = logging.getLogger(__name__)
 
 #: Close code of a socket over a cap, and of one whose person signed out.
-CLOSE_TOO_MANY = 4429
+CLOSE_TOO_MANY = 4430
 CLOSE_SIGNED_OUT = 4401
 
 #: The most handshakes one trip to the database takes (the rest wait for the next trip).

@@ -5,7 +5,7 @@ work after the handshake, and the client only listens."""
 
 from __future__ import annotations
 
-from games import events, handshakes, notices, selectors
+from games import events, handshakes, notices, ratelimit, selectors
 from games.consumers import _JsonConsumer, _signed_out
 from games.dbthread import in_thread
 
@@ -58,7 +58,13 @@ class NoticeConsumer(_JsonConsumer):
         await self._leave()
 
     async def receive(self, text_data=None, bytes_data=None):
-        # The socket only listens; whatever a client sends changes nothing.
+        # The socket only listens; whatever a client sends changes nothing. Charged as at a table
+        # (games/ratelimit.py): a flood gets the burst of answers, then rate_limited, then the socket is closed.
+        if ratelimit.closing(self):
+            return
+        if not ratelimit.charge(self):
+            await ratelimit.refuse(self)
+            return
         await self.send_error("bad_message", "Dieser Kanal sendet nur Hinweise; er nimmt keine Nachrichten an.")
 
     async def notice_frame(self, event):

@@ -2,13 +2,19 @@
 with messages (refused moves, chat, syncs, repeated readies, garbage) is told ``rate_limited`` instead of
 costing a parse, a database transaction or an answer each.
 
-Every message is charged as it arrives, before it is read: invalid JSON, an unknown type, a malformed
-``meld_preview`` or binary data cost a token like a refused move does. A legal move, a chat line that went
-through or a meld preview (the builder asking) gives its token back: play at any speed the rules allow is
-never slowed down (turns are their own limit, chat has its own per-user limit besides), while everything that
-changes nothing, and every refusal, is counted. ``ping`` is free: its token comes back, and with the bucket
-empty a message short enough to be a ping is still read to see whether it is one (the page's heartbeat must
-not die because the same page flooded a moment ago).
+Every message is charged as it arrives, before it is read: invalid JSON, an unknown type, a
+``meld_preview`` or binary data cost a token like a refused move does. A legal move or a chat line that went
+through gives its token back: play at any speed the rules allow is never slowed down (turns are their own
+limit, chat has its own per-user limit besides), while everything that changes nothing, and every refusal,
+is counted; a meld preview changes nothing, so it is charged too (the page asks once per set of chosen
+cards: far below the burst). ``ping`` is free: its token comes back, and with the bucket empty a message
+short enough to be a ping is still read to see whether it is one (the page's heartbeat must not die because
+the same page flooded a moment ago).
+
+A socket whose messages are refused ``GAMES_SOCKET_REFUSALS_TO_CLOSE`` times in a row (20; a ping answered
+with the bucket empty neither counts nor breaks the row) is told why and closed with :data:`CLOSE_CODE`
+(4429): a client that keeps sending into an empty bucket costs a read and an answer per message otherwise.
+The table, lobby and notice sockets all work so.
 
 Settings (``ginsite/settings.py``): ``GAMES_SOCKET_RATE`` tokens per second (5) and ``GAMES_SOCKET_BURST``
 (60): a socket may send 60 such messages at once, then 5 a second.
@@ -25,12 +31,16 @@ from django.conf import settings
 #: Messages that cost nothing.
 FREE = frozenset({"ping"})
 #: Messages whose token comes back when the service accepted them (a change was made).
-REFUNDED = frozenset({"move", "chat", "meld_preview"})  # a preview the builder asked for is play too
+REFUNDED = frozenset({"move", "chat"})
 #: The longest text read to see whether it is a ping while the bucket is empty (``{"type": "ping"}`` with
 #: room for spaces); anything longer is refused unread.
 PING_MAX_CHARS = 40
 
 MESSAGE = "Zu viele Nachrichten auf einmal; bitte einen Moment warten."
+
+#: The close code of a socket refused too often in a row (docs/protocol.md; the pages explain it).
+CLOSE_CODE = 4429
+CLOSE_MESSAGE = "Zu viele Nachrichten trotz Begrenzung: die Verbindung wird getrennt."
 
 
 class TokenBucket:
@@ -72,8 +82,33 @@ def _bucket(consumer) -> TokenBucket:
 
 
 def charge(consumer) -> bool:
-    """Spend a token for a message that has just arrived, before it is read: False if the bucket is empty."""
-    return _bucket(consumer).take()
+    """Spend a token for a message that has just arrived, before it is read: False if the bucket is empty.
+    A message that got its token breaks a row of refusals."""
+    if _bucket(consumer).take():
+        consumer._rate_refusals = 0
+        return True
+    return False
+
+
+def refusals_to_close() -> int:
+    """The refusals in a row after which a socket is closed (``GAMES_SOCKET_REFUSALS_TO_CLOSE``, 20)."""
+    return int(settings.GAMES_SOCKET_REFUSALS_TO_CLOSE)
+
+
+def refused(consumer) -> bool:
+    """A message was refused for an empty bucket: True once that has happened ``GAMES_SOCKET_REFUSALS_TO_CLOSE`` times in
+    a row, and the socket is to be closed (:func:`closing` is True from then on)."""
+    row = getattr(consumer, "_rate_refusals", 0) + 1
+    consumer._rate_refusals = row
+    if row >= refusals_to_close():
+        consumer._rate_closing = True
+        return True
+    return False
+
+
+def closing(consumer) -> bool:
+    """Whether the socket is being closed for refusals: what still arrives is dropped unread."""
+    return getattr(consumer, "_rate_closing", False)
 
 
 def is_ping(text: str | None) -> bool:
@@ -94,6 +129,16 @@ def free(consumer, kind) -> None:
 
 
 def accepted(consumer, kind) -> None:
-    """The service accepted the message: a move, chat line or meld preview gives its token back."""
+    """The service accepted the message: a move or chat line gives its token back."""
     if kind in REFUNDED:
         _bucket(consumer).give_back()
+
+
+async def refuse(consumer, *, version: int | None = None) -> None:
+    """Answer a message refused for an empty bucket (``rate_limited``); on the ``GAMES_SOCKET_REFUSALS_TO_CLOSE``-th
+    refusal in a row say so and close the socket with :data:`CLOSE_CODE`."""
+    if refused(consumer):
+        await consumer.send_error("rate_limited", CLOSE_MESSAGE, version=version)
+        await consumer.close(code=CLOSE_CODE)
+    else:
+        await consumer.send_error("rate_limited", MESSAGE, version=version)

@@ -355,10 +355,38 @@ def tables_due(*, now: datetime, limit: int = 200) -> list[tuple[int, str]]:
     return result
 
 
+#: Why a socket may not ask for a meld preview now: (code, German message) as the protocol's errors.
+PREVIEW_NOT_SEATED = ("not_seated", "Meldungen prüfen lassen kann nur, wer an diesem Tisch sitzt und am Zug ist.")
+PREVIEW_NOT_PLAYING = ("not_playing", "Hier läuft gerade keine Partie: Meldungen prüfen geht nur im eigenen Zug.")
+PREVIEW_NOT_YOUR_TURN = ("not_your_turn", "Du bist nicht am Zug: Meldungen prüfen geht nur im eigenen Zug.")
+
+
+def meld_preview_refusal(*, table_id: int | str, user: User) -> tuple[int, tuple[str, str] | None]:
+    """Whether ``user`` may ask for a meld preview at the table now: only the seat to act may (the builder
+    is for laying out in one's own turn). Returns the table's version as read and None, or the version and
+    why not (``PREVIEW_*``). One small read: the table's row and the user's seat; a socket keeps the answer
+    for as long as the table's version stays the same."""
+    if user is None or not user.is_authenticated:
+        return -1, PREVIEW_NOT_SEATED
+    row = Table.objects.filter(pk=table_id).values_list("version", "status", "game", "state").first()
+    if row is None:
+        return -1, PREVIEW_NOT_SEATED
+    version, status, game, state = row
+    seat = Seat.objects.filter(table_id=table_id, user_id=user.pk).values_list("index", "left").first()
+    if seat is None or seat[1]:
+        return version, PREVIEW_NOT_SEATED
+    if status != Table.Status.PLAYING or state is None:
+        return version, PREVIEW_NOT_PLAYING
+    if engines.engine(game).Match.from_json(state).to_act != seat[0]:
+        return version, PREVIEW_NOT_YOUR_TURN
+    return version, None
+
+
 def meld_preview(*, cards: list[str]) -> dict:
     """What ``cards`` (card codes, in any order) make as one Rommé meld, for the page's meld builder: the
     order it is laid in and its points, or ``meld: None`` with the rules' reason. Read-only and the same for
-    everyone: nothing of a table is read.
+    everyone: nothing of a table is read (who may ask is ``meld_preview_refusal``). Its work is bounded for
+    any input (``romme_hints.PREVIEW_BUDGET``).
 
     >>> meld_preview(cards=["7H", "JK", "5H"])
     {'meld': ['5H', 'JK', '7H'], 'points': 18, 'kind': 'run'}

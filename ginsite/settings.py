@@ -313,7 +313,7 @@ GAMES_STATE_POLL_SECONDS = float(os.environ.get("GAMES_STATE_POLL_SECONDS", "0")
 GAMES_SOCKET_RATE = float(os.environ.get("GAMES_SOCKET_RATE", "5"))
 GAMES_SOCKET_BURST = int(os.environ.get("GAMES_SOCKET_BURST", "60"))
 # Open table and notice sockets at once per signed-in person and per client address (games/handshakes.py);
-# over a cap a socket is accepted, told why and closed with 4429. Addresses in GAMES_SOCKET_CAP_EXEMPT (the
+# over a cap a socket is accepted, told why and closed with 4430. Addresses in GAMES_SOCKET_CAP_EXEMPT (the
 # machine itself: a proxy that does not pass the client's address, the load test) are not counted; behind
 # nginx daphne runs with --proxy-headers, so the address is the client's.
 GAMES_SOCKETS_PER_PERSON = int(os.environ.get("GAMES_SOCKETS_PER_PERSON", "20"))
@@ -323,6 +323,8 @@ GAMES_SOCKET_CAP_EXEMPT = [a for a in os.environ.get("GAMES_SOCKET_CAP_EXEMPT", 
 # presence changes of one table within GAMES_PRESENCE_BATCH_SECONDS go out as one frame.
 GAMES_HANDSHAKE_BATCH_SECONDS = float(os.environ.get("GAMES_HANDSHAKE_BATCH_SECONDS", "0.005"))
 GAMES_PRESENCE_BATCH_SECONDS = float(os.environ.get("GAMES_PRESENCE_BATCH_SECONDS", "0.25"))
+# A socket refused this many times in a row for an empty bucket is closed (4429, docs/protocol.md).
+GAMES_SOCKET_REFUSALS_TO_CLOSE = int(os.environ.get("GAMES_SOCKET_REFUSALS_TO_CLOSE", "20"))
 # Open or running tables one person may have opened at once (too_many_tables); 0: no cap.
 GAMES_MAX_OPEN_TABLES = int(os.environ.get("GAMES_MAX_OPEN_TABLES", "5"))
 # The live layer's database calls side by side in a thread pool (PostgreSQL only; SQLite has one writer and

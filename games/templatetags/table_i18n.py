@@ -40,6 +40,8 @@ def table_strings() -> dict:
         "conn_back": _("Wieder verbunden"),
         "conn_reconnecting": _("Verbindung unterbrochen – verbinde neu …"),
         "conn_connecting": _("Verbinde …"),
+        "conn_flooded": _("Zu viele Nachrichten: der Server hat die Verbindung getrennt. In 10 Sekunden verbinde ich neu."),
+        "conn_crowded": _("Zu viele offene Tische und Tabs: bitte andere schließen. In 10 Sekunden verbinde ich neu."),
         "not_connected": _("Keine Verbindung – dein Zug wurde nicht gesendet. Sobald die Verbindung wieder steht, bitte noch einmal."),
         "error": _("Das ging nicht."),
         "err_not_your_turn": _("Du bist nicht am Zug."),

@@ -51,19 +51,22 @@ LEGAL = "<a legal action>"
 
 CARD_CODES = [rank + suit for rank in "A23456789TJQK" for suit in "CDHS"] + ["JK", "J1", "J2"]
 TYPES = ["hello", "sync", "ping", "join", "leave", "bots", "start", "move", "ready", "resign", "abort",
-         "rematch", "chat"]
+         "rematch", "chat", "meld_preview"]
 ACTIONS = ["draw", "discard", "knock", "pass", "big_gin", "lay_out", "lay_off", "swap_joker", "resign", "gin"]
 
 # Text of every kind: any code point, lone surrogates included (they arrive as "\ud800" escapes in JSON).
 characters = st.one_of(st.characters(), st.characters(categories=["Cs"]), st.sampled_from("<>&\"'\\\x00\n\t"))
 text = st.text(alphabet=characters, max_size=24)
 long_text = st.text(alphabet=characters, min_size=250, max_size=2500)
-scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+#: Whole numbers past every limit: past 64 bits, past what a browser holds exactly, a thousand digits.
+huge = st.one_of(st.integers(min_value=-(2**70), max_value=2**70), st.sampled_from([2**53, -(2**53), 2**63, 2**64]),
+                 st.integers(min_value=10**999, max_value=10**1000))
+scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70), huge,
                     st.floats(allow_nan=True, allow_infinity=True), text)
 junk = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
                                                       st.dictionaries(text, inner, max_size=3)), max_leaves=6)
 card = st.one_of(st.sampled_from(CARD_CODES), st.sampled_from(["ah", "10H", "", "🂡", "KS ", "\ud800"]), junk)
-versions = st.one_of(st.just(CURRENT), st.integers(min_value=-3, max_value=10**20), junk)
+versions = st.one_of(st.just(CURRENT), st.integers(min_value=-3, max_value=10**20), huge, junk)
 actions = st.one_of(
     st.just(LEGAL),
     st.fixed_dictionaries(
@@ -93,6 +96,22 @@ shaped = st.fixed_dictionaries(
     },
 )
 real_card = st.one_of(st.sampled_from(CARD_CODES), card)
+#: Meld previews: real cards (four jokers and a long run among them), cards with surrogates, and an ``id`` of
+#: every kind: numbers small and huge, text with lone surrogates, junk.
+preview_cards = st.one_of(
+    st.lists(real_card, min_size=1, max_size=14),
+    st.lists(st.one_of(st.sampled_from([r + "H" for r in "A23456789TJQK"]), st.just("JK")), min_size=3, max_size=14),
+    st.lists(st.sampled_from(["7H", "\ud800", "\ud800H", "JK", "\udfff\ud800"]), min_size=1, max_size=5),
+    st.lists(real_card, min_size=15, max_size=20),
+    junk,
+)
+previews = st.fixed_dictionaries(
+    {"type": st.just("meld_preview")},
+    optional={"id": st.one_of(st.integers(min_value=-5, max_value=10**6), huge, text, junk,
+                              st.sampled_from(["\ud800", "a\udfffb", "\ud83d"])),
+              "cards": st.one_of(st.sampled_from([["7H", "JK", "5H"], ["JK"] * 4 + [r + "H" for r in "A245689JQA"]]),
+                                 preview_cards)},
+)
 card_actions = st.fixed_dictionaries(
     {"action": st.sampled_from(ACTIONS)},
     optional={"from": st.sampled_from(["stock", "discard"]), "card": real_card,
@@ -114,6 +133,8 @@ plain = st.one_of(
                                                              "invite": text}),
 )
 table_messages = st.one_of(
+    previews,
+    previews,
     plausible_moves,
     plausible_moves,
     plausible_moves,

@@ -1,5 +1,6 @@
 """Hostile input, generated (hypothesis): random message shapes, types, sizes and text (lone surrogates
-too), versions and actions built from real card codes, sent by a seated player, the other player, a
+too), numbers past every limit, meld previews (surrogates in their ids and cards), versions and actions built
+from real card codes, sent by a seated player, the other player, a
 signed-in spectator or an anonymous visitor. Every message is answered by an ``error`` with a documented
 code (and then the table's version is unchanged) or by valid frames; the socket still answers ``ping``;
 every frame is text a real socket can carry (UTF-8); nobody gets another seat's cards; and nothing is
@@ -127,7 +128,11 @@ async def drive(table_id: int, user, batch: list) -> None:
         errors = [f for f in frames if f["type"] == "error"]
         case = f"{socket.name} sent {str(message)[:200]!r}"
         for frame in frames:
-            assert frame["type"] in ("state", "error", "chat", "presence"), (case, frame)
+            assert frame["type"] in ("state", "error", "chat", "presence", "meld_preview"), (case, frame)
+            if frame["type"] == "meld_preview":  # only for the seat to act, with what it asked echoed
+                assert isinstance(message, dict) and frame["id"] == message.get("id"), (case, frame)
+                assert frame["cards"] == message["cards"], (case, frame)
+                assert seat is not None, (case, frame)  # a spectator is never answered
             if frame["type"] == "state":
                 check_state(frame, table_id=table_id, seat=seat if frame["version"] == after else frame["table"]["you"])
                 seen = max(seen, frame["version"])
@@ -176,6 +181,29 @@ def test_hostile_messages_on_a_table_socket(game, players, spectator, caplog, se
             user = table.seats.get(index=to_act).user if to_act is not None else players[0]
         else:
             user = people[sender]
+        caplog.clear()
+        async_to_sync(drive)(current["table"], user, batch)
+        logged = [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+        assert logged == []
+
+    run()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hostile_meld_previews(players, spectator, caplog):
+    # Previews alone, from the seat to act (whose previews are answered: every echo must be text a real
+    # socket carries) and from everyone else (refused clearly).
+    caplog.set_level(logging.WARNING)
+    people = {"ben": players[1], "sven": spectator, "anonymous": None}
+    current = {"table": async_to_sync(playing_table)("romme", players)}
+
+    @FUZZ
+    @given(sender=st.sampled_from(["to act", "to act", "to act", *sorted(people)]),
+           batch=st.lists(fuzzing.previews, min_size=1, max_size=6))
+    def run(sender, batch):
+        table = Table.objects.get(pk=current["table"])
+        to_act = state_of(table).to_act
+        user = table.seats.get(index=to_act).user if sender == "to act" and to_act is not None else people.get(sender)
         caplog.clear()
         async_to_sync(drive)(current["table"], user, batch)
         logged = [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]

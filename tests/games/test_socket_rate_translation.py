@@ -11,7 +11,8 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from games import selectors, services
-from tests.games.helpers import Socket
+from games.models import Table
+from tests.games.helpers import Socket, state_of
 
 CONSUMERS = Path(__file__).resolve().parents[2] / "games" / "consumers.py"
 
@@ -60,7 +61,10 @@ def test_a_meld_preview_of_no_meld_says_why():
 async def test_the_socket_answers_a_meld_preview_with_the_selectors_answer(players):
     table = await sync_to_async(services.table_create)(user=players[0], game="romme", preset="standard",
                                                        options={"seats": 3})
-    socket = await Socket.open(table.pk, players[0])
+    for user in players[1:3]:
+        await sync_to_async(services.table_join)(table_id=table.pk, user=user)
+    to_act = await sync_to_async(lambda: state_of(Table.objects.get(pk=table.pk)).to_act)()
+    socket = await Socket.open(table.pk, players[to_act])  # only the seat to act may ask (test_meld_preview_socket)
     await socket.until(lambda f: f["type"] == "state")
     for n, cards in enumerate((["7H", "JK", "5H"], ["JK", "JK"], ["7H", "8C", "9H"])):
         await socket.send({"type": "meld_preview", "id": n, "cards": cards})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from games.engine.cards import JOKER, RANKS
+from games.engine.cards import JOKER, RANKS, is_card
 from games.engine.romme.melds import InvalidMeld, Meld, hand_augen, most_cards_layout, validate_meld
 from games.engine.romme.round import extended, layoff_ends
 
@@ -91,13 +91,22 @@ def going_out(hand: Sequence[str], table: Sequence[tuple[int, int, Meld]], *, op
     return [{"action": "lay_off", **item} for item in lay_offs] + [discard]
 
 
-def meld_preview(cards: list[str]) -> dict:
+#: The most readings ``meld_preview`` checks (``validate_meld`` calls): a bound on its work that holds for
+#: any input, whatever it is. The readings that can be melds are few (the jokers of a run stand in its gaps,
+#: at most one at either end), so real cards stay far below it: 14 cards with 4 jokers need about a dozen.
+PREVIEW_BUDGET = 200
+
+
+def meld_preview(cards: list[str], *, budget: int = PREVIEW_BUDGET) -> dict:
     """What ``cards``, chosen in any order, make as one Rommé meld: the order it is laid in and its points,
     or why it is none. Read-only, for the page's meld builder (the page knows no rules).
 
     The candidate orders are the natural cards by rank (each ace low or high) with the jokers placed in
     every way; ``validate_meld`` alone decides which are melds. Of several readings the one worth most
-    points is given (a joker at the top end of a run rather than the bottom; a set's jokers last).
+    points is given (a joker at the top end of a run rather than the bottom; a set's jokers last). Only the
+    orders that could be melds are checked (``_meld_places``): a set's jokers stand anywhere, a run's fill its
+    gaps exactly plus at most one at each end; when none is a meld, the reason is the last order's. At most
+    ``budget`` orders are checked, so that no input costs more (an answer then says so).
 
     >>> meld_preview(["7H", "JK", "5H"])
     {'meld': ['5H', 'JK', '7H'], 'points': 18, 'kind': 'run'}
@@ -106,30 +115,95 @@ def meld_preview(cards: list[str]) -> dict:
     jokers = len(cards) - len(naturals)
     aces = [c for c in naturals if c[0] == "A"]
     others = sorted((c for c in naturals if c[0] != "A"), key=lambda c: RANKS.find(c[0]))
-    best = None
-    error = "no cards"
-    seen: set[tuple[str, ...]] = set()
+    lines: list[tuple[str, ...]] = []
     for high in range(len(aces) + 1):
-        line = aces[high:] + others + aces[:high]  # aces below the 2, or above the king
-        for places in _joker_places(len(line) + jokers, jokers):
-            order, rest = [], iter(line)
-            for i in range(len(line) + jokers):
-                order.append(JOKER if i in places else next(rest))
-            key = tuple(order)
-            if key in seen:
-                continue
-            seen.add(key)
+        line = tuple(aces[high:] + others + aces[:high])  # aces below the 2, or above the king
+        if line not in lines:  # the same cards in the same order: the same readings
+            lines.append(line)
+    length = len(naturals) + jokers
+    last = _last_joker_places(length, jokers)
+    if last is None:  # the jokers cannot stand apart: no order to read
+        return {"meld": None, "points": None, "error": "no cards"}
+    best = None
+    for line in lines:
+        for places in _meld_places(line, jokers):
+            budget -= 1
+            if budget < 0:
+                return {"meld": None, "points": None,
+                        "error": f"too many ways to read these {len(cards)} cards; lay fewer at once"}
             try:
-                meld = validate_meld(order)
-            except InvalidMeld as exc:
-                error = str(exc)
+                meld = validate_meld(_laid(line, places))
+            except InvalidMeld:
                 continue
             # Among equals the last reading wins: jokers as far up as they go (a set's at its end).
             if best is None or meld.points >= best.points:
                 best = meld
     if best is None:
-        return {"meld": None, "points": None, "error": error}
+        try:
+            validate_meld(_laid(lines[-1], last))
+        except InvalidMeld as exc:
+            return {"meld": None, "points": None, "error": str(exc)}
+        raise AssertionError("a valid reading was left out")  # pragma: no cover: _meld_places misses none
     return {"meld": list(best.cards), "points": best.points, "kind": best.kind}
+
+
+def _laid(line: Sequence[str], places: frozenset[int]) -> list[str]:
+    """The natural cards of ``line`` in order, with jokers at ``places``."""
+    rest = iter(line)
+    return [JOKER if i in places else next(rest) for i in range(len(line) + len(places))]
+
+
+def _apart(places: Sequence[int]) -> bool:
+    return all(b - a >= 2 for a, b in zip(places, places[1:], strict=False))
+
+
+def _last_joker_places(length: int, jokers: int) -> frozenset[int] | None:
+    """The last set ``_joker_places`` gives (the jokers as far up as they go), or None if it gives none."""
+    if jokers == 0:
+        return frozenset()
+    first = length - 2 * jokers + 1
+    return frozenset(range(first, length, 2)) if first >= 0 else None
+
+
+def _meld_places(line: tuple[str, ...], jokers: int) -> list[frozenset[int]]:
+    """The joker places (as ``_joker_places`` gives them, in its order) at which ``line`` may be a meld: every
+    order ``validate_meld`` accepts is among them; most of the others are left out unread.
+
+    A set (one rank) reads the same with its jokers anywhere, and has at most 4 cards. A run (one suit) puts
+    each natural card at its rank's position (an ace at 1 or 14), so the jokers between two of them are
+    exactly the positions missing there; only the spare ones are free, below the first card or above the last.
+    """
+    length = len(line) + jokers
+    if length < 3 or jokers >= len(line) or not all(is_card(c) for c in line):
+        return []  # validate_meld refuses every order of these
+    if len({c[0] for c in line}) == 1:
+        return list(_joker_places(length, jokers)) if length <= 4 else []
+    if len({c[1] for c in line}) != 1:
+        return []
+    found: set[tuple[int, ...]] = set()
+
+    def assign(k: int, previous: int, gaps: list[int]) -> None:
+        if k == len(line):
+            spare = jokers - sum(gaps)
+            for below in range(spare + 1):
+                places, i = list(range(below)), below
+                for gap in gaps:
+                    i += 1  # the natural card
+                    places.extend(range(i, i + gap))
+                    i += gap
+                places.extend(range(i + 1, i + 1 + spare - below))
+                if _apart(places):
+                    found.add(tuple(places))
+            return
+        rank = RANKS.index(line[k][0]) + 1
+        for position in (rank, 14) if rank == 1 else (rank,):
+            if position > previous:
+                gap = position - previous - 1 if k else 0
+                if sum(gaps) + gap <= jokers:
+                    assign(k + 1, position, [*gaps, gap] if k else gaps)
+
+    assign(0, 0, [])
+    return [frozenset(places) for places in sorted(found)]
 
 
 def _joker_places(length: int, jokers: int) -> Iterator[frozenset[int]]:

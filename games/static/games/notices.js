@@ -145,7 +145,7 @@ function connect() {
   socket.addEventListener("close", (event) => {
     box.dataset.status = "offline";
     if (event.code === 4403) return; // not signed in (any more): nothing to wait for
-    attempts += 1;
+    attempts = event.code === 4429 || event.code === 4430 ? 5 : attempts + 1; // too many messages or sockets: the longest wait
     const wait = Math.min(30000, 1000 * 2 ** Math.min(attempts, 5)) * (0.5 + Math.random() / 2);
     retry = setTimeout(connect, wait);
   });

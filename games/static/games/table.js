@@ -139,7 +139,8 @@ function setConnection(status) {
   root.dataset.connected = status === "online" ? "1" : "0";
   if (!banner) return;
   banner.dataset.status = status;
-  banner.textContent = status === "online" ? t("conn_back") : status === "offline" ? t("conn_reconnecting") : t("conn_connecting");
+  banner.textContent =
+    status === "online" ? t("conn_back") : status === "offline" ? t("conn_reconnecting") : status === "flooded" ? t("conn_flooded") : status === "crowded" ? t("conn_crowded") : t("conn_connecting");
   clearTimeout(setConnection.hideTimer);
   if (status === "online") setConnection.hideTimer = setTimeout(() => (banner.hidden = true), 2500);
   banner.hidden = false;
@@ -150,8 +151,9 @@ connect({
     if (wasDown) setConnection("online");
     else root.dataset.connected = "1";
   },
-  close() {
-    setConnection("offline");
+  close(code) {
+    // 4429: closed for too many messages; 4430: too many open sockets (tabs) of this person or address.
+    setConnection(code === 4429 ? "flooded" : code === 4430 ? "crowded" : "offline");
     render();
   },
   state: acceptState,

@@ -186,10 +186,11 @@ function open() {
     store.pending = false;
     for (const waiter of previewWaiters.values()) waiter(null);
     previewWaiters.clear();
-    handlers.close?.();
+    handlers.close?.(event.code);
     if (event.code === 4404 || event.code === 4403) return; // no such table / not allowed: do not retry
-    // Back off so that a restarting server is not hammered, but come back quickly after a short blip.
-    const delay = Math.min(8000, 400 * 2 ** attempts) + Math.random() * 300;
+    // Back off so that a restarting server is not hammered, but come back quickly after a short blip;
+    // after 4429 (closed for too many messages, docs/protocol.md) wait 10 s first.
+    const delay = event.code === 4429 || event.code === 4430 ? 10000 : Math.min(8000, 400 * 2 ** attempts) + Math.random() * 300;
     attempts += 1;
     reconnectTimer = setTimeout(open, delay);
   });
