@@ -75,13 +75,6 @@ def _pgbouncer_stats() -> dict:
     return {"queries": 0, "transactions": 0}
 
 
-def _closed_loop(site, srv, tables: int, seconds: float, prefix: str) -> players.Figures:
-    info = site.seed(tables, prefix)
-    profile = {"tables": tables, "think": 0.0, "ramp": 0.0, "seconds": seconds, "warmup": min(3.0, seconds / 3)}
-    figures, _ = asyncio.run(loadtest_main._drive("site", info, srv.ports, profile, 1))
-    return figures
-
-
 def ceiling(args) -> None:
     counts = [int(n) for n in args.daphnes.split(",")]
     with servers.workspace() as workdir:
@@ -115,64 +108,88 @@ def ceiling(args) -> None:
                   f"server CPU per change {sum(cpu[n]) / len(cpu[n]):.1f} ms")
 
 
-def _monitor(port: int, out: list[int], stop: threading.Event) -> subprocess.Popen:
-    process = subprocess.Popen(["redis-cli", "-h", "127.0.0.1", "-p", str(port), "monitor"],
-                               stdout=subprocess.PIPE, text=True, errors="replace")
-    pattern = re.compile(rf"^\S+ \[{REDIS_DB} ")
-    commands: dict[str, int] = {}
+class _Monitor:
+    """``redis-cli monitor`` on one server: the commands of this site's database number, by the second they
+    arrived, split into round trips (a client's command) and the commands its scripts ran (``lua``)."""
 
-    def read():
-        assert process.stdout is not None
-        for line in process.stdout:
-            if stop.is_set():
-                break
-            if pattern.match(line):
-                out[0] += 1
-                name = line.split('"', 2)[1].upper() if '"' in line else "?"
-                commands[name] = commands.get(name, 0) + 1
+    def __init__(self, port: int):
+        self.process = subprocess.Popen(["redis-cli", "-h", "127.0.0.1", "-p", str(port), "monitor"],
+                                        stdout=subprocess.PIPE, text=True, errors="replace")
+        self.lines: list[tuple[float, bool, str]] = []  # (time, by a script, command)
+        self.pattern = re.compile(rf'^(\d+\.\d+) \[{REDIS_DB} (\S+)\] "([A-Za-z]+)"')
+        threading.Thread(target=self._read, daemon=True).start()
 
-    threading.Thread(target=read, daemon=True).start()
-    process.commands = commands  # type: ignore[attr-defined]
-    return process
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            match = self.pattern.match(line)
+            if match:
+                self.lines.append((float(match[1]), match[2] == "lua", match[3].upper()))
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait()
+
+    def between(self, start: float, end: float) -> tuple[int, int, dict]:
+        trips = scripted = 0
+        names: dict[str, int] = {}
+        for at, lua, name in self.lines:
+            if start <= at <= end:
+                if lua:
+                    scripted += 1
+                else:
+                    trips += 1
+                    names[name] = names.get(name, 0) + 1
+        return trips, scripted, names
 
 
 def costs(args) -> None:
+    """Counted only in the measured window (after the connects and the warm-up), per move of that window."""
     with servers.workspace() as workdir:
         site = _site(workdir)
         info = site.seed(args.tables, f"k{int(time.time()) % 100000}x")
         srv = _start(site, int(args.daphnes))
-        counts = [[0] for _ in REDIS_PORTS]
-        stop = threading.Event()
+        warmup = min(5.0, args.seconds / 3)
+        snapshots: dict[str, dict] = {}
         try:
             time.sleep(0.5)
-            stats = _pgbouncer_stats()
-            monitors = [_monitor(port, count, stop) for port, count in zip(REDIS_PORTS, counts, strict=True)]
+            monitors = [_Monitor(port) for port in REDIS_PORTS]
             time.sleep(0.5)
-            profile = {"tables": args.tables, "think": 0.0, "ramp": 0.0, "seconds": args.seconds,
-                       "warmup": min(3.0, args.seconds / 3)}
+            profile = {"tables": args.tables, "think": 0.0, "ramp": 0.0, "seconds": args.seconds, "warmup": warmup}
+            start = time.time()
+            window = (start + warmup, start + args.seconds)
+            timers = [threading.Timer(warmup, lambda: snapshots.setdefault("from", _pgbouncer_stats())),
+                      threading.Timer(args.seconds, lambda: snapshots.setdefault("to", _pgbouncer_stats()))]
+            for timer in timers:
+                timer.start()
             figures, _ = asyncio.run(loadtest_main._drive("site", info, srv.ports, profile, 1))
+            for timer in timers:
+                timer.join()
             time.sleep(0.5)
-            after = _pgbouncer_stats()
-            stop.set()
             for monitor in monitors:
-                monitor.terminate()
-                monitor.wait()
+                monitor.stop()
         finally:
             srv.stop()
-        changes = figures.all_moves + figures.other_changes
+        moves = figures.moves
         sockets = 2 * args.tables
-        print(f"{args.daphnes} daphne, {args.tables} tables ({sockets} sockets), {args.seconds:g} s closed loop: "
-              f"{figures.all_moves} moves and {figures.other_changes} readies, {figures.moves_per_second:.1f} moves/s")
-        print(f"PostgreSQL through PgBouncer: {after['queries'] - stats['queries']} statements, "
-              f"{after['transactions'] - stats['transactions']} transactions: "
-              f"{(after['queries'] - stats['queries']) / changes:.1f} statements and "
-              f"{(after['transactions'] - stats['transactions']) / changes:.1f} transactions per change "
-              f"(the {sockets} handshakes and the referee's polls included)")
-        for port, count, monitor in zip(REDIS_PORTS, counts, monitors, strict=True):
-            top = sorted(monitor.commands.items(), key=lambda kv: -kv[1])[:6]  # type: ignore[attr-defined]
-            print(f"Redis :{port}: {count[0]} commands, {count[0] / changes:.1f} per change ({top})")
-        total = sum(count[0] for count in counts)
-        print(f"Redis, both servers: {total / changes:.1f} commands per change")
+        print(f"{args.daphnes} daphne, {args.tables} tables ({sockets} sockets), {args.seconds:g} s closed loop, "
+              f"{args.seconds - warmup:g} s measured: {moves} moves in the window, {figures.moves_per_second:.1f} "
+              f"moves/s ({figures.other_changes} readies in the whole run), failed connects {figures.failed_connects}")
+        queries = snapshots["to"]["queries"] - snapshots["from"]["queries"]
+        transactions = snapshots["to"]["transactions"] - snapshots["from"]["transactions"]
+        print(f"PostgreSQL through PgBouncer, in the window: {queries} statements, {transactions} transactions: "
+              f"{queries / moves:.1f} statements and {transactions / moves:.1f} transactions per move "
+              f"(the referee's polls and any ready of the window included)")
+        total_trips = total_scripted = 0
+        for port, monitor in zip(REDIS_PORTS, monitors, strict=True):
+            trips, scripted, names = monitor.between(*window)
+            total_trips += trips
+            total_scripted += scripted
+            top = sorted(names.items(), key=lambda kv: -kv[1])[:6]
+            print(f"Redis :{port}: {trips} commands sent ({trips / moves:.1f} per move), {scripted} run by scripts "
+                  f"({scripted / moves:.1f} per move); sent: {top}")
+        print(f"Redis, both servers: {total_trips / moves:.1f} commands sent and {total_scripted / moves:.1f} "
+              f"run by scripts per move")
 
 
 def _rss_kb(pid: int) -> int:
@@ -184,6 +201,7 @@ def _rss_kb(pid: int) -> int:
 
 
 def idle(args) -> None:
+    import websockets.exceptions
     from websockets.asyncio.client import connect
 
     loadtest_main._raise_file_limit()
@@ -193,18 +211,26 @@ def idle(args) -> None:
         info = site.seed(tables, f"i{int(time.time()) % 100000}x")
         srv = _start(site, 1)
         port, pid = srv.ports[0], srv.processes[0].pid
+        retried = [0]
         try:
             async def run():
-                gate = asyncio.Semaphore(50)  # handshakes at a time: an idle count, not a burst
+                gate = asyncio.Semaphore(10)  # handshakes at a time: an idle count, not a burst
 
                 async def one(table_id: int, session: str):
+                    # A memory count, not a connect test: a handshake dropped by a busy machine is tried again
+                    # (and counted).
                     async with gate:
-                        ws = await connect(f"ws://127.0.0.1:{port}/ws/table/{table_id}/",
-                                           origin=f"http://127.0.0.1:{port}",
-                                           additional_headers={"Cookie": f"sessionid={session}"},
-                                           open_timeout=30, ping_interval=None, max_size=None)
-                        await asyncio.wait_for(ws.recv(), 30)
-                        return ws
+                        for _ in range(5):
+                            try:
+                                ws = await connect(f"ws://127.0.0.1:{port}/ws/table/{table_id}/",
+                                                   origin=f"http://127.0.0.1:{port}",
+                                                   additional_headers={"Cookie": f"sessionid={session}"},
+                                                   open_timeout=30, ping_interval=None, max_size=None)
+                                await asyncio.wait_for(ws.recv(), 30)
+                                return ws
+                            except (OSError, asyncio.TimeoutError, websockets.exceptions.WebSocketException):
+                                retried[0] += 1
+                        raise RuntimeError("a socket did not connect in five tries")
 
                 # Warm up: a first table's two sockets (imports, caches, the connection pools), then closed.
                 warm = [await one(info[0]["id"], s) for s in info[0]["sessions"]]
@@ -223,7 +249,7 @@ def idle(args) -> None:
         finally:
             srv.stop()
         print(f"one daphne: VmRSS {before / 1024:.1f} MB before, {after / 1024:.1f} MB with {n} idle table sockets: "
-              f"{(after - before) / 1024 / n * 1000:.1f} MB per 1,000 sockets")
+              f"{(after - before) / 1024 / n * 1000:.1f} MB per 1,000 sockets ({retried[0]} handshakes tried again)")
 
 
 def main(argv: list[str] | None = None) -> int:
