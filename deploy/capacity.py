@@ -228,7 +228,7 @@ def idle(args) -> None:
                                                    open_timeout=30, ping_interval=None, max_size=None)
                                 await asyncio.wait_for(ws.recv(), 30)
                                 return ws
-                            except (OSError, asyncio.TimeoutError, websockets.exceptions.WebSocketException):
+                            except (TimeoutError, OSError, websockets.exceptions.WebSocketException):
                                 retried[0] += 1
                         raise RuntimeError("a socket did not connect in five tries")
 
