@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI's machine: what the tests need beyond the site's own services — Chromium (browser tests) and gettext
-# (compilemessages) — then PostgreSQL, Redis and nginx as `make run-scaled` starts them (deploy/services.sh:
-# loopback only, the `ginsite` role and database). Idempotent. Prints the DATABASE_URL and REDIS_URL to use.
+# (compilemessages) — then PostgreSQL, PgBouncer, two Redis servers and nginx as `make run-scaled` starts them
+# (deploy/services.sh: loopback only, the `ginsite` role and database; the scale-out test runs through
+# PgBouncer with the channel layer sharded over both Redis servers). Idempotent. Prints the URLs to use.
 # Needs root (as on CI).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
@@ -19,3 +20,5 @@ bash deploy/services.sh
 
 echo "DATABASE_URL=postgres://ginsite:ginsite@127.0.0.1:5432/ginsite"
 echo "REDIS_URL=redis://127.0.0.1:6379/0"
+echo "PgBouncer (transaction pooling): postgres://ginsite:ginsite@127.0.0.1:6432/ginsite with DATABASE_POOL_MODE=transaction"
+echo "REDIS_CHANNEL_URLS=redis://127.0.0.1:6379/0,redis://127.0.0.1:6380/0"

@@ -7,6 +7,11 @@ referees, PostgreSQL and Redis, production settings (``DEBUG=0``).
   else (pages and WebSockets) to the daphne processes on the next ports, round robin: no stickiness, any
   process serves any table (the database is the truth, Redis carries every frame to every process).
 - The referees are ``manage.py referee`` processes (with Redis the referee does not run inside daphne).
+- The daphne processes and referees reach PostgreSQL through PgBouncer (``--pgbouncer``, default
+  127.0.0.1:6432 as ``deploy/services.sh`` starts it, transaction pooling: ``DATABASE_POOL_MODE=transaction``;
+  ``--pgbouncer ''`` connects them straight to PostgreSQL); migrations go straight to PostgreSQL. The channel
+  layer is sharded over ``REDIS_CHANNEL_URLS`` (default: ``REDIS_URL`` and the same database number on the
+  second Redis, 127.0.0.1:6380); the cache and the sessions stay on ``REDIS_URL``.
 - ``DATABASE_URL`` and ``REDIS_URL`` default to the services ``deploy/services.sh`` starts. A ``SECRET_KEY``
   is generated for the local run unless one is given (kept in the run folder, so sessions survive a
   restart), ``ALLOWED_HOSTS`` is
@@ -36,14 +41,39 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATABASE_URL = "postgres://ginsite:ginsite@127.0.0.1:5432/ginsite"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+DEFAULT_PGBOUNCER = "127.0.0.1:6432"
+SECOND_REDIS = "127.0.0.1:6380"
+
+
+def pooled_url(database_url: str, pgbouncer: str) -> str:
+    """``database_url`` with its host and port replaced by PgBouncer's (same role, password and database)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(database_url)
+    credentials = parts.netloc.rsplit("@", 1)[0] + "@" if "@" in parts.netloc else ""
+    return urlunsplit(parts._replace(netloc=credentials + pgbouncer))
+
+
+def channel_urls(redis_url: str) -> list[str]:
+    """The channel layer's shards: ``REDIS_CHANNEL_URLS`` if set, else ``redis_url`` and the same database on
+    the second Redis."""
+    if os.environ.get("REDIS_CHANNEL_URLS"):
+        return [url.strip() for url in os.environ["REDIS_CHANNEL_URLS"].split(",") if url.strip()]
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(redis_url)
+    credentials = parts.netloc.rsplit("@", 1)[0] + "@" if "@" in parts.netloc else ""
+    return [redis_url, urlunsplit(parts._replace(netloc=credentials + SECOND_REDIS))]
 
 
 def nginx_binary() -> str | None:
     return shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
 
 
-def missing_services(database_url: str, redis_url: str) -> str | None:
-    """None when nginx is installed and PostgreSQL and Redis answer, else what is missing."""
+def missing_services(database_url: str, redis_url: str, *, pgbouncer: str = "",
+                     channel_redis: list[str] | None = None) -> str | None:
+    """None when nginx is installed and PostgreSQL (and PgBouncer, if named) and every Redis answer, else what
+    is missing."""
     if nginx_binary() is None:
         return "nginx is not installed (apt-get install nginx, or bash deploy/services.sh)"
     try:
@@ -53,12 +83,20 @@ def missing_services(database_url: str, redis_url: str) -> str | None:
             pass
     except Exception as error:  # noqa: BLE001 - any failure means: not there
         return f"PostgreSQL does not answer at {database_url} ({error.__class__.__name__}; bash deploy/services.sh)"
-    try:
-        import redis
+    if pgbouncer:
+        pooled = pooled_url(database_url, pgbouncer)
+        try:
+            with psycopg.connect(pooled.replace("postgres://", "postgresql://", 1), connect_timeout=3):
+                pass
+        except Exception as error:  # noqa: BLE001
+            return f"PgBouncer does not answer at {pgbouncer} ({error.__class__.__name__}; bash deploy/services.sh)"
+    import redis
 
-        redis.Redis.from_url(redis_url, socket_connect_timeout=3).ping()
-    except Exception as error:  # noqa: BLE001
-        return f"Redis does not answer at {redis_url} ({error.__class__.__name__}; bash deploy/services.sh)"
+    for url in [redis_url, *(channel_redis or [])]:
+        try:
+            redis.Redis.from_url(url, socket_connect_timeout=3).ping()
+        except Exception as error:  # noqa: BLE001
+            return f"Redis does not answer at {url} ({error.__class__.__name__}; bash deploy/services.sh)"
     return None
 
 
@@ -111,13 +149,20 @@ class Site:
             "SECURE_SSL_REDIRECT": os.environ.get("SECURE_SSL_REDIRECT", "0"),
             "DATABASE_URL": os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
             "REDIS_URL": os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL,
+            "REDIS_CHANNEL_URLS": ",".join(channel_urls(os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL)),
             "STATIC_ROOT": os.environ.get("STATIC_ROOT") or str(self.run_dir / "static"),
             "PYTHONUNBUFFERED": "1",
         })
+        # Migrations, the cache table and collectstatic talk to PostgreSQL itself; the serving processes go
+        # through PgBouncer.
+        self.direct_env = dict(env)
+        if self.args.pgbouncer:
+            env["DATABASE_URL"] = pooled_url(env["DATABASE_URL"], self.args.pgbouncer)
+            env["DATABASE_POOL_MODE"] = "transaction"
         return env
 
     def manage(self, *command: str) -> None:
-        done = subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=self.env,
+        done = subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=self.direct_env,
                               capture_output=True, text=True, timeout=600)
         if done.returncode != 0:
             raise RuntimeError(f"manage.py {' '.join(command)} failed:\n{done.stdout[-2000:]}{done.stderr[-4000:]}")
@@ -176,7 +221,8 @@ class Site:
                     raise
                 time.sleep(0.2)
         print("SCALED " + json.dumps({"url": url, "daphne_ports": self.daphne_ports, "run_dir": str(self.run_dir),
-                                      "referees": self.args.referees}), flush=True)
+                                      "referees": self.args.referees, "pgbouncer": self.args.pgbouncer,
+                                      "channel_redis": self.env["REDIS_CHANNEL_URLS"].split(",")}), flush=True)
 
     def watch(self, seconds: float) -> int:
         stop_at = time.monotonic() + seconds if seconds > 0 else None
@@ -209,13 +255,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--seconds", type=float, default=float(os.environ.get("SECONDS_TO_RUN", "0")),
                         help="stop by itself after this many seconds (0: run until Ctrl-C / SIGTERM)")
+    parser.add_argument("--pgbouncer", default=os.environ.get("PGBOUNCER", DEFAULT_PGBOUNCER),
+                        help="host:port of PgBouncer for the serving processes ('' : straight to PostgreSQL)")
     parser.add_argument("--run-dir", help="logs, nginx.conf, the generated key, static files (default: a temp folder)")
     args = parser.parse_args(argv)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print("run_scaled serves on the loopback only (--host 127.0.0.1)", file=sys.stderr)
         return 2
     site = Site(args)
-    missing = missing_services(site.env["DATABASE_URL"], site.env["REDIS_URL"])
+    missing = missing_services(site.direct_env["DATABASE_URL"], site.env["REDIS_URL"], pgbouncer=args.pgbouncer,
+                               channel_redis=site.env["REDIS_CHANNEL_URLS"].split(","))
     if missing:
         print(missing, file=sys.stderr)
         return 2

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # What `make run-scaled` needs on this machine, as Debian packages, idempotently: PostgreSQL and Redis on
-# 127.0.0.1 (the `ginsite` role and database, as .ci/services.sh makes them) and nginx (only the binary: the
+# 127.0.0.1 (the `ginsite` role and database, as .ci/services.sh makes them), PgBouncer in front of
+# PostgreSQL on 127.0.0.1:6432 (transaction pooling, any database of the server), a second Redis on
+# 127.0.0.1:6380 (the channel layer is sharded over both, see docs/scale.md) and nginx (only the binary: the
 # site runs its own nginx with its own configuration, see deploy/run_scaled.py). Needs root to install.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
@@ -10,12 +12,17 @@ need=()
 command -v pg_ctlcluster >/dev/null 2>&1 || need+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || need+=(nginx)
+[ -x /usr/sbin/pgbouncer ] || command -v pgbouncer >/dev/null 2>&1 || need+=(pgbouncer)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -q
   apt-get install -y -q "${need[@]}"
 fi
-# Debian starts a system nginx on port 80 after installing it; the site does not use it.
-if command -v systemctl >/dev/null 2>&1; then systemctl stop nginx >/dev/null 2>&1 || true; fi
+# Debian starts a system nginx on port 80 and a PgBouncer with its own empty configuration after installing
+# them; the site uses neither (its PgBouncer runs with the configuration below).
+if command -v systemctl >/dev/null 2>&1; then
+  systemctl stop nginx >/dev/null 2>&1 || true
+  systemctl stop pgbouncer >/dev/null 2>&1 || true
+fi
 
 version=$(ls /usr/lib/postgresql | sort -V | tail -n 1)
 if ! pg_lsclusters -h | awk '{print $1" "$2}' | grep -qx "$version main"; then
@@ -33,12 +40,64 @@ su postgres -c "psql -q -tc \"SELECT 1 FROM pg_roles WHERE rolname='ginsite'\"" 
 su postgres -c "psql -q -tc \"SELECT 1 FROM pg_database WHERE datname='ginsite'\"" | grep -q 1 \
   || su postgres -c "createdb -O ginsite ginsite"
 
-if ! redis-cli -h 127.0.0.1 ping >/dev/null 2>&1; then
-  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save '' --appendonly no
-  for _ in $(seq 1 30); do
-    redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 && break
-    sleep 0.5
-  done
+# PgBouncer: loopback only (no Unix socket), transaction pooling, every database of the local server (the
+# tests make their own), the `ginsite` role's password (the same as above); `ginsite` may read its admin
+# console (SHOW CLIENTS, SHOW STATS, SHOW POOLS; database `pgbouncer`). A running one reloads the file.
+mkdir -p /etc/pgbouncer
+cat > /etc/pgbouncer/ginsite-users.txt <<'USERS'
+"ginsite" "ginsite"
+USERS
+cat > /etc/pgbouncer/ginsite.ini <<'INI'
+; Written by deploy/services.sh (the site's PgBouncer; edits are overwritten).
+[databases]
+* = host=127.0.0.1 port=5432
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = 6432
+unix_socket_dir =
+auth_type = scram-sha-256
+auth_file = /etc/pgbouncer/ginsite-users.txt
+stats_users = ginsite
+pool_mode = transaction
+; Client connections: every daphne and referee keeps one per database thread (CONN_MAX_AGE), cheap here.
+max_client_conn = 5000
+; Server connections per database and role: what PostgreSQL actually sees, however many processes run.
+default_pool_size = 20
+reserve_pool_size = 5
+reserve_pool_timeout = 2
+server_idle_timeout = 60
+ignore_startup_parameters = extra_float_digits
+pidfile = /run/postgresql/pgbouncer-ginsite.pid
+logfile = /var/log/postgresql/pgbouncer-ginsite.log
+INI
+chown postgres:postgres /etc/pgbouncer/ginsite.ini /etc/pgbouncer/ginsite-users.txt
+chmod 640 /etc/pgbouncer/ginsite.ini /etc/pgbouncer/ginsite-users.txt
+mkdir -p /run/postgresql /var/log/postgresql
+chown postgres:postgres /run/postgresql /var/log/postgresql
+pidfile=/run/postgresql/pgbouncer-ginsite.pid
+if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+  kill -HUP "$(cat "$pidfile")"
+else
+  rm -f "$pidfile"
+  (ulimit -n 16384 2>/dev/null || true; pgbouncer -d -u postgres /etc/pgbouncer/ginsite.ini)
 fi
-redis-cli -h 127.0.0.1 ping >/dev/null
-echo "PostgreSQL, Redis and nginx are ready."
+for _ in $(seq 1 30); do
+  pg_isready -h 127.0.0.1 -p 6432 -q && break
+  sleep 0.5
+done
+pg_isready -h 127.0.0.1 -p 6432
+
+# Two Redis servers: the cache, the sessions and the channel layer's first shard on 6379, the layer's second
+# shard on 6380. Nothing is saved to disk (the layer's messages live seconds; the cache can be rebuilt).
+for port in 6379 6380; do
+  if ! redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1; then
+    redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --save '' --appendonly no
+    for _ in $(seq 1 30); do
+      redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1 && break
+      sleep 0.5
+    done
+  fi
+  redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null
+done
+echo "PostgreSQL, PgBouncer (127.0.0.1:6432), Redis (127.0.0.1:6379 and :6380) and nginx are ready."

@@ -76,6 +76,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "accounts.middleware.UserLanguageMiddleware",
+    "ginsite.routers.ReplicaReadsMiddleware",
 ]
 
 ROOT_URLCONF = "ginsite.urls"
@@ -143,10 +144,44 @@ else:
             "CONN_MAX_AGE": None,
         })
     }
+# Behind a pooler in transaction mode (PgBouncer's `pool_mode = transaction`, as `make run-scaled` runs it:
+# DATABASE_POOL_MODE=transaction) consecutive transactions of one Django connection may run on different
+# server connections, so nothing may outlive a transaction: no server-side cursors (a named cursor of
+# `.iterator()` would be gone at the next statement). Django's psycopg backend already binds parameters on
+# the client and prepares nothing (prepare_threshold None), and PgBouncer carries the time zone it sets.
+DATABASE_POOL_MODE = os.environ.get("DATABASE_POOL_MODE", "session")
+if DATABASE_POOL_MODE not in ("session", "transaction"):
+    raise ImproperlyConfigured("DATABASE_POOL_MODE is 'session' (the default) or 'transaction'.")
+if DATABASE_POOL_MODE == "transaction":
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+
+# A read replica (DATABASE_REPLICA_URL, e.g. a PostgreSQL streaming standby, through its own PgBouncer pool)
+# for the pages that only read and may be a moment behind: the leaderboard and the profiles. Only their
+# selectors read there (ginsite.routers.replica_reads); every write, and every read inside a transaction,
+# goes to "default". Tests use "default" for it (TEST MIRROR): a replica has no test database of its own.
+DATABASE_REPLICA_URL = os.environ.get("DATABASE_REPLICA_URL", "")
+if DATABASE_REPLICA_URL:
+    DATABASES["replica"] = with_sqlite_guarantees(cast(dict[str, Any], dj_database_url.parse(
+        DATABASE_REPLICA_URL,
+        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "600")),
+        conn_health_checks=env_bool("CONN_HEALTH_CHECKS", True),
+    )))
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+    if DATABASE_POOL_MODE == "transaction":
+        DATABASES["replica"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+DATABASE_ROUTERS = ["ginsite.routers.ReplicaRouter"]
+# The pages whose reads may go to the replica (ginsite.routers.ReplicaReadsMiddleware), and the apps whose
+# tables they read there (never sessions, users or allauth's addresses).
+REPLICA_READ_VIEWS = ["leaderboard", "leaderboard_game", "accounts:profile", "accounts:public"]
+REPLICA_READ_APPS = ["ratings", "games", "tournaments", "accounts"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Channel layer: REDIS_URL or in-memory --------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# The channel layer's Redis servers: REDIS_CHANNEL_URLS, comma-separated, else REDIS_URL alone. With several,
+# channels-redis shards over them (its `hosts` list): each group and each process's receive channel lives on
+# one server, picked by a hash of its name, so every process must list the same servers in the same order.
+REDIS_CHANNEL_URLS = env_list("REDIS_CHANNEL_URLS", [REDIS_URL] if REDIS_URL else [])
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -154,7 +189,8 @@ if REDIS_URL:
             "BACKEND": "ginsite.layers.RedisChannelLayer",
             "CONFIG": {
                 # redis-py's default pool of 100 connections fails under a burst of sockets.
-                "hosts": [{"address": REDIS_URL, "max_connections": int(os.environ.get("REDIS_MAX_CONNECTIONS", "1000"))}],
+                "hosts": [{"address": url, "max_connections": int(os.environ.get("REDIS_MAX_CONNECTIONS", "1000"))}
+                          for url in REDIS_CHANNEL_URLS],
                 "capacity": 1500,
                 "expiry": 30,
                 # Keys of this site in Redis (several sites or test runs can share one Redis).
@@ -190,6 +226,14 @@ else:
             "OPTIONS": {"MAX_ENTRIES": int(os.environ.get("CACHE_MAX_ENTRIES", "50000"))},
         }
     }
+
+# --- Sessions ---------------------------------------------------------------------------------------------
+# With Redis, sessions are read from the cache and written to both (Django's cached_db): a socket's handshake
+# and a page find the session without a database trip, and a session survives a flushed cache. Sessions
+# written straight to the database (a script, the load test's seeding) are found there and cached on first
+# use. Without Redis the database alone, as before (its cache is a database table: nothing to gain).
+if REDIS_URL:
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # --- Authentication (django-allauth) --------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = [

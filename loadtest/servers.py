@@ -39,9 +39,12 @@ REDIS_BASE = os.environ.get("LOADTEST_REDIS", "redis://127.0.0.1:6379")
 SITE_PG_DB, BARE_PG_DB = "ginsite_loadtest", "ginsite_stackbench"
 SITE_REDIS_DB, BARE_REDIS_DB = 14, 15
 
+#: The scaled stack's daphne processes (both sides): LOADTEST_DAPHNES, 2 by default (the capacity model's
+#: 1 → 2 → 4 run, docs/scale.md).
+SCALED_DAPHNES = int(os.environ.get("LOADTEST_DAPHNES", "2"))
 STACKS = {
     "embedded": {"label": "SQLite + in-memory, 1 daphne", "daphnes": 1},
-    "scaled": {"label": "PostgreSQL + Redis, 2 daphne", "daphnes": 2},
+    "scaled": {"label": f"PostgreSQL + Redis, {SCALED_DAPHNES} daphne", "daphnes": SCALED_DAPHNES},
 }
 
 

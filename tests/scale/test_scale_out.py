@@ -5,7 +5,13 @@ move made through one process reaches the sockets held by the other and by nginx
 moves (played by the referee process) reach a person's socket too, nginx serves the static files, and the
 whole site stops cleanly.
 
-Needs nginx, PostgreSQL and Redis on 127.0.0.1 (``bash deploy/services.sh``); skipped with the reason when one
+The distributed parts are the ones ``make run-scaled`` uses: the site's processes reach PostgreSQL through
+PgBouncer (transaction pooling; its admin console shows their connections and transactions on the test's
+database) and the channel layer is sharded over two Redis servers (both hold the test's group keys while the
+sockets are open, and the move crosses between processes all the same).
+
+Needs nginx, PostgreSQL, PgBouncer and two Redis servers on 127.0.0.1 (``bash deploy/services.sh``); skipped
+with the reason when one
 is missing, failed instead when ``REQUIRE_SCALE=1`` (CI's PostgreSQL + Redis run). It runs where ``REDIS_URL``
 is set (CI's PostgreSQL + Redis run) or with ``SCALE_TEST=1``. Its database and Redis keys are its own.
 """
@@ -13,6 +19,8 @@ is set (CI's PostgreSQL + Redis run) or with ``SCALE_TEST=1``. Its database and 
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import json
 import os
 import secrets
@@ -64,7 +72,9 @@ def scaled_site(tmp_path):
         pytest.skip("the scale-out test runs with Redis (REDIS_URL set, as in CI's PostgreSQL + Redis run) "
                     "or SCALE_TEST=1")
     admin = _server_base(PG_URL).replace("postgres://", "postgresql://", 1) + "/postgres"
-    missing = run_scaled.missing_services(admin, REDIS_URL)  # the server; the test makes its own database
+    # The server (the test makes its own database), PgBouncer and both Redis servers.
+    missing = run_scaled.missing_services(admin, REDIS_URL, pgbouncer=run_scaled.DEFAULT_PGBOUNCER,
+                                          channel_redis=run_scaled.channel_urls(REDIS_URL))
     if missing:
         _skip_or_fail(missing)
     import psycopg
@@ -106,6 +116,7 @@ def scaled_site(tmp_path):
                 break
         assert info is not None, "run_scaled did not come up:\n" + "".join(output)
         info["env"] = env
+        info["database"] = name
         info["process"] = process
         info["tmp"] = tmp_path
         yield info
@@ -166,8 +177,32 @@ async def _until(ws, predicate, timeout: float = 15.0) -> dict:
             return frame
 
 
+def _pgbouncer(command: str) -> list[dict]:
+    """A SHOW command on PgBouncer's admin console (the `ginsite` role is one of its stats_users)."""
+    host, port = run_scaled.DEFAULT_PGBOUNCER.split(":")
+    user = PG_URL.split("//", 1)[1].split(":", 1)[0]
+    password = PG_URL.split("//", 1)[1].split("@", 1)[0].split(":", 1)[1]
+    done = subprocess.run(["psql", "-h", host, "-p", port, "-U", user, "-d", "pgbouncer", "--csv", "-c", command],
+                          env={**os.environ, "PGPASSWORD": password}, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    return list(csv.DictReader(io.StringIO(done.stdout)))
+
+
+def _keys(url: str, prefix: str) -> list[str]:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        return [key.decode() for key in client.scan_iter(match=f"{prefix}*", count=1000)]
+    finally:
+        client.close()
+
+
 def test_a_move_made_on_one_daphne_reaches_sockets_on_the_other_and_through_nginx(scaled_site):
     env = scaled_site["env"]
+    shards = scaled_site["channel_redis"]
+    assert scaled_site["pgbouncer"] == run_scaled.DEFAULT_PGBOUNCER and len(shards) == 2
+    assert len({url.rsplit("/", 1)[0] for url in shards}) == 2, "two Redis servers, not two databases of one"
     daphne_a, daphne_b = scaled_site["daphne_ports"]
     nginx_port = int(scaled_site["url"].rsplit(":", 1)[1])
     seed_file = scaled_site["tmp"] / "seed.json"
@@ -184,6 +219,11 @@ def test_a_move_made_on_one_daphne_reaches_sockets_on_the_other_and_through_ngin
         watcher = await _socket(nginx_port, table["id"], None)
         states = [await _until(ws, lambda f: True) for ws in (anna, ben, watcher)]
         assert [s["table"]["you"] for s in states] == [0, 1, None]
+        # The layer is sharded: with the sockets open, each Redis server holds some of this site's groups
+        # (channels-redis hashes a group's name to its server; a table's "all" and "public" groups land on
+        # different ones of two, and the watcher keeps the public group).
+        on_shard = [_keys(url, env["REDIS_PREFIX"]) for url in shards]
+        assert all(any(":group:" in key for key in keys) for keys in on_shard), on_shard
         sockets = {0: anna, 1: ben}
         crossed = set()
         for _ in range(8):  # moves through both processes, each seen by the other process and by nginx's pick
@@ -209,6 +249,13 @@ def test_a_move_made_on_one_daphne_reaches_sockets_on_the_other_and_through_ngin
             await ws.close()
 
     asyncio.run(asyncio.wait_for(play(), 90))
+
+    # The site's database connections went through PgBouncer: its clients on the test's database are the
+    # serving processes, and the moves were transactions it pooled.
+    clients = [row for row in _pgbouncer("SHOW CLIENTS") if row["database"] == scaled_site["database"]]
+    assert len(clients) >= 2, clients  # two daphne processes and a referee, one or more connections each
+    stats = {row["database"]: row for row in _pgbouncer("SHOW STATS")}
+    assert int(stats[scaled_site["database"]]["total_xact_count"]) >= 8, stats.get(scaled_site["database"])
 
     # Static files come from nginx, not from daphne.
     with urllib.request.urlopen(f"{scaled_site['url']}/static/site/site.css", timeout=10) as response:
