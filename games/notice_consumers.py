@@ -14,13 +14,15 @@ class NoticeConsumer(_JsonConsumer):
     async def connect(self):
         self.group = None
         self.person = None
-        # Accepted first, before any database work (see games.consumers.TableConsumer.connect), so that the
-        # client also learns why it is refused.
-        await self.accept()
         if not handshakes.take_address(self):
+            await self.accept()  # accepted so that the client learns why
             await self._refuse_too_many("address")
             return
+        # Who this is, read before the socket is accepted (unlike a table socket, which its public group
+        # covers meanwhile): a client whose socket is open hears every notice sent after. Batched with the
+        # other handshakes arriving now (games.handshakes: two statements for all of them).
         user = await handshakes.open_user(self.scope)
+        await self.accept()
         user_id = user.pk if user is not None and user.is_authenticated else None
         if user_id is None:
             await self.close(code=4403)
