@@ -7,4 +7,4 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         # Connects the receivers of other apps' signals (a deleted account leaves its tables).
-        from games import receivers  # noqa: F401
+        from games import checks, receivers  # noqa: F401

@@ -121,6 +121,7 @@ def _viewer_config(*, record: dict, replay: dict, names: list[str], published: d
         "verify": None if record_text is None else {
             "record_text": record_text,
             "public_key": records_export.site_public_key().hex(),
+            "public_keys": [k.hex() for k in records_export.accepted_public_keys()],
         },
     }
 
@@ -229,7 +230,10 @@ def table_last_match(request: HttpRequest, table_id: int) -> HttpResponse:
 def signing_key(request: HttpRequest) -> HttpResponse:
     """The public key that checks the site's signed records, and what exactly it signs."""
     public_key = records_export.site_public_key()
+    retired = [{"hex": k.hex(), "id": records_export.key_id(k), "pem": records_export.pem_of(k)}
+               for k in records_export.accepted_public_keys()[1:]]
     context = {"public_key_hex": public_key.hex(), "public_key_pem": records_export.site_public_key_pem(),
+               "key_id": records_export.key_id(public_key), "retired": retired,
                "algorithm": records_export.ALGORITHM}
     return render(request, "games/signing_key.html", context)
 

@@ -24,6 +24,11 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 # Django must be set up before anything imports models (the consumers do).
 django_asgi_app = get_asgi_application()
 
+from games import records_export  # noqa: E402
+
+# With DEBUG off and no RECORDS_SIGNING_KEY the site refuses to start (ImproperlyConfigured says how to make one).
+records_export.site_private_key()
+
 from channels.auth import AuthMiddleware, UserLazyObject  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
