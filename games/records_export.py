@@ -245,7 +245,7 @@ def record_export(
         # Who each seat is, not only what they were called: the account's id (null for a computer player or
         # a deleted account), and when the site signed this record (UTC, ISO 8601).
         "player_ids": [p.user_id for p in players],
-        "signed_at": timezone.now().astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "signed_at": timezone.now().astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "rounds": [{**r.record, "deal_hash": r.deal_hash} for r in rounds if r.record],
     }
     record.update(registry.get(match.game).record_extras(match.result or {}))
