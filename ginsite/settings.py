@@ -324,6 +324,10 @@ GAMES_DB_PARALLEL = env_bool("GAMES_DB_PARALLEL", True)
 # from the environment: the spec fixes it.
 TOURNAMENTS_ROMME_ROUNDS = (6, 12, 18, 24)
 
+# The largest request body (bytes) the site reads: a pasted record (games.match_views.RECORD_MAX_BYTES) and
+# any form fit. Larger bodies get 413 before they are read, also by daphne (ginsite/body_limit.py).
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", str(1024 * 1024)))
+
 # The Ed25519 key that signs exported game records (docs/protocol.md): 64 hex digits (the 32-byte private
 # seed), the same for every daphne of a site. Required when DEBUG is off (`manage.py check --deploy` says how
 # to make one: `manage.py records_signing_key`; daphne refuses to start without it). With DEBUG on and no
