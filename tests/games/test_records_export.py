@@ -303,3 +303,23 @@ def test_the_examples_in_the_docstrings_hold(name):
 
     failed, attempted = doctest.testmod(importlib.import_module(name), report=True)
     assert attempted > 0 and failed == 0, name
+
+
+def test_a_record_carries_who_played_each_seat_when_it_was_signed_and_the_key_s_id(ranked_match, people):
+    """A name is not a person (issue 25): the record names each seat's account, and the signature names its key."""
+    import datetime as dt
+
+    record = download(ranked_match)
+    by_name = {p.username: p.pk for p in people}
+    assert record["player_ids"] == [by_name[name] for name in record["players"]]
+    signed = dt.datetime.strptime(record["signed_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+    assert abs((dt.datetime.now(dt.timezone.utc) - signed).total_seconds()) < 120
+    assert record["signature"]["key_id"] == records_export.key_id(records_export.site_public_key())
+    assert record_holds(record)
+    edited = {**record, "player_ids": list(reversed(record["player_ids"]))}
+    assert not record_holds(edited)
+
+
+def test_a_computer_player_s_seat_has_no_account_id(bot_match):
+    record = download(bot_match)
+    assert record["player_ids"][1] is None and isinstance(record["player_ids"][0], int)
