@@ -25,7 +25,6 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 django_asgi_app = get_asgi_application()
 
 from games import records_export  # noqa: E402
-
 from ginsite.body_limit import BodyLimitMiddleware, install_daphne_cap  # noqa: E402
 
 install_daphne_cap()  # bodies past DATA_UPLOAD_MAX_MEMORY_SIZE: 413 while they arrive (ginsite/body_limit.py)

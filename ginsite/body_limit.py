@@ -47,9 +47,9 @@ class BodyLimitMiddleware:
             return await self.app(scope, receive, send)
         cap = body_cap()
         for name, value in scope.get("headers", []):
-            if name.lower() == b"content-length":
-                if not value.strip().isdigit() or int(value) > cap:
-                    return await self._refuse(send)
+            if name.lower() == b"content-length" and (not value.strip().isdigit() or len(value) > 18
+                                                       or int(value) > cap):
+                return await self._refuse(send)
         seen = 0
         refused = False
         started = False

@@ -312,8 +312,8 @@ def test_a_record_carries_who_played_each_seat_when_it_was_signed_and_the_key_s_
     record = download(ranked_match)
     by_name = {p.username: p.pk for p in people}
     assert record["player_ids"] == [by_name[name] for name in record["players"]]
-    signed = dt.datetime.strptime(record["signed_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
-    assert abs((dt.datetime.now(dt.timezone.utc) - signed).total_seconds()) < 120
+    signed = dt.datetime.strptime(record["signed_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
+    assert abs((dt.datetime.now(dt.UTC) - signed).total_seconds()) < 120
     assert record["signature"]["key_id"] == records_export.key_id(records_export.site_public_key())
     assert record_holds(record)
     edited = {**record, "player_ids": list(reversed(record["player_ids"]))}
