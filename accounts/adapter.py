@@ -8,6 +8,7 @@ from django.db.models import Q
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from accounts.names import name_refusal
 from accounts.services import DELETED_USERNAME_PREFIX, profile_for, profile_language_set
 
 SITE_NAME = "Gin Rommé"
@@ -18,6 +19,10 @@ class AccountAdapter(DefaultAccountAdapter):
         username = super().clean_username(username, shallow=shallow)
         if username.lower().startswith(DELETED_USERNAME_PREFIX):
             raise forms.ValidationError(_("Dieser Benutzername ist reserviert. Bitte wähle einen anderen."))
+        if not shallow:
+            refusal = name_refusal(username, user_id=None)  # looks like another's name, or a label of the site
+            if refusal:
+                raise forms.ValidationError(refusal)
         return username
 
     def save_user(self, request, user, form, commit=True):

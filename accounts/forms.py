@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Profile
+from accounts.names import name_refusal
 
 # Letters of any alphabet, digits, spaces, dot, hyphen and underscore, starting with a letter or digit.
 DISPLAY_NAME_PATTERN = re.compile(r"^[^\W_][\w .\-]*$")
@@ -35,6 +36,9 @@ class ProfileForm(forms.ModelForm):
         taken_by_profile = Profile.objects.filter(display_name__iexact=name).exclude(user_id=user.pk).exists()
         if taken_by_user or taken_by_profile:
             raise forms.ValidationError(_("Diesen Namen verwendet schon ein anderer Spieler."))
+        refusal = name_refusal(name, user_id=user.pk)  # looks like another's name, or a label of the site
+        if refusal:
+            raise forms.ValidationError(refusal)
         return name
 
 

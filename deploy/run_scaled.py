@@ -138,12 +138,19 @@ class Site:
         elif not key_file.exists():
             key_file.write_text(secrets.token_urlsafe(50))
         key_file.chmod(0o600)
+        records_key = self.run_dir / "records_signing_key"
+        if os.environ.get("RECORDS_SIGNING_KEY"):
+            records_key.write_text(os.environ["RECORDS_SIGNING_KEY"])
+        elif not records_key.exists():
+            records_key.write_text(secrets.token_hex(32))
+        records_key.chmod(0o600)
         host, port = self.args.host, self.args.port
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GAMES_TEST_", "DJANGO_ALLOW_ASYNC"))}
         env.update({
             "DJANGO_SETTINGS_MODULE": "ginsite.settings",
             "DEBUG": "0",
             "SECRET_KEY": key_file.read_text().strip(),
+            "RECORDS_SIGNING_KEY": records_key.read_text().strip(),
             "ALLOWED_HOSTS": f"{host},localhost",
             "CSRF_TRUSTED_ORIGINS": f"http://{host}:{port},http://localhost:{port}",
             "SECURE_SSL_REDIRECT": os.environ.get("SECURE_SSL_REDIRECT", "0"),

@@ -7,5 +7,5 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         # Connects the receivers of other apps' signals (a deleted account leaves its tables; signing out or
-        # deleting the account closes the person's sockets).
-        from games import handshakes, receivers  # noqa: F401
+        # deleting the account closes the person's sockets) and the deployment checks (the signing key).
+        from games import checks, handshakes, receivers  # noqa: F401

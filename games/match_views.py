@@ -121,6 +121,7 @@ def _viewer_config(*, record: dict, replay: dict, names: list[str], published: d
         "verify": None if record_text is None else {
             "record_text": record_text,
             "public_key": records_export.site_public_key().hex(),
+            "public_keys": [k.hex() for k in records_export.accepted_public_keys()],
         },
     }
 
@@ -229,9 +230,32 @@ def table_last_match(request: HttpRequest, table_id: int) -> HttpResponse:
 def signing_key(request: HttpRequest) -> HttpResponse:
     """The public key that checks the site's signed records, and what exactly it signs."""
     public_key = records_export.site_public_key()
+    retired = [{"hex": k.hex(), "id": records_export.key_id(k), "pem": records_export.pem_of(k)}
+               for k in records_export.accepted_public_keys()[1:]]
     context = {"public_key_hex": public_key.hex(), "public_key_pem": records_export.site_public_key_pem(),
+               "key_id": records_export.key_id(public_key), "retired": retired,
                "algorithm": records_export.ALGORITHM}
     return render(request, "games/signing_key.html", context)
+
+
+class _LoneSurrogate(Exception):
+    pass
+
+
+def _has_lone_surrogate(value: object) -> bool:
+    """Whether a string anywhere in ``value`` (keys too) holds a lone UTF-16 surrogate (U+D800..U+DFFF)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if any("\ud800" <= ch <= "\udfff" for ch in item):
+                return True
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+    return False
 
 
 @require_http_methods(["GET", "POST"])
@@ -262,9 +286,17 @@ def record_view(request: HttpRequest) -> HttpResponse:
         return render(request, "games/replay_paste.html", context, status=400)
     try:
         record = load_record(raw)
+        if _has_lone_surrogate(record):
+            raise _LoneSurrogate
         replay = replay_positions(record)
+    except _LoneSurrogate:
+        # JSON may write half of a UTF-16 pair (\ud800) that no page can show (nor the engine's reason).
+        context["error"] = _("Dieses Protokoll lässt sich nicht abspielen: es enthält ein ungültiges Zeichen "
+                             "(ein einzelnes UTF-16-Ersatzzeichen wie \\ud800).")
+        return render(request, "games/replay_paste.html", context, status=400)
     except InvalidRecord as exc:
-        context["error"] = _("Dieses Protokoll lässt sich nicht abspielen: %(reason)s") % {"reason": exc}
+        reason = str(exc).encode("utf-16", "surrogatepass").decode("utf-16", "replace")  # nothing a page cannot show
+        context["error"] = _("Dieses Protokoll lässt sich nicht abspielen: %(reason)s") % {"reason": reason}
         return render(request, "games/replay_paste.html", context, status=400)
     except (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError):
         # The engine names what is wrong with any record it reads; this is for shapes it never expected.

@@ -306,7 +306,7 @@ def match_record(request: HttpRequest, table_id: int) -> HttpResponse:
         return JsonResponse({"error": "staff_only", "message": refusal}, status=403)
     match = table.current_match
     number = request.GET.get("partie", "")
-    if number and not (number.isascii() and number.isdigit()):
+    if number and not (number.isascii() and number.isdigit() and len(number) <= 9):  # int() refuses 4,300+ digits
         raise Http404(_("Diese Partie gibt es nicht."))
     if number:
         # An earlier match at the same table (before a rematch), by its number.

@@ -27,6 +27,14 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 # Django must be set up before anything imports models (the consumers do).
 django_asgi_app = get_asgi_application()
 
+from games import records_export  # noqa: E402
+from ginsite.body_limit import BodyLimitMiddleware, install_daphne_cap  # noqa: E402
+
+install_daphne_cap()  # bodies past DATA_UPLOAD_MAX_MEMORY_SIZE: 413 while they arrive (ginsite/body_limit.py)
+
+# With DEBUG off and no RECORDS_SIGNING_KEY the site refuses to start (ImproperlyConfigured says how to make one).
+records_export.site_private_key()
+
 from channels.auth import AuthMiddleware, UserLazyObject  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import WebsocketDenier  # noqa: E402
@@ -141,7 +149,7 @@ def _start_referee_with_daphne() -> None:
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": BodyLimitMiddleware(django_asgi_app),
         "websocket": SameOriginValidator(
             CookieMiddleware(SessionMiddleware(DeferredAuthMiddleware(URLRouter([*games_websocket_urlpatterns, *fallback_urlpatterns]))))
         ),

@@ -381,10 +381,20 @@ GAMES_DB_PARALLEL = env_bool("GAMES_DB_PARALLEL", True)
 # from the environment: the spec fixes it.
 TOURNAMENTS_ROMME_ROUNDS = (6, 12, 18, 24)
 
+# The largest request body (bytes) the site reads: a pasted record (games.match_views.RECORD_MAX_BYTES) and
+# any form fit. Larger bodies get 413 before they are read, also by daphne (ginsite/body_limit.py).
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", str(1024 * 1024)))
+
 # The Ed25519 key that signs exported game records (docs/protocol.md): 64 hex digits (the 32-byte private
-# seed). Empty (the default): derived from SECRET_KEY with HKDF-SHA256, so every daphne of a site signs alike
-# and a new SECRET_KEY means a new record key.
+# seed), the same for every daphne of a site. Required when DEBUG is off (`manage.py check --deploy` says how
+# to make one: `manage.py records_signing_key`; daphne refuses to start without it). With DEBUG on and no
+# key: a random key made once and kept in RECORDS_SIGNING_KEY_FILE (never derived from SECRET_KEY).
 RECORDS_SIGNING_KEY = os.environ.get("RECORDS_SIGNING_KEY", "")
+RECORDS_SIGNING_KEY_FILE = os.environ.get("RECORDS_SIGNING_KEY_FILE") or (
+    str(BASE_DIR / "records-signing-key.dev") if DEBUG else "")
+# The public keys (64 hex digits each, comma-separated) of earlier signing keys: after a rotation the records
+# they signed still hold, and the key page lists them.
+RECORDS_RETIRED_PUBLIC_KEYS = [k for k in os.environ.get("RECORDS_RETIRED_PUBLIC_KEYS", "").split(",") if k.strip()]
 
 # --- The clocks and the end of a match ----------------------------------------------------------------------
 # Every referee (inside daphne, or `manage.py referee` with Redis) ticks the other apps' clocks

@@ -202,6 +202,7 @@ class SiteStack:
             # Production settings, as the site is served: no query log, no debug pages.
             "DEBUG": "0",
             "SECRET_KEY": secrets.token_urlsafe(50),
+            "RECORDS_SIGNING_KEY": secrets.token_hex(32),
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "SECURE_SSL_REDIRECT": "0",
             "PYTHONUNBUFFERED": "1",

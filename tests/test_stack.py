@@ -52,7 +52,8 @@ def test_deploy_checks_pass_with_debug_off(tmp_path):
     import subprocess
     import sys
 
-    env = {**os.environ, "DEBUG": "0", "SECRET_KEY": "x" * 60 + uuid.uuid4().hex, "ALLOWED_HOSTS": "example.org"}
+    env = {**os.environ, "DEBUG": "0", "SECRET_KEY": "x" * 60 + uuid.uuid4().hex, "ALLOWED_HOSTS": "example.org",
+           "RECORDS_SIGNING_KEY": uuid.uuid4().hex + uuid.uuid4().hex}
     env.pop("GAMES_TEST_DEAL_SEED", None)
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],

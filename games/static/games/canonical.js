@@ -57,6 +57,20 @@ function number(value) {
   return `${sign}${m}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
 }
 
+// Objects are read through their own entries only (Object.entries: a "__proto__" key JSON.parse made is an own
+// property like any other), and a Map (the signed record without its signature) the same way, so that no key
+// is lost to, or taken from, Object.prototype.
+function objectJSON(entries) {
+  return (
+    "{" +
+    entries
+      .sort((a, b) => byCodePoint(a[0], b[0]))
+      .map(([key, item]) => quote(key) + ":" + canonicalJSON(item))
+      .join(",") +
+    "}"
+  );
+}
+
 export function canonicalJSON(value) {
   if (value === null) return "null";
   switch (typeof value) {
@@ -68,17 +82,83 @@ export function canonicalJSON(value) {
       return quote(value);
     case "object":
       if (Array.isArray(value)) return "[" + value.map(canonicalJSON).join(",") + "]";
-      return (
-        "{" +
-        Object.keys(value)
-          .sort(byCodePoint)
-          .map((key) => quote(key) + ":" + canonicalJSON(value[key]))
-          .join(",") +
-        "}"
-      );
+      if (value instanceof Map) return objectJSON(Array.from(value.entries()));
+      return objectJSON(Object.entries(value));
     default:
       throw new Error(`canonical JSON cannot hold a ${typeof value}`);
   }
+}
+
+// --- the signature of a record (docs/protocol.md) -------------------------------------------------------------
+
+// Every number in a record the site signs is an integer a double holds exactly (|n| < 2**53). JSON.parse
+// cannot tell 25.0 from 25 (Python can), so the record's own text is read: a number written with a fraction
+// or an exponent, or an integer beyond that range, means the record is not one the site signed.
+export function onlySafeIntegers(text) {
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const c = text[i];
+    if (c === '"') {
+      i++;
+      while (i < n && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+      i++;
+    } else if (c === "-" || (c >= "0" && c <= "9")) {
+      let j = i + 1;
+      while (j < n && /[0-9.eE+-]/.test(text[j])) j++;
+      const token = text.slice(i, j);
+      if (!/^-?(0|[1-9][0-9]*)$/.test(token)) return false;
+      if (!Number.isSafeInteger(Number(token))) return false;
+      i = j;
+    } else i++;
+  }
+  return true;
+}
+
+function bytesOfHex(text) {
+  if (typeof text !== "string" || !/^([0-9a-f]{2})*$/i.test(text)) return null;
+  const out = new Uint8Array(text.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+// The signed bytes: the canonical JSON of the record without its "signature" field.
+export function signedBytes(record) {
+  const rest = new Map(Object.entries(record).filter(([key]) => key !== "signature"));
+  return new TextEncoder().encode(canonicalJSON(rest));
+}
+
+// Whether the record in `text` holds a signature by one of `publicKeys` (hex; the site's and its retired
+// keys): "ok", "bad" (altered, or not what the site signs), "foreign" (another key), "none" (no signature),
+// or "unavailable" (no WebCrypto with Ed25519 here).
+export async function signatureState(text, publicKeys) {
+  let record;
+  try {
+    record = JSON.parse(text);
+  } catch {
+    return "none";
+  }
+  if (!record || typeof record !== "object" || Array.isArray(record)) return "none";
+  const signature = Object.hasOwn(record, "signature") ? record.signature : null;
+  if (!signature || typeof signature !== "object" || Array.isArray(signature)) return "none";
+  const value = bytesOfHex(Object.hasOwn(signature, "value") ? signature.value : null);
+  if (signature.algorithm !== "Ed25519" || value === null || value.length !== 64) return "bad";
+  if (typeof signature.public_key !== "string" || !publicKeys.includes(signature.public_key)) return "foreign";
+  if (!onlySafeIntegers(text)) return "bad";
+  if (!globalThis.crypto || !globalThis.crypto.subtle) return "unavailable";
+  let key;
+  try {
+    key = await crypto.subtle.importKey("raw", bytesOfHex(signature.public_key), { name: "Ed25519" }, false, ["verify"]);
+  } catch {
+    return "unavailable"; // a browser without Ed25519 in WebCrypto
+  }
+  let bytes;
+  try {
+    bytes = signedBytes(record);
+  } catch {
+    return "bad";
+  }
+  return (await crypto.subtle.verify({ name: "Ed25519" }, key, value, bytes)) ? "ok" : "bad";
 }
 
 // SHA-256 (hex) of the canonical JSON; null where the browser offers no WebCrypto (it needs HTTPS or

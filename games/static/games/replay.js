@@ -2,7 +2,7 @@
 // too). It knows no rules: the server sent every position (all hands open) in #replay-data; this only draws
 // them and steps between them.
 
-import { canonicalJSON, dealHash } from "./canonical.js";
+import { dealHash, signatureState } from "./canonical.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
 const S = data.strings;
@@ -319,47 +319,12 @@ async function checkDeals() {
 
 // --- the signature (a pasted record) ------------------------------------------------------------------------------
 
-function bytesOfHex(text) {
-  if (typeof text !== "string" || !/^([0-9a-f]{2})*$/i.test(text)) return null;
-  const out = new Uint8Array(text.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
-// The signed bytes (docs/protocol.md): the canonical JSON of the record without its "signature" field.
-function signedBytes(record) {
-  const rest = {};
-  for (const key of Object.keys(record)) if (key !== "signature") rest[key] = record[key];
-  return new TextEncoder().encode(canonicalJSON(rest));
-}
-
-async function signatureState(record) {
-  const signature = record ? record.signature : null;
-  if (!signature || typeof signature !== "object") return "none";
-  const value = bytesOfHex(signature.value);
-  if (signature.algorithm !== "Ed25519" || value === null || value.length !== 64) return "bad";
-  if (signature.public_key !== data.verify.public_key) return "foreign";
-  if (!globalThis.crypto || !globalThis.crypto.subtle) return "unavailable";
-  let key;
-  try {
-    key = await crypto.subtle.importKey("raw", bytesOfHex(data.verify.public_key), { name: "Ed25519" }, false, ["verify"]);
-  } catch {
-    return "unavailable"; // a browser without Ed25519 in WebCrypto
-  }
-  let bytes;
-  try {
-    bytes = signedBytes(record);
-  } catch {
-    return "bad"; // a number canonical JSON cannot hold: not what the site signed
-  }
-  return (await crypto.subtle.verify({ name: "Ed25519" }, key, value, bytes)) ? "ok" : "bad";
-}
-
 async function checkSignature() {
   const verdict = document.getElementById("sig-verdict");
   if (!verdict || !data.verify) return;
   verdict.textContent = S.signature_running;
-  const state = await signatureState(pasted);
+  const keys = data.verify.public_keys || [data.verify.public_key];
+  const state = await signatureState(data.verify.record_text, keys);
   verdict.dataset.state = state;
   verdict.textContent = { ok: "✓ ", bad: "✗ ", foreign: "✗ " }[state] ?? "";
   verdict.textContent += S["signature_" + state];
