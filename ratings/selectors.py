@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db.models import Exists, OuterRef, Q, Subquery
 from django.utils import timezone
@@ -38,7 +39,8 @@ def rating_of(*, user, game: str) -> Rating:
         rating = Rating.objects.filter(user_id=user.pk, game=game).first()
         if rating is not None:
             return rating
-    return Rating(user_id=getattr(user, "pk", None), game=game, mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
+    user_id: Any = getattr(user, "pk", None)
+    return Rating(user_id=user_id, game=game, mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
 
 
 def match_changes(*, match_id: int) -> dict[int, RatingChange]:
@@ -160,7 +162,7 @@ def ranked_aborts(*, user, limit: int = ABANDON_LOOKBACK) -> list[datetime]:
     )
     return [
         at for players, left_seats, at in rows
-        if any(p.get("user_id") == user.pk and p.get("seat") in (left_seats or []) for p in players or [])
+        if at is not None and any(p.get("user_id") == user.pk and p.get("seat") in (left_seats or []) for p in players or [])
     ]
 
 
@@ -190,7 +192,8 @@ def early_resignations(*, user, limit: int = ABANDON_LOOKBACK) -> list[datetime]
         Move.objects.filter(match_id__in=seats, by=Move.By.RESIGN).values_list("match_id", "seat")
     }
     return sorted(
-        (at for match_id, (seat, at) in seats.items() if (match_id, seat) in resigned and (match_id, seat) not in moved),
+        (at for match_id, (seat, at) in seats.items()
+         if at is not None and (match_id, seat) in resigned and (match_id, seat) not in moved),
         reverse=True,
     )
 
@@ -282,12 +285,30 @@ def farming_cap(*, user_ids, at: datetime | None = None) -> FarmingCap | None:
     if len(people) < 2:
         return None
     at = at or timezone.now()
+    return farming_caps(groups={0: people}, at=at).get(0)
+
+
+def farming_caps(*, groups: dict, at: datetime) -> dict:
+    """``farming_cap`` for many groups of people at once (the lobby's tables), in one query: the key of
+    every group that has a pair at the cap, with its ``FarmingCap``."""
+    everyone = {uid for people in groups.values() for uid in people if uid is not None}
+    if not everyone:
+        return {}
     rows = RatingChange.objects.filter(
-        user_id__in=people, created_at__gte=at - FARMING_WINDOW, created_at__lt=at
+        user_id__in=everyone, created_at__gte=at - FARMING_WINDOW, created_at__lt=at
     ).values_list("match_id", "user_id")
     by_match: dict[int, set[int]] = {}
     for match_id, user_id in rows:
         by_match.setdefault(match_id, set()).add(user_id)
+    caps = {}
+    for key, people in groups.items():
+        cap = _pair_at_cap([uid for uid in dict.fromkeys(people) if uid is not None], by_match, at)
+        if cap is not None:
+            caps[key] = cap
+    return caps
+
+
+def _pair_at_cap(people: list[int], by_match: dict[int, set[int]], at: datetime) -> FarmingCap | None:
     for index, a in enumerate(people):
         for b in people[index + 1:]:
             count = sum(1 for users in by_match.values() if a in users and b in users)

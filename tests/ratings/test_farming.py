@@ -149,3 +149,22 @@ def test_an_abandon_wait_refuses_checking_in(players, django_user_model):
         tournament_services.tournament_check_in(tournament_id=t.pk, user=ben)
     assert refused.value.code == "abandon_wait"
     assert t.entries.get(user=ben).checked_in_at is None
+
+
+def test_the_lobby_says_so_for_the_viewer_before_they_sit_down(players):
+    anna, ben, cleo = players[:3]
+    from tests.ratings.test_abandoning import history
+
+    history(anna, ben, "...", last=timezone.now() - timedelta(hours=1))
+    open_table = services.table_create(user=anna, game="gin", preset="klassisch", ranked=True)
+    url = reverse("pool:seat_ratings")
+    as_ben, as_cleo = Client(), Client()
+    as_ben.force_login(ben)
+    as_cleo.force_login(cleo)
+    unrated = as_ben.get(url).json()["unrated"]
+    assert unrated[str(open_table.pk)].startswith(UNRATED)
+    assert as_cleo.get(url).json()["unrated"] == {}  # cleo has not played anna: her match would be rated
+    assert Client().get(url).json()["unrated"] == {}
+    # Seated, the match has begun: everyone watching the lobby is told.
+    services.table_join(table_id=open_table.pk, user=ben)
+    assert as_cleo.get(url).json()["unrated"][str(open_table.pk)].startswith(UNRATED)
