@@ -168,3 +168,14 @@ def test_the_lobby_says_so_for_the_viewer_before_they_sit_down(players):
     # Seated, the match has begun: everyone watching the lobby is told.
     services.table_join(table_id=open_table.pk, user=ben)
     assert as_cleo.get(url).json()["unrated"][str(open_table.pk)].startswith(UNRATED)
+
+
+def test_the_note_comes_in_english_under_english(players):
+    from django.utils import translation
+
+    from ratings.panels import farming_note
+
+    cap = selectors.FarmingCap(user_ids=(players[0].pk, players[1].pk), count=3, at=timezone.now())
+    with translation.override("en"):
+        text = farming_note(cap=cap, names={players[0].pk: "anna", players[1].pk: "ben"})
+    assert text.startswith("Unrated: anna and ben have already played 3 rated matches against each other")
