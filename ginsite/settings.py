@@ -416,7 +416,21 @@ RATINGS_POOL_WIDEN_PER_SECOND = float(os.environ.get("RATINGS_POOL_WIDEN_PER_SEC
 RATINGS_POOL_ROMME_STEP_SECONDS = float(os.environ.get("RATINGS_POOL_ROMME_STEP_SECONDS", "60"))
 # How many seconds a minute of the tournaments' clock lasts (check-in window, break_minutes,
 # forfeit_minutes). 60 on every real site; the clock tests shorten it, the code paths stay the same.
-TOURNAMENTS_MINUTE_SECONDS = float(os.environ.get("TOURNAMENTS_MINUTE_SECONDS", "60"))
+# A test setting: refused when DEBUG is off (a real site's minute is 60 seconds), and a minute that is not a
+# positive number of seconds is refused always (a negative clock would start every stage at once).
+_minute_seconds = os.environ.get("TOURNAMENTS_MINUTE_SECONDS", "")
+if _minute_seconds and not DEBUG:
+    raise ImproperlyConfigured(
+        "TOURNAMENTS_MINUTE_SECONDS is a test-only setting and is refused when DEBUG is off (a minute is 60 s)."
+    )
+try:
+    TOURNAMENTS_MINUTE_SECONDS = float(_minute_seconds or "60")
+except ValueError:
+    raise ImproperlyConfigured(f"TOURNAMENTS_MINUTE_SECONDS must be a number of seconds, not {_minute_seconds!r}.") from None
+if not 0 < TOURNAMENTS_MINUTE_SECONDS < float("inf"):
+    raise ImproperlyConfigured(
+        f"TOURNAMENTS_MINUTE_SECONDS must be a positive number of seconds, not {_minute_seconds!r}."
+    )
 
 LOGGING = {
     "version": 1,

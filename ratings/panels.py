@@ -60,7 +60,40 @@ def record_ratings(*, match, players) -> dict[str, Any] | None:
     return {"ratings": seats}
 
 
+def farming_note(*, cap: selectors.FarmingCap, names: dict[int, str]) -> str:
+    """"Ungewertet: anna und ben haben in den letzten 24 Stunden schon 3 gewertete Partien gegeneinander
+    gespielt." (ratings.md "Farming")."""
+    a, b = (names.get(uid, "?") for uid in cap.user_ids)
+    return _(
+        "Ungewertet: %(a)s und %(b)s haben in den letzten 24 Stunden schon %(count)s gewertete Partien "
+        "gegeneinander gespielt; diese Partie zählt nicht für die Wertungszahl."
+    ) % {"a": a, "b": b, "count": cap.count}
+
+
+def table_farming(*, table) -> list[panels.HeadLink]:
+    """Under the title of a ranked table outside a tournament whose match is (or will be) played unrated
+    because two of its people were rated against each other 3 times in 24 hours: before the first move,
+    as ratings.md asks. Nothing for other tables (no query for a casual or tournament table)."""
+    from games.models import Seat
+
+    if not table.ranked or table.tournament:
+        return []
+    match = table.current_match
+    if match is not None and table.status != table.Status.OPEN:
+        cap = selectors.match_farming_cap(match)
+        names = {p["user_id"]: p.get("name") or "?" for p in match.players or [] if p.get("user_id")}
+        if cap is not None and not all(uid in names and names[uid] != "?" for uid in cap.user_ids):
+            names = dict(Seat.objects.filter(table=table, user__isnull=False).values_list("user_id", "user__username"))
+    else:
+        names = dict(Seat.objects.filter(table=table, user__isnull=False).values_list("user_id", "user__username"))
+        cap = selectors.farming_cap(user_ids=list(names))
+    if cap is None:
+        return []
+    return [panels.HeadLink(text=farming_note(cap=cap, names=names), url="")]
+
+
 def register() -> None:
+    panels.register(panels.TABLE_HEAD, table_farming)
     panels.register(panels.MATCH_SEATS, match_seat_columns)
     panels.register(panels.HEAD_TO_HEAD, head_to_head_ratings)
     panels.register(panels.RECORD, record_ratings)

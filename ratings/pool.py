@@ -121,6 +121,18 @@ def abandon_guard(user) -> str | None:
     return abandon_message(wait=wait)
 
 
+def tournament_abandon_refusal(user, *, starts_at: datetime | None, now: datetime | None = None) -> str | None:
+    """Why ``user`` may not register for, or check in to, a tournament starting at ``starts_at`` (ratings.md
+    "Farming"): they serve a wait for abandoning that lasts past its start. A tournament without a start
+    time may start whenever staff press start, so it counts as starting within the wait. None: they may."""
+    wait = selectors.abandon_wait(user=user, now=now)
+    if wait is None or (starts_at is not None and starts_at >= wait.until):
+        return None
+    return _(
+        "%(why)s Dieses Turnier beginnt vorher; melde dich für ein späteres an."
+    ) % {"why": abandon_message(wait=wait)}
+
+
 def abandon_message(*, wait: selectors.AbandonWait) -> str:
     local = timezone.localtime(wait.until)
     if local.date() == timezone.localdate():

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import Exists, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from games import registry
-from games.models import Match
+from games.models import Match, Move
 from ratings.models import DEFAULT_MU, DEFAULT_SIGMA, PROVISIONAL_MATCHES, PoolEntry, Rating, RatingChange
 
 #: The leaderboard shows players with a rated match of that game in this many days.
@@ -38,7 +39,8 @@ def rating_of(*, user, game: str) -> Rating:
         rating = Rating.objects.filter(user_id=user.pk, game=game).first()
         if rating is not None:
             return rating
-    return Rating(user_id=getattr(user, "pk", None), game=game, mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
+    user_id: Any = getattr(user, "pk", None)
+    return Rating(user_id=user_id, game=game, mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
 
 
 def match_changes(*, match_id: int) -> dict[int, RatingChange]:
@@ -160,8 +162,40 @@ def ranked_aborts(*, user, limit: int = ABANDON_LOOKBACK) -> list[datetime]:
     )
     return [
         at for players, left_seats, at in rows
-        if any(p.get("user_id") == user.pk and p.get("seat") in (left_seats or []) for p in players or [])
+        if at is not None and any(p.get("user_id") == user.pk and p.get("seat") in (left_seats or []) for p in players or [])
     ]
+
+
+def early_resignations(*, user, limit: int = ABANDON_LOOKBACK) -> list[datetime]:
+    """When ``user`` resigned a ranked match that was not rated (the farming cap), before a move of their
+    own (newest first). ratings.md "Farming": that counts as an abandon, like calling it off. (A rated
+    match they resigned is an abandon already, through its rating change.)"""
+    rows = (
+        Match.objects.filter(users=user.pk, ranked=True, status=Match.Status.FINISHED, finished_at__isnull=False)
+        .exclude(Exists(RatingChange.objects.filter(match_id=OuterRef("pk"))))
+        .order_by("-finished_at", "-pk")
+        .values_list("pk", "players", "left_seats", "finished_at")[:limit]
+    )
+    seats = {
+        match_id: (seat, at) for match_id, players, left_seats, at in rows
+        for seat in [next((p.get("seat") for p in players or [] if p.get("user_id") == user.pk), None)]
+        if seat is not None and seat in (left_seats or [])
+    }
+    if not seats:
+        return []
+    moved = {
+        (match_id, seat) for match_id, seat in
+        Move.objects.filter(match_id__in=seats, by=Move.By.PLAYER).values_list("match_id", "seat").distinct()
+    }
+    resigned = {
+        (match_id, seat) for match_id, seat in
+        Move.objects.filter(match_id__in=seats, by=Move.By.RESIGN).values_list("match_id", "seat")
+    }
+    return sorted(
+        (at for match_id, (seat, at) in seats.items()
+         if at is not None and (match_id, seat) in resigned and (match_id, seat) not in moved),
+        reverse=True,
+    )
 
 
 def abandon_history(*, user) -> list[tuple[bool, datetime]]:
@@ -172,7 +206,7 @@ def abandon_history(*, user) -> list[tuple[bool, datetime]]:
         .order_by("-created_at", "-pk")
         .values_list("left", "created_at")[:ABANDON_LOOKBACK]
     )
-    aborted = [(True, at) for at in ranked_aborts(user=user)]
+    aborted = [(True, at) for at in ranked_aborts(user=user) + early_resignations(user=user)]
     if len(rated) == ABANDON_LOOKBACK:  # older aborts than the rated matches read would judge nothing read
         aborted = [(left, at) for left, at in aborted if at >= rated[-1][1]]
     return sorted(rated + aborted, key=lambda row: row[1])[-ABANDON_LOOKBACK:]
@@ -223,3 +257,70 @@ def pool_entry_of(*, user) -> PoolEntry | None:
 
 def pool_waiting_count(*, game: str) -> int:
     return PoolEntry.objects.filter(game=game, table__isnull=True).count()
+
+
+# --- farming --------------------------------------------------------------------------------------------
+
+#: ratings.md "Farming": the same two people are rated against each other at most this many times ...
+FARMING_CAP = 3
+#: ... in any this long (outside tournaments; tournament matches always count and are always rated).
+FARMING_WINDOW = timedelta(hours=24)
+
+
+@dataclass(frozen=True)
+class FarmingCap:
+    """Two people who have been rated against each other ``count`` times in the ``FARMING_WINDOW`` before
+    ``at``: a further match between them outside a tournament is played unrated."""
+
+    user_ids: tuple[int, int]
+    count: int
+    at: datetime
+
+
+def farming_cap(*, user_ids, at: datetime | None = None) -> FarmingCap | None:
+    """The first pair of ``user_ids`` (in their order) who already have ``FARMING_CAP`` rated matches against
+    each other (either game; a Rommé list counts for every two people at it) that ended in the 24 hours
+    before ``at``; None when every pair may still be rated. Two queries at most."""
+    people = [uid for uid in dict.fromkeys(user_ids) if uid is not None]
+    if len(people) < 2:
+        return None
+    at = at or timezone.now()
+    return farming_caps(groups={0: people}, at=at).get(0)
+
+
+def farming_caps(*, groups: dict, at: datetime) -> dict:
+    """``farming_cap`` for many groups of people at once (the lobby's tables), in one query: the key of
+    every group that has a pair at the cap, with its ``FarmingCap``."""
+    everyone = {uid for people in groups.values() for uid in people if uid is not None}
+    if not everyone:
+        return {}
+    rows = RatingChange.objects.filter(
+        user_id__in=everyone, created_at__gte=at - FARMING_WINDOW, created_at__lt=at
+    ).values_list("match_id", "user_id")
+    by_match: dict[int, set[int]] = {}
+    for match_id, user_id in rows:
+        by_match.setdefault(match_id, set()).add(user_id)
+    caps = {}
+    for key, people in groups.items():
+        cap = _pair_at_cap([uid for uid in dict.fromkeys(people) if uid is not None], by_match, at)
+        if cap is not None:
+            caps[key] = cap
+    return caps
+
+
+def _pair_at_cap(people: list[int], by_match: dict[int, set[int]], at: datetime) -> FarmingCap | None:
+    for index, a in enumerate(people):
+        for b in people[index + 1:]:
+            count = sum(1 for users in by_match.values() if a in users and b in users)
+            if count >= FARMING_CAP:
+                return FarmingCap(user_ids=(a, b), count=count, at=at)
+    return None
+
+
+def match_farming_cap(match: Match) -> FarmingCap | None:
+    """Why ``match`` (ranked, outside a tournament) is played unrated, judged at its start (so the table can
+    say so before the first move, and the rating at its end agrees); None for a tournament match."""
+    if match.table.tournament:
+        return None
+    return farming_cap(user_ids=[p.get("user_id") for p in match.players or [] if not p.get("bot")],
+                       at=match.started_at)

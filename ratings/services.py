@@ -14,6 +14,7 @@ from openskill.models import PlackettLuce
 
 from games import registry
 from games.models import Match
+from ratings import selectors
 from ratings.models import PROVISIONAL_MATCHES, Rating, RatingChange, wertungszahl
 
 logger = logging.getLogger(__name__)
@@ -71,6 +72,10 @@ def match_rate(*, match_id: int) -> bool:
         if match is None or not match_is_rated(match):
             return False
         if RatingChange.objects.filter(match_id=match.pk).exists():
+            return False
+        if selectors.match_farming_cap(match) is not None:
+            # ratings.md "Farming": a fourth match of the same two people within 24 hours is played unrated
+            # (the table said so before its first move).
             return False
         players = sorted(match.players, key=lambda p: p["seat"])
         user_ids = [p["user_id"] for p in players]

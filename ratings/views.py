@@ -8,6 +8,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -23,6 +24,7 @@ from games.models import Match, Seat, Table
 from games.services import ServiceError
 from ratings import pool, profile_selectors, selectors
 from ratings.models import DEFAULT_MU, PROVISIONAL_MATCHES, Rating, wertungszahl
+from ratings.panels import farming_note
 
 
 def _game_tabs() -> list[tuple[str, str]]:
@@ -189,12 +191,13 @@ def pool_panel(request: HttpRequest) -> HttpResponse:
 def seat_ratings(request: HttpRequest) -> JsonResponse:
     """The Wertungszahl of every person at the public ranked tables in play or open, for the lobby:
     ``{"tables": {table_id: {seat_index: {"display": 1534, "provisional": false}}}}``. Two queries."""
-    seats = list(
+    rows = list(
         Seat.objects.filter(
             table__ranked=True, table__private=False, user__isnull=False,
             table__status__in=[Table.Status.OPEN, Table.Status.PLAYING],
-        ).values_list("table_id", "index", "user_id", "table__game")[:2000]
+        ).values_list("table_id", "index", "user_id", "table__game", "table__status", "table__tournament")[:2000]
     )
+    seats = [(table_id, index, user_id, game) for table_id, index, user_id, game, _s, _t in rows]
     ratings = {
         (user_id, game): (display, matches)
         for user_id, game, display, matches in Rating.objects.filter(
@@ -207,7 +210,30 @@ def seat_ratings(request: HttpRequest) -> JsonResponse:
         tables.setdefault(str(table_id), {})[str(index)] = {
             "display": display, "provisional": matches < PROVISIONAL_MATCHES,
         }
-    return JsonResponse({"tables": tables})
+    return JsonResponse({"tables": tables, "unrated": _unrated_tables(request, rows)})
+
+
+def _unrated_tables(request: HttpRequest, rows: list) -> dict[str, str]:
+    """ratings.md "Farming", before the first move: the lobby's ranked tables whose match is (or, were the
+    signed-in viewer to sit down at an open one, would be) played unrated, with the reason. One query."""
+    viewer = request.user.pk if request.user.is_authenticated else None
+    groups: dict[str, list[int]] = {}
+    open_tables = set()
+    for table_id, _index, user_id, _game, status, tournament in rows:
+        if tournament:
+            continue
+        groups.setdefault(str(table_id), []).append(user_id)
+        if status == Table.Status.OPEN:
+            open_tables.add(str(table_id))
+    for key in open_tables:
+        if viewer is not None and viewer not in groups[key]:
+            groups[key].append(viewer)
+    caps = selectors.farming_caps(groups=groups, at=timezone.now())
+    if not caps:
+        return {}
+    wanted = {uid for cap in caps.values() for uid in cap.user_ids}
+    names = dict(get_user_model().objects.filter(pk__in=wanted).values_list("pk", "username"))
+    return {key: farming_note(cap=cap, names=names) for key, cap in caps.items()}
 
 
 #: How often the table page asks again for the rating changes of a match that has just ended (the rating is

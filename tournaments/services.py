@@ -72,6 +72,23 @@ def _require_status(t: Tournament, *statuses: str) -> None:
         )
 
 
+#: A tournament that is over: staff actions on it change nothing and say why (issue 25).
+_OVER = (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
+
+
+def _refuse_done(t: Tournament, verb: str) -> None:
+    """Refuse a staff action on a tournament that is running, finished or cancelled, saying why (instead
+    of an "Erledigt." that did nothing)."""
+    if t.status == Tournament.Status.CANCELLED:
+        why = "Das Turnier ist abgesagt"
+        if t.notice:
+            why += f" ({t.notice.rstrip('.')})"
+        raise TournamentError("cancelled", f"{why}; man kann es nicht mehr {verb}.")
+    if t.status == Tournament.Status.FINISHED:
+        raise TournamentError("finished", f"Das Turnier ist schon beendet; man kann es nicht mehr {verb}.")
+    raise TournamentError("running", "Das Turnier läuft schon.")
+
+
 def _audit(t: Tournament, by, action: str, reason: str = "", **details: Any) -> None:
     AuditEntry.objects.create(
         tournament=t, by=by if getattr(by, "is_authenticated", False) else None, action=action,
@@ -191,6 +208,8 @@ def tournament_publish(*, tournament_id, by) -> Tournament:
         t = _locked(tournament_id)
         if t.status == Tournament.Status.REGISTRATION:
             return t
+        if t.status in _OVER:
+            _refuse_done(t, "veröffentlichen")
         _require_status(t, Tournament.Status.DRAFT)
         t.status = Tournament.Status.REGISTRATION
         t.save(update_fields=["status"])
@@ -199,6 +218,15 @@ def tournament_publish(*, tournament_id, by) -> Tournament:
 
 
 # --- players: register, withdraw, check in ------------------------------------------------------------
+
+
+def _require_no_abandon_wait(t: Tournament, user, now: datetime | None = None) -> None:
+    """Refuse someone serving a wait for abandoning rated matches that lasts past ``t``'s start (ratings.md
+    "Farming"); a running tournament (an arena taking late entries) has started within it."""
+    starts_at = t.started_at or t.starts_at
+    refusal = ratings_pool.tournament_abandon_refusal(user, starts_at=starts_at, now=now)
+    if refusal:
+        raise TournamentError("abandon_wait", refusal)
 
 
 def check_in_opens_at(t: Tournament) -> datetime | None:
@@ -218,6 +246,7 @@ def tournament_register(*, tournament_id, user) -> Entry:
         if entry is not None and entry.status in (Entry.Status.REGISTERED, Entry.Status.WAITING):
             return entry
         _require_status(t, Tournament.Status.REGISTRATION)
+        _require_no_abandon_wait(t, user)
         number = (t.entries.aggregate(m=Max("number"))["m"] or 0) + 1
         cap = t.settings.get("max_players")
         taken = t.entries.filter(status=Entry.Status.REGISTERED).count()
@@ -270,6 +299,7 @@ def tournament_check_in(*, tournament_id, user, now: datetime | None = None) -> 
             raise TournamentError("check_in_closed", "Das Einchecken beginnt erst "
                                   f"{t.settings['check_in_minutes']} Minuten vor dem Start.")
         if entry.checked_in_at is None:
+            _require_no_abandon_wait(t, user, now=now)
             entry.checked_in_at = now
             entry.save(update_fields=["checked_in_at"])
     return entry
@@ -287,6 +317,8 @@ def tournament_start(*, tournament_id, by=None, now: datetime | None = None) -> 
     with transaction.atomic():
         t = _locked(tournament_id)
         if t.status in (Tournament.Status.RUNNING, Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
+            if by is not None:  # staff are told why nothing happened; the referee's repeat stays silent
+                _refuse_done(t, "starten")
             return t
         _require_status(t, Tournament.Status.REGISTRATION)
         if by is None and (t.starts_at is None or t.starts_at > now):
@@ -333,6 +365,8 @@ def tournament_next_stage(*, tournament_id, by, now: datetime | None = None) -> 
     now = now or timezone.now()
     with transaction.atomic():
         t = _locked(tournament_id)
+        if t.status in _OVER:
+            _refuse_done(t, "in die nächste Runde schicken")
         _require_status(t, Tournament.Status.RUNNING)
         current = t.stages.filter(number=t.current_stage).first()
         if current is not None and current.finished_at is None:
@@ -461,6 +495,8 @@ def tournament_pause(*, tournament_id, by, reason: str = "") -> Tournament:
     _require_staff(by)
     with transaction.atomic():
         t = _locked(tournament_id)
+        if t.status in _OVER:
+            _refuse_done(t, "anhalten")
         _require_status(t, Tournament.Status.REGISTRATION, Tournament.Status.RUNNING)
         if not t.paused:
             t.paused = True
@@ -476,6 +512,8 @@ def tournament_resume(*, tournament_id, by, reason: str = "", now: datetime | No
     now = now or timezone.now()
     with transaction.atomic():
         t = _locked(tournament_id)
+        if t.status in _OVER:
+            _refuse_done(t, "fortsetzen")
         if not t.paused:
             return t
         t.paused = False
@@ -493,9 +531,8 @@ def tournament_cancel(*, tournament_id, by, reason: str = "", now: datetime | No
     now = now or timezone.now()
     with transaction.atomic():
         t = _locked(tournament_id)
-        if t.status == Tournament.Status.CANCELLED:
-            return t
-        _require_status(t, Tournament.Status.DRAFT, Tournament.Status.REGISTRATION, Tournament.Status.RUNNING)
+        if t.status in _OVER:
+            _refuse_done(t, "absagen")
         t.status = Tournament.Status.CANCELLED
         t.notice = reason or "Das Turnier wurde abgesagt."
         t.finished_at = now
@@ -523,6 +560,8 @@ def tournament_player_remove(*, tournament_id, user_id, by, reason: str = "") ->
     _require_staff(by)
     with transaction.atomic():
         t = _locked(tournament_id)
+        if t.status in _OVER:
+            _refuse_done(t, "ändern")
         _require_status(t, Tournament.Status.REGISTRATION, Tournament.Status.RUNNING)
         entry = _entry(t, user_id)
         if entry.status == Entry.Status.REMOVED:
@@ -545,6 +584,8 @@ def tournament_player_reinstate(*, tournament_id, user_id, by, reason: str = "")
     _require_staff(by)
     with transaction.atomic():
         t = _locked(tournament_id)
+        if t.status in _OVER:
+            _refuse_done(t, "ändern")
         _require_status(t, Tournament.Status.RUNNING)
         entry = _entry(t, user_id)
         if entry.status not in (Entry.Status.REMOVED, Entry.Status.PLAYING):

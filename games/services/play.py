@@ -106,7 +106,25 @@ def match_abort(*, table_id: int | str, user: selectors.User) -> None:
             raise ServiceError(
                 "match_started", "Nach dem ersten Zug kann die Partie nicht mehr abgebrochen werden.", version=table.version
             )
+        if _abort_needs_the_creator(table, seats, seat):
+            # Issue 25: someone who sat down at another's casual table could call it off for everyone.
+            assert table.created_by is not None  # _abort_needs_the_creator: the creator sits here
+            raise ServiceError(
+                "not_creator",
+                f"Vor dem ersten Zug abbrechen kann nur, wer den Tisch eröffnet hat ({table.created_by.get_username()}). "
+                "Wer nicht spielen will, gibt auf (Aufgeben).",
+                version=table.version,
+            )
         _abort(table, seats, by_seat=seat.index)
+
+
+def _abort_needs_the_creator(table: Table, seats: list[Seat], seat: Seat) -> bool:
+    """At a casual table whose creator sits at it, only the creator calls the match off; at a ranked table
+    (where calling off is an abandon, ratings.md) and at a table none of its players opened (the pool's),
+    everyone seated may."""
+    if table.ranked or table.created_by_id is None or seat.user_id == table.created_by_id:
+        return False
+    return any(s.user_id == table.created_by_id and not s.left for s in seats)
 
 
 def _abort(table: Table, seats: list[Seat], *, by_seat: int | None = None) -> None:

@@ -227,6 +227,10 @@ def table_leave(*, table_id: int | str, user: selectors.User) -> None:
         if table.status == Table.Status.OPEN and not any(s.user_id for s in seats):
             # The last person left an open table: nobody is there to play it.
             table.status = Table.Status.ABORTED
+        elif table.status == Table.Status.OPEN and table.created_by_id == user.pk:
+            # Whoever opened it left: only they could start it or seat computer players, so it closes. A joiner
+            # who leaves just leaves (the table stays open for others).
+            table.status = Table.Status.ABORTED
         events.table_changed(_common.open_snapshot(table, seats), lobby=True, also_users=[user.pk])
 
 
@@ -239,6 +243,7 @@ def table_fill_with_bots(*, table_id: int | str, user: selectors.User, level: st
         _common.require_status(table, Table.Status.OPEN)
         seats = _common.seats_of(table)
         _common.require_seat(table, seats, user)
+        _require_creator(table, user, "Computergegner setzen")
         if not _common.table_policy(table).bots:
             raise ServiceError(
                 "not_allowed", "An gewerteten Tischen spielen nur Menschen; Computergegner gibt es an ungewerteten.",
@@ -256,6 +261,19 @@ def table_fill_with_bots(*, table_id: int | str, user: selectors.User, level: st
     return filled
 
 
+def _require_creator(table: Table, user: selectors.User, what: str) -> None:
+    """Refuse (``not_creator``) someone who sat down at another person's open table: only whoever opened it
+    seats computer players and starts it (issue 25: a joiner could fill a stranger's table with computer
+    players and call the match off). A table nobody opened (the pool's, a tournament's) has no such rule."""
+    if table.created_by_id is None or table.created_by_id == getattr(user, "pk", None):
+        return
+    creator = table.created_by
+    name = creator.get_username() if creator is not None else "?"
+    raise ServiceError(
+        "not_creator", f"Nur wer den Tisch eröffnet hat ({name}), kann hier {what}.", version=table.version
+    )
+
+
 def table_start(*, table_id: int | str, user: selectors.User) -> Match:
     """Start the match when every seat is taken (a full table also starts by itself)."""
     with transaction.atomic():
@@ -263,6 +281,7 @@ def table_start(*, table_id: int | str, user: selectors.User) -> Match:
         _common.require_status(table, Table.Status.OPEN)
         seats = _common.seats_of(table)
         _common.require_seat(table, seats, user)
+        _require_creator(table, user, "die Partie beginnen")
         if not all(seat.taken for seat in seats):
             raise ServiceError("seats_free", "Es sind noch Plätze frei.", version=table.version)
         start_match(table, seats, _common.now_or())

@@ -321,7 +321,7 @@ def test_resigning_loses_the_gin_match(players):
 
 def test_abort_only_before_the_first_move(players):
     table = gin_table(players)
-    services.match_abort(table_id=table.pk, user=players[1])
+    services.match_abort(table_id=table.pk, user=players[0])  # the creator (issue 25)
     table = Table.objects.get(pk=table.pk)
     assert table.status == Table.Status.ABORTED and table.current_match.status == Match.Status.ABORTED
     assert table.current_match.result is None

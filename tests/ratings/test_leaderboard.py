@@ -41,6 +41,8 @@ def players(django_user_model):
 def _resigning_is_no_abandoning_here(monkeypatch):
     # These tests play quick matches by resigning; the abandoning wait has its own tests.
     monkeypatch.setattr(selectors, "abandon_wait", lambda **kwargs: None)
+    # ... and the same two people play them again and again; the farming cap has its own tests (test_farming).
+    monkeypatch.setattr(selectors, "FARMING_CAP", 10**6)
 
 
 def resign_match(winner, loser, django_capture_on_commit_callbacks):

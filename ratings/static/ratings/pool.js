@@ -56,7 +56,16 @@ async function seatRatings() {
   try {
     const response = await get(box.dataset.seatRatings);
     if (!response.ok) return;
-    const { tables } = await response.json();
+    const { tables, unrated } = await response.json();
+    // ratings.md "Farming": a ranked table whose match would be played unrated says so before the first move.
+    for (const [tableId, note] of Object.entries(unrated || {})) {
+      const item = list.querySelector(`[data-table="${tableId}"]`);
+      if (!item || item.querySelector(".gl-unrated")) continue;
+      const line = document.createElement("p");
+      line.className = "gl-unrated";
+      line.textContent = note;
+      item.append(line);
+    }
     for (const [tableId, seats] of Object.entries(tables)) {
       const items = list.querySelectorAll(`[data-table="${tableId}"] .gl-seats li`);
       for (const [index, rating] of Object.entries(seats)) {
