@@ -79,11 +79,16 @@ def test_sign_up_confirm_sign_in_edit_profile_sign_out(language, new_page, read_
 
     page.goto(link)
     page.locator("main").get_by_role("button", name=text["confirm_button"]).click()
-    # Confirmed, the player is sent to sign in, told that the address is confirmed.
+    # Confirmed, the player is signed in at once (in the browser that signed up), told that the address is
+    # confirmed.
     page.get_by_text(text["confirmed"].format(address=address)).wait_for()
+    page.get_by_role("button", name=text["sign_out_nav"]).wait_for()
     assert EmailAddress.objects.get(email=address).verified
 
-    # Sign in by e-mail address in one run and by user name in the other.
+    # Out and in again: by e-mail address in one run and by user name in the other.
+    page.get_by_role("button", name=text["sign_out_nav"]).click()
+    page.get_by_role("link", name=text["sign_in_nav"], exact=True).first.wait_for()
+    page.goto("/accounts/login/")
     page.fill("#id_login", address if language == "de" else username)
     page.fill("#id_password", PASSWORD)
     page.locator("main").get_by_role("button", name=text["sign_in_button"]).click()
