@@ -12,7 +12,8 @@ short enough to be a ping is still read to see whether it is one (the page's hea
 the same page flooded a moment ago).
 
 A socket whose messages are refused ``GAMES_SOCKET_REFUSALS_TO_CLOSE`` times in a row (20; a ping answered
-with the bucket empty neither counts nor breaks the row) is told why and closed with :data:`CLOSE_CODE`
+with the bucket empty neither counts nor breaks the row, nor does a message granted the one token a refill
+brought: only a socket whose bucket has filled again is off the limit) is told why and closed with :data:`CLOSE_CODE`
 (4429): a client that keeps sending into an empty bucket costs a read and an answer per message otherwise.
 The table, lobby and notice sockets all work so.
 
@@ -83,9 +84,12 @@ def _bucket(consumer) -> TokenBucket:
 
 def charge(consumer) -> bool:
     """Spend a token for a message that has just arrived, before it is read: False if the bucket is empty.
-    A message that got its token breaks a row of refusals."""
-    if _bucket(consumer).take():
-        consumer._rate_refusals = 0
+    A message that got its token with more left in the bucket ends a row of refusals; one that got the
+    only token a flood's refill brought does not (a flood just above the rate stays at the limit)."""
+    bucket = _bucket(consumer)
+    if bucket.take():
+        if bucket.tokens >= 1:
+            consumer._rate_refusals = 0
         return True
     return False
 

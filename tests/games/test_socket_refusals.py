@@ -77,32 +77,31 @@ async def test_the_lobby_socket_is_closed_after_the_refusals_too(settings):
     assert close_code == ratelimit.CLOSE_CODE
 
 
-async def test_a_message_that_got_its_token_breaks_the_row_and_pings_do_not_count(players, monkeypatch):
+async def test_a_rested_bucket_breaks_the_row_a_trickle_and_pings_do_not(players, monkeypatch):
     clock = Clock()
-    monkeypatch.setattr(ratelimit, "bucket_for_socket", lambda: ratelimit.TokenBucket(rate=1, burst=1, clock=clock))
+    monkeypatch.setattr(ratelimit, "bucket_for_socket", lambda: ratelimit.TokenBucket(rate=1, burst=2, clock=clock))
     table = await sync_to_async(services.table_create)(user=players[0], game="gin", preset="schnell", options={})
     socket = await Socket.open(table.pk, players[0])
     await socket.until(lambda f: f["type"] == "state")
     row = ratelimit.refusals_to_close() - 1
 
-    async def refusals(count: int) -> None:
+    async def syncs(count: int, kind: str) -> None:
         for _ in range(count):
             await socket.send({"type": "sync"})
             frame = await socket.until(lambda f: f["type"] in ("error", "state"))
-            assert frame["code"] == "rate_limited", frame
+            assert (frame["type"] if kind == "state" else frame.get("code")) == kind, frame
 
-    await socket.send({"type": "sync"})  # spends the one token
-    await socket.until(lambda f: f["type"] == "state")
-    await refusals(row)
-    for _ in range(3):  # pings are answered with the bucket empty, and the row goes on
+    await syncs(2, "state")  # the burst
+    await syncs(row - 1, "rate_limited")
+    clock.now += 1  # one token from the refill: granted, but the socket is still at the limit
+    await syncs(1, "state")
+    await syncs(1, "rate_limited")  # the row goes on: 19 refusals
+    for _ in range(3):  # pings are answered with the bucket empty, and neither count nor break the row
         await socket.send({"type": "ping"})
         await socket.until(lambda f: f["type"] == "pong")
-    clock.now += 1  # one token back: a sync that gets it breaks the row
-    await socket.send({"type": "sync"})
-    await socket.until(lambda f: f["type"] == "state")
-    await refusals(row)  # a whole row again, short of the close by one
-    await socket.send({"type": "ping"})
-    assert (await socket.until(lambda f: f["type"] in ("pong", "error")))["type"] == "pong"
+    clock.now += 2  # the bucket fills again: the next message ends the row
+    await syncs(2, "state")
+    await syncs(row, "rate_limited")  # a whole row again, short of the close by one
     await socket.send({"type": "sync"})  # the 20th in a row
     codes, close_code = await until_closed(socket.communicator)
     assert codes == ["rate_limited"] and close_code == ratelimit.CLOSE_CODE
