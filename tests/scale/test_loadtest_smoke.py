@@ -28,7 +28,7 @@ def _run(stack: str, tmp_path: Path) -> list[dict]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
     done = subprocess.run(
         [sys.executable, "-m", "loadtest", "--stack", stack, "--tables", str(TABLES), "--ceiling-tables", "2",
-         "--seconds", "3", "--json", str(out)],
+         "--seconds", "3", "--ramp", "1", "--json", str(out)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=240,
     )
     # Exit 1 is a goal not met (tiny, noisy runs miss ratios); anything else is the harness failing.
