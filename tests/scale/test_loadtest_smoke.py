@@ -29,7 +29,7 @@ def _run(stack: str, tmp_path: Path) -> list[dict]:
     done = subprocess.run(
         [sys.executable, "-m", "loadtest", "--stack", stack, "--tables", str(TABLES), "--ceiling-tables", "2",
          "--seconds", "3", "--ramp", "1", "--json", str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=240,
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )
     # Exit 1 is a goal not met (tiny, noisy runs miss ratios); anything else is the harness failing.
     assert done.returncode in (0, 1), f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
