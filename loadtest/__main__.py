@@ -25,17 +25,22 @@ import time
 from loadtest import players, servers
 
 PROFILES = {
-    # tables, think seconds, ramp seconds, seconds of play, seconds before the measured window
+    # tables, think seconds (None: set from the bare stack's ceiling, see --fraction), ramp seconds, seconds
+    # of play, seconds before the measured window
     "ceiling": {"tables": 20, "think": 0.0, "ramp": 0.0, "seconds": 20.0, "warmup": 3.0},
-    "evening": {"tables": 500, "think": 4.0, "ramp": 10.0, "seconds": 40.0, "warmup": 12.0},
-    "burst": {"tables": 500, "think": 4.0, "ramp": 0.0, "seconds": 20.0, "warmup": 5.0},
+    "evening": {"tables": 500, "think": None, "ramp": 10.0, "seconds": 40.0, "warmup": 12.0},
+    "burst": {"tables": 500, "think": None, "ramp": 0.0, "seconds": 20.0, "warmup": 5.0},
+    # 2 × tables players in a gin Swiss started by staff; the bare stack's counterpart is the burst
+    "tournament": {"tables": 500, "think": None, "ramp": 0.0, "seconds": 20.0, "warmup": 5.0},
 }
 
-#: The goals of issue 10, checked at the end of each comparison (a figure outside is marked, the run goes on).
+#: Issue 24's goals: each a ratio to the bare stack in the same run (a figure outside is marked, the run
+#: goes on; the exit code is 1).
 GOALS = {
-    "ceiling": {"ratio": 0.70},
-    "evening": {"failed": 0, "p99": {"embedded": 0.250, "scaled": 0.150}},
-    "burst": {"failed": 0, "connect_p99": 3.0},
+    "ceiling": {"ratio": 0.70, "cpu": 1.5},
+    "evening": {"failed": 0, "dropped": 0, "p99": 2.0, "connect_p99": 1.5},
+    "burst": {"failed": 0, "dropped": 0, "p99": 2.0, "connect_p99": 1.5},
+    "tournament": {"failed": 0, "dropped": 0, "p99": 2.0, "connect_p99": 1.5, "start_seconds": 5.0},
 }
 
 
@@ -65,6 +70,11 @@ def _cpu_busy(seconds: float = 1.0) -> float:
     return 1 - (idle1 - idle0) / max(1, total1 - total0)
 
 
+def _plan(profile: dict, now: float) -> players.Plan:
+    return players.Plan(think=profile["think"], ramp=profile["ramp"], start_at=now,
+                        measure_from=now + profile["warmup"], stop_at=now + profile["seconds"])
+
+
 async def _drive(kind: str, tables_info, ports: list[int], profile: dict, seed: int):
     figures = players.Figures()
     rng = random.Random(seed)
@@ -72,16 +82,25 @@ async def _drive(kind: str, tables_info, ports: list[int], profile: dict, seed: 
         tables = [players.SiteTable(i, t, ports, figures, random.Random(rng.random())) for i, t in enumerate(tables_info)]
     else:
         tables = [players.BareTable(i, ports, figures, random.Random(rng.random())) for i in range(tables_info)]
-    now = time.perf_counter()
-    plan = players.Plan(think=profile["think"], ramp=profile["ramp"], start_at=now,
-                        measure_from=now + profile["warmup"], stop_at=now + profile["seconds"])
-    await players.drive(tables, plan, figures)
+    await players.drive(tables, _plan(profile, time.perf_counter()), figures)
     return figures, tables
+
+
+async def _drive_tournament(info: dict, ports: list[int], profile: dict, seed: int):
+    figures = players.Figures()
+
+    def start() -> int:
+        return players.post_start(ports[0], info["tournament"], info["staff"])
+
+    start_figures, tables = await players.drive_tournament(
+        info, ports, lambda now: _plan(profile, now), figures, start, random.Random(seed))
+    return figures, tables, start_figures
 
 
 def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> dict:
     """Seed, serve, drive and stop one stack for one profile; returns its figures (and the check)."""
     n = profile["tables"]
+    start_figures = None
     if kind == "bare":
         bare = servers.BareStack(stack, workdir, backlog=args.backlog)
         bare.seed(n)
@@ -90,23 +109,33 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
     else:
         site = args._sites.setdefault(stack, servers.SiteStack(stack, workdir, referee=args.referee,
                                                                backlog=args.backlog))
-        info = site.seed(n, f"{name[:2]}{int(time.time()) % 100000}x")
+        prefix = f"{name[:2]}{int(time.time()) % 100000}x"
+        info = site.seed_tournament(2 * n, prefix) if name == "tournament" else site.seed(n, prefix)
         srv = site.start()
     busy = os.getloadavg()[0]
     try:
         time.sleep(0.5)
         cpu_server, cpu_client = srv.cpu_seconds(), time.process_time()
-        figures, tables = asyncio.run(_drive(kind, info, srv.ports, profile, args.seed))
+        if kind == "site" and name == "tournament":
+            figures, tables, start_figures = asyncio.run(_drive_tournament(info, srv.ports, profile, args.seed))
+        else:
+            figures, tables = asyncio.run(_drive(kind, info, srv.ports, profile, args.seed))
         cpu_server, cpu_client = srv.cpu_seconds() - cpu_server, time.process_time() - cpu_client
     finally:
         srv.stop()
     result = {"figures": figures, "load": busy, "server_errors": srv.errors_logged(),
-              "cpu": (cpu_server, cpu_client)}
+              "cpu": (cpu_server, cpu_client), "start": start_figures}
     if result["server_errors"] and args.verbose:
         print(srv.log_tail(), file=sys.stderr)
     if kind == "site":
         result["check"] = site.verify({str(t.id): t.record() for t in tables}, f"{stack}-{name}")
     return result
+
+
+def _cpu_per_change(result: dict) -> float | None:
+    f = result["figures"]
+    changes = f.all_moves + f.other_changes
+    return result["cpu"][0] / changes if changes else None
 
 
 def _line(label: str, f: players.Figures) -> str:
@@ -116,10 +145,16 @@ def _line(label: str, f: players.Figures) -> str:
 
 
 def _report(name: str, stack: str, profile: dict, results: dict) -> list[str]:
-    pace = "closed loop" if not profile["think"] else f"a move per {profile['think']:g} s per table"
+    pace = "closed loop" if not profile["think"] else f"a move per {profile['think']:.2f} s per table"
+    if profile.get("pace"):
+        pace += f" ({profile['pace']})"
     ramp = f", connects over {profile['ramp']:g} s" if profile["ramp"] else ", all sockets at once"
+    what = f"{profile['tables']} tables ({2 * profile['tables']} sockets)"
+    if name == "tournament":
+        what = (f"a {2 * profile['tables']}-player gin Swiss started by staff ({profile['tables']} tables), "
+                f"bare stack: the same sockets as a burst")
     lines = [
-        f"=== {name}: {profile['tables']} tables ({2 * profile['tables']} sockets), {pace}{ramp}, "
+        f"=== {name}: {what}, {pace}{ramp}, "
         f"{profile['seconds']:g} s ({profile['seconds'] - profile['warmup']:g} s measured) — "
         f"{servers.STACKS[stack]['label']}",
         f"{'':<12}{'moves/s':>9}{'move p50':>12}{'move p99':>12}{'connect p50':>13}{'connect p99':>13}"
@@ -130,8 +165,21 @@ def _report(name: str, stack: str, profile: dict, results: dict) -> list[str]:
             lines.append(_line(label, results[kind]["figures"]))
     if "bare" in results and "site" in results:
         b, s = results["bare"]["figures"], results["site"]["figures"]
-        ratio = s.moves_per_second / b.moves_per_second if b.moves_per_second else 0
-        lines.append(f"{'site/bare':<12}{ratio * 100:>8.0f}%")
+        def ratio(x, y):
+            return f"{x / y:.2f}×" if x is not None and y else "-"
+        lines.append(f"{'site/bare':<12}{ratio(s.moves_per_second, b.moves_per_second):>9}"
+                     f"{ratio(players.quantile(s.latency, .5), players.quantile(b.latency, .5)):>12}"
+                     f"{ratio(players.quantile(s.latency, .99), players.quantile(b.latency, .99)):>12}"
+                     f"{ratio(players.quantile(s.connect, .5), players.quantile(b.connect, .5)):>13}"
+                     f"{ratio(players.quantile(s.connect, .99), players.quantile(b.connect, .99)):>13}")
+    start = results.get("site", {}).get("start")
+    if start is not None:
+        lines.append(
+            f"  start: {start.notice_sockets} of {start.players} notice sockets open; staff start answered "
+            f"{start.start_status} in {_ms(start.start_seconds)}; table_ready to {len(start.told)} "
+            f"(not told {start.not_told}), from the start: p50 {_ms(players.quantile(start.told, .5))}, "
+            f"p99 {_ms(players.quantile(start.told, .99))}, last {_ms(max(start.told, default=None))}; "
+            f"{start.tables} tables seated")
     for kind in ("bare", "site"):
         if kind in results:
             f = results[kind]["figures"]
@@ -146,37 +194,70 @@ def _report(name: str, stack: str, profile: dict, results: dict) -> list[str]:
             f"applied twice {c['twice']}, unknown {c['unknown']}, not by a player {c['not_player']}, "
             f"sockets behind the table {c['behind']}" + (f" {c['examples']}" if c["examples"] else "")
         )
-        lines.extend(_goals(name, stack, results))
     for kind, r in results.items():
         f, (server, client) = r["figures"], r["cpu"]
         changes = f.all_moves + f.other_changes
         if changes:
             lines.append(f"  {kind} CPU per change (all {changes} moves and readies of the run): server "
                          f"{server / changes * 1000:.2f} ms, load generator {client / changes * 1000:.2f} ms")
+    if "site" in results:
+        lines.extend(_goals(name, results))
     loads = ", ".join(f"{k} {v['load']:.1f}" for k, v in results.items())
     lines.append(f"  machine load average (1 min) at start: {loads}")
     return lines
 
 
-def _goals(name: str, stack: str, results: dict) -> list[str]:
+def _mark(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def _goals(name: str, results: dict) -> list[str]:
+    """Issue 24's goals for ``name``, each against the bare stack of the same run."""
     goal, site = GOALS[name], results["site"]["figures"]
+    bare = results["bare"]["figures"] if "bare" in results else None
     out = []
-    if "ratio" in goal and "bare" in results:
-        b = results["bare"]["figures"].moves_per_second
+
+    def versus(label: str, site_value, bare_value, limit: float, unit=_ms) -> None:
+        if bare is None:
+            out.append(f"{label} ≤ {limit:g}× the bare stack: no bare stack measured")
+            return
+        ok = site_value is not None and bare_value is not None and site_value <= limit * bare_value
+        out.append(f"{label} ≤ {limit:g}× the bare stack ({unit(site_value)} against {unit(bare_value)}, "
+                   f"limit {unit(limit * bare_value if bare_value is not None else None)}): {_mark(ok)}")
+
+    if "ratio" in goal and bare is not None:
+        b = bare.moves_per_second
         ratio = site.moves_per_second / b if b else 0
-        out.append(f"ceiling ≥ {goal['ratio']:.0%} of the bare stack: {'met' if ratio >= goal['ratio'] else 'NOT met'}")
+        out.append(f"ceiling ≥ {goal['ratio']:.0%} of the bare stack's moves/s ({site.moves_per_second:.0f} "
+                   f"against {b:.0f}: {ratio:.0%}): {_mark(ratio >= goal['ratio'])}")
+    if "cpu" in goal:
+        versus("server CPU per move", _cpu_per_change(results["site"]),
+               _cpu_per_change(results["bare"]) if bare is not None else None, goal["cpu"])
     if "failed" in goal:
-        out.append(f"0 failed connects: {'met' if site.failed_connects == 0 else 'NOT met'}")
+        start = results["site"].get("start")
+        missing = (start.not_told + (start.players - 2 * start.tables)) if start is not None else 0
+        ok = site.failed_connects == 0 and len(site.connect) == site.sockets and missing == 0
+        out.append(f"0 failed connects ({site.failed_connects} failed, {len(site.connect)} of {site.sockets} "
+                   f"connected" + (f", {start.not_told} never told their table" if start is not None else "")
+                   + f"): {_mark(ok)}")
+    if "dropped" in goal:
+        out.append(f"0 dropped (sockets closed by the server, moves or frames that never arrived: "
+                   f"{site.errors}): {_mark(site.errors == 0)}")
     if "p99" in goal:
-        p99, limit = players.quantile(site.latency, .99), goal["p99"][stack]
-        out.append(f"move p99 ≤ {limit * 1000:.0f} ms: {'met' if p99 is not None and p99 <= limit else 'NOT met'}")
+        versus("move p99", players.quantile(site.latency, .99),
+               players.quantile(bare.latency, .99) if bare is not None else None, goal["p99"])
     if "connect_p99" in goal:
-        p99 = players.quantile(site.connect, .99)
-        ok = p99 is not None and p99 <= goal["connect_p99"] and len(site.connect) == site.sockets
-        out.append(f"all {site.sockets} connected, connect p99 ≤ {goal['connect_p99']:g} s: {'met' if ok else 'NOT met'}")
+        versus("connect p99", players.quantile(site.connect, .99),
+               players.quantile(bare.connect, .99) if bare is not None else None, goal["connect_p99"])
+    if "start_seconds" in goal:
+        start = results["site"]["start"]
+        seconds = start.start_seconds if start is not None else None
+        ok = seconds is not None and seconds <= goal["start_seconds"] and start.start_status == 302
+        out.append(f"the stage start ({start.tables} tables) in ≤ {goal['start_seconds']:g} s of server time "
+                   f"({_ms(seconds)}, HTTP {start.start_status}): {_mark(ok)}")
     c = results["site"]["check"]
     clean = c["lost"] == 0 and c["twice"] == 0 and c["unknown"] == 0 and c["behind"] == 0
-    out.append(f"nothing lost or applied twice: {'met' if clean else 'NOT met'}")
+    out.append(f"nothing lost or applied twice: {_mark(clean)}")
     return ["  goal: " + line for line in out]
 
 
@@ -185,9 +266,14 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--profile", choices=[*PROFILES, "all"], default="all")
     parser.add_argument("--stack", choices=[*servers.STACKS, "both"], default="both")
-    parser.add_argument("--tables", type=int, help="tables (two sockets each); the profile's default otherwise")
+    parser.add_argument("--tables", type=int, help="tables (two sockets each) of the evening, burst and tournament "
+                        "(a tournament has twice as many players); the profile's default otherwise")
+    parser.add_argument("--ceiling-tables", type=int, default=20, help="tables of the closed-loop ceiling")
+    parser.add_argument("--fraction", type=float, default=0.5,
+                        help="the evening's, burst's and tournament's pace as a share of the bare stack's ceiling")
     parser.add_argument("--seconds", type=float, help="seconds of play per stack, connects included")
-    parser.add_argument("--think", type=float, help="seconds before each move (0: closed loop)")
+    parser.add_argument("--think", type=float, help="seconds before each move (0: closed loop); "
+                        "without it, set from the bare ceiling and --fraction")
     parser.add_argument("--ramp", type=float, help="seconds over which the tables connect (0: all at once)")
     parser.add_argument("--warmup", type=float, help="seconds of play before the measured window")
     parser.add_argument("--only", choices=["site", "bare"], help="measure one side only (no ratio)")
@@ -218,28 +304,49 @@ def main(argv: list[str] | None = None) -> int:
         if args.keep:
             print(f"work folder: {workdir}")
         for stack in stacks:
+            bare_ceiling = None  # moves/s of the bare stack, closed loop: what the other profiles' pace is set from
             for name in names:
                 profile = dict(PROFILES[name])
                 for key in ("tables", "seconds", "think", "ramp", "warmup"):
-                    if getattr(args, key) is not None:
+                    if getattr(args, key) is not None and not (key == "tables" and name == "ceiling"):
                         profile[key] = getattr(args, key)
+                if name == "ceiling":
+                    profile["tables"] = args.ceiling_tables
                 profile["warmup"] = min(profile["warmup"], profile["seconds"] * 0.5)
+                if profile["think"] is None:
+                    if bare_ceiling is None:  # no ceiling profile in this run: measure the bare stack's alone
+                        ceiling = dict(PROFILES["ceiling"], tables=args.ceiling_tables)
+                        if args.seconds is not None:
+                            ceiling["seconds"] = args.seconds
+                            ceiling["warmup"] = min(ceiling["warmup"], args.seconds * 0.5)
+                        bare_ceiling = _run_one("bare", stack, "ceiling", ceiling, workdir, args)[
+                            "figures"].moves_per_second
+                        print(f"bare stack ceiling ({servers.STACKS[stack]['label']}): {bare_ceiling:.0f} moves/s",
+                              flush=True)
+                    # A table moves every ``think`` s: all of them together at ``fraction`` of the ceiling.
+                    profile["think"] = profile["tables"] / max(1e-6, args.fraction * bare_ceiling)
+                    profile["pace"] = f"{args.fraction:.0%} of the bare ceiling ({bare_ceiling:.0f} moves/s)"
                 results = {}
                 for kind in ("bare", "site"):
                     if args.only and args.only != kind:
                         continue
                     results[kind] = _run_one(kind, stack, name, profile, workdir, args)
+                if name == "ceiling" and "bare" in results:
+                    bare_ceiling = results["bare"]["figures"].moves_per_second
                 lines = _report(name, stack, profile, results)
                 failed |= any("NOT met" in line for line in lines)
                 print("\n".join(lines) + "\n", flush=True)
-                out.append({"profile": name, "stack": stack, "settings": profile, **{
+                out.append({"profile": name, "stack": stack, "settings": profile,
+                            "goals": [line for line in lines if line.startswith("  goal: ")], **{
                     kind: {"moves_per_s": r["figures"].moves_per_second,
                            "move_p50": players.quantile(r["figures"].latency, .5),
                            "move_p99": players.quantile(r["figures"].latency, .99),
                            "connect_p50": players.quantile(r["figures"].connect, .5),
                            "connect_p99": players.quantile(r["figures"].connect, .99),
                            "failed_connects": r["figures"].failed_connects, "errors": r["figures"].errors,
-                           "error_kinds": r["figures"].error_kinds, "check": r.get("check")}
+                           "error_kinds": r["figures"].error_kinds, "check": r.get("check"),
+                           "cpu_per_change": _cpu_per_change(r),
+                           "start": r["start"].__dict__ if r.get("start") is not None else None}
                     for kind, r in results.items()}})
     if args.json:
         with open(args.json, "w") as fh:

@@ -220,6 +220,9 @@ class SiteTable:
                       origin=f"http://127.0.0.1:{port}")
             for seat, port, session in zip(self.seats, self.ports, self.sessions, strict=True)
         ))
+        if all(results):
+            # The sessions may come in any order (a tournament seats whom it drew): order by the seat each holds.
+            self.seats.sort(key=lambda seat: seat.state["table"]["you"] if seat.state else 0)
         return all(results)
 
     def _both(self) -> int:
@@ -381,3 +384,141 @@ async def drive(tables: list, plan: Plan, figures: Figures) -> None:
     await asyncio.gather(*(one(i, t) for i, t in enumerate(tables)))
     await asyncio.gather(*(t.finish() for t in tables))
     figures.window = max(0.0, plan.stop_at - plan.measure_from)
+
+
+def post_start(port: int, tournament: int, staff_session: str) -> int:
+    """Start ``tournament`` as staff do: the start button of its staff page (a POST with the CSRF token).
+    Returns the HTTP status (302: started, back to the staff page)."""
+    import secrets
+    import urllib.error
+    import urllib.request
+
+    token = secrets.token_hex(16)  # 32 characters: Django takes it as the unmasked secret of the cookie
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/turniere/{tournament}/leitung/start/",
+        data=f"csrfmiddlewaretoken={token}".encode(), method="POST",
+        headers={"Cookie": f"sessionid={staff_session}; csrftoken={token}",
+                 "Content-Type": "application/x-www-form-urlencoded", "Origin": f"http://127.0.0.1:{port}"},
+    )
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    try:
+        with urllib.request.build_opener(NoRedirect).open(request, timeout=600) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+class NoticeSocket:
+    """A signed-in person's ``/ws/notices/`` socket, open before a tournament starts: records when its
+    ``table_ready`` notice arrives and for which table."""
+
+    def __init__(self, user: int, session: str, port: int, figures: Figures):
+        self.user, self.session, self.port, self.figures = user, session, port, figures
+        self.ws = None
+        self.table_id: int | None = None
+        self.told_at: float | None = None
+        self.told = asyncio.Event()
+        self.reader: asyncio.Task | None = None
+
+    async def open(self) -> bool:
+        try:
+            self.ws = await connect(f"ws://127.0.0.1:{self.port}/ws/notices/", open_timeout=CONNECT_TIMEOUT,
+                                    additional_headers={"Cookie": f"sessionid={self.session}"},
+                                    origin=f"http://127.0.0.1:{self.port}", ping_interval=None, close_timeout=2)
+        except Exception as error:  # noqa: BLE001 - any failure to connect counts as one
+            self.figures.error(f"notice-connect:{error.__class__.__name__}")
+            return False
+        self.reader = asyncio.create_task(self._read())
+        return True
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                frame = json.loads(raw)
+                if frame.get("type") == "notice" and frame.get("kind") == "table_ready" and self.table_id is None:
+                    self.told_at = time.perf_counter()
+                    self.table_id = int(frame["table_id"])
+                    self.told.set()
+        except Exception as error:  # noqa: BLE001 - the server closed or broke the socket
+            self.figures.error(f"notice-closed:{error.__class__.__name__}")
+        finally:
+            self.told.set()
+
+    async def close(self) -> None:
+        if self.reader is not None:
+            self.reader.cancel()
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.ws.close(), 3)
+
+
+@dataclass
+class StartFigures:
+    """What a tournament start measured besides the tables' play."""
+
+    players: int = 0
+    notice_sockets: int = 0  # open when the start was posted
+    told: list[float] = field(default_factory=list)  # seconds from posting the start to each table_ready
+    not_told: int = 0
+    start_seconds: float | None = None  # the staff request's round trip: the stage start, on the server
+    start_status: int | None = None
+    tables: int = 0
+
+
+async def drive_tournament(info: dict, ports: list[int], plan_of, figures: Figures, start, rng: random.Random,
+                           notice_timeout: float = 60.0) -> tuple[StartFigures, list[SiteTable]]:
+    """Open every player's notice socket, call ``start()`` (a blocking call that starts the tournament, run in
+    a thread; returns the HTTP status), then seat each table as soon as both its players were told: both sockets
+    connect together and play as ``plan_of(now)`` says."""
+    sf = StartFigures(players=len(info["players"]))
+    notes = [NoticeSocket(p["user"], p["session"], ports[i % len(ports)], figures)
+             for i, p in enumerate(info["players"])]
+    # The notice sockets open before the start, in batches (an evening fills up; this is not what is measured).
+    for i in range(0, len(notes), 100):
+        await asyncio.gather(*(n.open() for n in notes[i:i + 100]))
+    sf.notice_sockets = sum(1 for n in notes if n.ws is not None)
+    tables: list[SiteTable] = []
+    waiting: dict[int, list[NoticeSocket]] = {}
+    plays: list[asyncio.Task] = []
+    posted = time.perf_counter()
+    plan = None  # the play's clock starts with the first table seated (however long the start took)
+
+    async def seat(table: SiteTable) -> None:
+        if await table.connect():
+            await table.play(plan)
+
+    async def told(note: NoticeSocket) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(note.told.wait(), notice_timeout)
+        if note.table_id is None:
+            sf.not_told += 1
+            return
+        sf.told.append(note.told_at - posted)
+        nonlocal plan
+        if plan is None:
+            plan = plan_of(time.perf_counter())
+        pair = waiting.setdefault(note.table_id, [])
+        pair.append(note)
+        if len(pair) == 2:
+            table = SiteTable(len(tables), {"id": note.table_id, "sessions": [n.session for n in pair]},
+                              ports, figures, random.Random(rng.random()))
+            tables.append(table)
+            plays.append(asyncio.create_task(seat(table)))
+
+    async def post() -> None:
+        began = time.perf_counter()
+        sf.start_status = await asyncio.to_thread(start)
+        sf.start_seconds = time.perf_counter() - began
+
+    await asyncio.gather(post(), *(told(n) for n in notes if n.ws is not None))
+    sf.not_told += len(notes) - sf.notice_sockets
+    await asyncio.gather(*plays)
+    await asyncio.gather(*(t.finish() for t in tables), *(n.close() for n in notes))
+    figures.sockets = 2 * len(tables)
+    figures.window = max(0.0, plan.stop_at - plan.measure_from) if plan is not None else 0.0
+    sf.tables = len(tables)
+    return sf, tables

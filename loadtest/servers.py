@@ -232,6 +232,16 @@ class SiteStack:
         _run([sys.executable, "-m", "loadtest.site", "seed", str(tables), prefix, str(out)], env=env, cwd=ROOT)
         return json.loads(out.read_text())["tables"]
 
+    def seed_tournament(self, players: int, prefix: str) -> dict:
+        """A gin Swiss of ``players`` people, registered and checked in, not yet started (loadtest.site)."""
+        if not self.prepared:
+            self.prepare()
+        out = self.workdir / f"tournament-{prefix}.json"
+        env = {k: v for k, v in self.env.items() if k != "REDIS_URL"}
+        _run([sys.executable, "-m", "loadtest.site", "seed_tournament", str(players), prefix, str(out)], env=env,
+             cwd=ROOT, timeout=1800)
+        return json.loads(out.read_text())
+
     def verify(self, record: dict, name: str) -> dict:
         path, out = self.workdir / f"record-{name}.json", self.workdir / f"verify-{name}.json"
         path.write_text(json.dumps({"tables": record}))

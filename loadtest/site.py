@@ -72,6 +72,85 @@ def seed(tables: int, prefix: str, out: str) -> None:
         json.dump({"tables": result}, fh)
 
 
+def _people(names: list[str], **extra) -> tuple[dict, dict]:
+    """Users named ``names`` with a signed-in session each (rows written directly, no password hashing);
+    returns ``({name: user}, {name: session key})``."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.auth.hashers import make_password
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.sessions.models import Session
+    from django.utils import timezone
+    from django.utils.crypto import get_random_string
+
+    User = get_user_model()
+    unusable = make_password(None)
+    User.objects.bulk_create(
+        [User(username=name, email=f"{name}@load.invalid", password=unusable, **extra) for name in names],
+        batch_size=500,
+    )
+    users = {user.username: user for user in User.objects.filter(username__in=names)}
+    store = SessionStore()
+    expire = timezone.now() + timedelta(days=1)
+    sessions, rows = {}, []
+    for name in names:
+        user = users[name]
+        key = get_random_string(32, "abcdefghijklmnopqrstuvwxyz0123456789")
+        data = {
+            SESSION_KEY: str(user.pk),
+            BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
+            HASH_SESSION_KEY: user.get_session_auth_hash(),
+        }
+        rows.append(Session(session_key=key, session_data=store.encode(data), expire_date=expire))
+        sessions[name] = key
+    Session.objects.bulk_create(rows, batch_size=500)
+    return users, sessions
+
+
+def seed_tournament(players: int, prefix: str, out: str) -> None:
+    """A gin Swiss of ``players`` people, registered and checked in through ``tournaments.services`` as they
+    would do it themselves, and a staff member who starts it (a session each). Not started: the load test
+    starts it through the staff page while the players' notice sockets are open."""
+    _setup()
+    from django.utils import timezone
+
+    from tournaments import services
+
+    users, sessions = _people([f"{prefix}{i}" for i in range(players)])
+    staff_users, staff_sessions = _people([f"{prefix}staff"], is_staff=True)
+    staff = staff_users[f"{prefix}staff"]
+    t = services.tournament_create(
+        by=staff, name=f"Lasttest {prefix}", game="gin", format="swiss",
+        settings={"check_in_minutes": 30, "min_players": 2}, starts_at=timezone.now() + timedelta(minutes=20),
+    )
+    services.tournament_publish(tournament_id=t.pk, by=staff)
+    for name in sorted(users, key=lambda n: int(n[len(prefix):])):
+        services.tournament_register(tournament_id=t.pk, user=users[name])
+        services.tournament_check_in(tournament_id=t.pk, user=users[name])
+    with open(out, "w") as fh:
+        json.dump({"tournament": t.pk, "staff": staff_sessions[staff.username],
+                   "players": [{"user": users[n].pk, "session": sessions[n]} for n in users]}, fh)
+
+
+def time_start(players: int, prefix: str) -> float:
+    """Seed a tournament of ``players`` and start it in this process: the seconds ``tournament_start`` took
+    (its notices go nowhere: no channel layer listens). For measuring the start alone."""
+    import time
+
+    _setup()
+    path = f"/tmp/{prefix}.json"
+    seed_tournament(players, prefix, path)
+    from django.contrib.auth import get_user_model
+
+    from tournaments import services
+
+    with open(path) as fh:
+        info = json.load(fh)
+    staff = get_user_model().objects.get(username=f"{prefix}staff")
+    started = time.perf_counter()
+    services.tournament_start(tournament_id=info["tournament"], by=staff)
+    return time.perf_counter() - started
+
+
 def verify(path: str, out: str) -> None:
     """Compare the clients' record with the database. The record: ``{"tables": {id: {"moves": [[version,
     seat, action], ...], "sent": [[version, seat, action], ...], "last_seen": n}}}``; ``moves`` are the moves
@@ -121,6 +200,10 @@ if __name__ == "__main__":
     command, *args = sys.argv[1:]
     if command == "seed":
         seed(int(args[0]), args[1], args[2])
+    elif command == "seed_tournament":
+        seed_tournament(int(args[0]), args[1], args[2])
+    elif command == "time_start":
+        print(f"tournament_start: {time_start(int(args[0]), args[1]):.2f} s")
     elif command == "verify":
         verify(args[0], args[1])
     else:

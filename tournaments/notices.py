@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from games import notices
+from games import events, notices
 from tournaments import formats
 from tournaments.models import Entry, Stage, StageTable, Tournament
 
@@ -32,11 +32,16 @@ def stage_seated(t: Tournament, stage: Stage) -> None:
     """A stage was seated: each player at a table is told it is ready (with its link); who got no table this
     stage (a bye) is told the stage began, stage 1 as the tournament's start."""
     seated: set[int] = set()
+    facts = _facts(t, stage.number)
+    messages = []  # every table's notices in one batch after the commit (a stage of 500 tables: 1,000 of them)
     for st in stage.tables.select_related("table").order_by("number"):
-        users = [u for u in st.users if u is not None]
+        users = sorted({u for u in st.users if u is not None})
         if st.table is not None:
-            notices.table_ready(users, st.table, tournament=_facts(t, stage.number))
+            frame = notices.notice_frame("table_ready", notices.table_ready_payload(st.table, tournament=facts))
+            messages.extend((notices.user_group(u), {"type": "notice.frame", "frame": frame}) for u in users)
             seated.update(users)
+    if messages:
+        events.send_after_commit(messages)
     others = set(t.entries.filter(status=Entry.Status.PLAYING).values_list("user_id", flat=True)) - seated
     kind = "tournament_started" if stage.number == 1 else "stage_started"
     notices.notify(sorted(others), kind, _facts(t, stage.number))

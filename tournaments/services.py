@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -144,6 +145,9 @@ def _seed_rating(user, game: str):
 class _FallbackRating:
     display = 1500
     provisional = True
+
+
+_SEED_RATING = _seed_rating  # the real one (a test may replace ``_seed_rating``; then it is asked per user)
 
 
 # --- staff: create, edit, publish ---------------------------------------------------------------------
@@ -328,7 +332,7 @@ def tournament_start(*, tournament_id, by=None, now: datetime | None = None) -> 
         if t.settings.get("check_in_minutes"):
             dropped = list(registered.filter(checked_in_at__isnull=True).values_list("user_id", flat=True))
             registered.filter(checked_in_at__isnull=True).update(status=Entry.Status.DROPPED)
-        playing = list(t.entries.filter(status=Entry.Status.REGISTERED).order_by("number"))
+        playing = list(t.entries.filter(status=Entry.Status.REGISTERED).select_related("user").order_by("number"))
         _audit(t, by, "start", dropped=dropped, players=[e.user_id for e in playing])
         if len(playing) < t.settings["min_players"]:
             t.status = Tournament.Status.CANCELLED
@@ -344,19 +348,34 @@ def tournament_start(*, tournament_id, by=None, now: datetime | None = None) -> 
         t.started_at = now
         t.save(update_fields=["status", "started_at"])
         seeds = formats.of(t).seeds(playing, _rating_for(t))
-        for entry in playing:
-            if entry.user_id in seeds:
-                entry.seed = seeds[entry.user_id]
-                entry.save(update_fields=["seed"])
+        seeded = [entry for entry in playing if entry.user_id in seeds]
+        for entry in seeded:
+            entry.seed = seeds[entry.user_id]
+        Entry.objects.bulk_update(seeded, ["seed"], batch_size=500)
         _stage_start(t, 1, now)
     return t
 
 
 def _rating_for(t: Tournament):
     """The seeding rating of a user in ``t``'s game, as the formats take it (looked up when called, so a
-    test may replace ``_seed_rating``)."""
+    test may replace ``_seed_rating``). The stored ratings of every entrant are read in one query (a start
+    of a thousand players asks for each of them twice); whoever has none gets the default."""
     game = formats.of(t).game
-    return lambda user: _seed_rating(user, game)
+    seed_rating = _seed_rating
+    if seed_rating is not _SEED_RATING:
+        return lambda user: seed_rating(user, game)
+    try:
+        from ratings.models import Rating
+    except ImportError:
+        return lambda user: seed_rating(user, game)
+    stored = {r.user_id: r for r in Rating.objects.filter(game=game, user_id__in=t.entries.values("user_id"))}
+    default = seed_rating(AnonymousUser(), game)  # never rated: the defaults, no query
+
+    def rating(user):
+        found = stored.get(user.pk)
+        return found if found is not None else default
+
+    return rating
 
 
 def tournament_next_stage(*, tournament_id, by, now: datetime | None = None) -> Stage | None:
@@ -398,10 +417,11 @@ def _stage_start(t: Tournament, number: int, now: datetime) -> Stage:
         stage.deal_seeds = deal_seeds
         stage.save(update_fields=["deal_seeds"])
     users = get_user_model().objects.in_bulk({u for seats in seating for u in seats if u is not None})
+    stage_tables = []
     for index, seats in enumerate(seating, start=1):
         if None in seats:  # a bye (or a knockout walkover): decided when the stage starts
-            StageTable.objects.create(stage=stage, number=index, users=list(seats), finished_at=now,
-                                      result=fmt.bye_result(list(seats)))
+            stage_tables.append(StageTable(stage=stage, number=index, users=list(seats), finished_at=now,
+                                           result=fmt.bye_result(list(seats))))
             continue
         extra = {}
         if stage.deal_seeds:
@@ -412,7 +432,8 @@ def _stage_start(t: Tournament, number: int, now: datetime) -> Stage:
                 game=fmt.game, users=[users[u] for u in seats], options=fmt.table_options(len(seats)), ranked=True,
                 tournament=True, created_by=t.created_by, **extra,
             )
-        StageTable.objects.create(stage=stage, number=index, table=table, users=list(seats))
+        stage_tables.append(StageTable(stage=stage, number=index, table=table, users=list(seats)))
+    StageTable.objects.bulk_create(stage_tables, batch_size=500)  # one statement per 500 tables, not one each
     ratings_pool.pool_drop_seated(user_ids=list(users))  # whoever still waited in the ranked pool leaves it
     t.current_stage = number
     t.next_stage_at = None

@@ -207,7 +207,7 @@ class TournamentFormat(ABC):
     # --- the tournament's rows, for the methods above -----------------------------------------------
 
     def playing(self) -> list[Entry]:
-        return list(self.t.entries.filter(status=Entry.Status.PLAYING).order_by("number"))
+        return list(self.t.entries.filter(status=Entry.Status.PLAYING).select_related("user").order_by("number"))
 
     def participants(self) -> list[Entry]:
         return list(self.t.entries.filter(status__in=IN_STANDINGS).order_by("number"))

@@ -1,0 +1,77 @@
+"""A smoke run of every ``make loadtest`` profile (ceiling, evening, burst, tournament start) at tiny sizes, so
+that the harness cannot rot: the run completes, both stacks report, the tournament is started through the
+staff page and every player is told their table, and the record check finds nothing lost or applied twice.
+No timing is asserted (speed is ``make loadtest``'s business, as a ratio in one run).
+
+The embedded stack (SQLite + in-memory, one daphne) always runs; the scaled one (PostgreSQL + Redis, two
+daphne) where the scale-out test runs (``REDIS_URL`` set or ``SCALE_TEST=1``), failed instead of skipped
+without its services when ``REQUIRE_SCALE=1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PROFILES = ("ceiling", "evening", "burst", "tournament")
+TABLES = 2  # per profile: four sockets (a tournament of four players)
+
+
+def _run(stack: str, tmp_path: Path) -> list[dict]:
+    out = tmp_path / f"loadtest-{stack}.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "loadtest", "--stack", stack, "--tables", str(TABLES), "--ceiling-tables", "2",
+         "--seconds", "3", "--ramp", "1", "--json", str(out)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )
+    # Exit 1 is a goal not met (tiny, noisy runs miss ratios); anything else is the harness failing.
+    assert done.returncode in (0, 1), f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
+    for name in PROFILES:
+        assert f"=== {name}:" in done.stdout, done.stdout
+    return json.loads(out.read_text())
+
+
+def _check(results: list[dict], stack: str) -> None:
+    assert [r["profile"] for r in results] == list(PROFILES)
+    for r in results:
+        assert r["stack"] == stack
+        for kind in ("bare", "site"):
+            assert kind in r, f"{r['profile']}: no {kind} figures"
+            assert r[kind]["failed_connects"] == 0, (r["profile"], kind, r[kind]["error_kinds"])
+        assert r["bare"]["moves_per_s"] > 0 and r["site"]["moves_per_s"] > 0, r
+        check = r["site"]["check"]
+        assert check["seen"] > 0 and check["logged"] >= check["seen"], check
+        assert (check["lost"], check["twice"], check["unknown"], check["behind"]) == (0, 0, 0, 0), check
+        assert any(goal.startswith("  goal: nothing lost") for goal in r["goals"]), r["goals"]
+        if r["profile"] != "ceiling":  # the pace was set from the bare stack's ceiling of this run
+            assert r["settings"]["think"] > 0 and "of the bare ceiling" in r["settings"]["pace"], r["settings"]
+    start = results[-1]["site"]["start"]
+    assert start["start_status"] == 302, start  # the staff page's start button, answered with a redirect
+    assert (start["notice_sockets"], len(start["told"]), start["not_told"], start["tables"]) == (
+        2 * TABLES, 2 * TABLES, 0, TABLES), start
+    assert start["start_seconds"] is not None
+
+
+def test_every_profile_on_the_embedded_stack(tmp_path):
+    _check(_run("embedded", tmp_path), "embedded")
+
+
+def test_every_profile_on_the_scaled_stack(tmp_path):
+    if not (os.environ.get("REDIS_URL") or os.environ.get("SCALE_TEST") == "1"):
+        pytest.skip("the scaled stack runs with Redis (REDIS_URL set, as in CI's PostgreSQL + Redis run) "
+                    "or SCALE_TEST=1")
+    from loadtest import servers
+
+    missing = servers.services_available()
+    if missing:
+        if os.environ.get("REQUIRE_SCALE") == "1":
+            pytest.fail(f"REQUIRE_SCALE=1 but {missing}")
+        pytest.skip(missing)
+    _check(_run("scaled", tmp_path), "scaled")
