@@ -79,8 +79,7 @@ def pages(db, client):
 
 
 PUBLIC_PAGES = ["/", "/accounts/login/", "/accounts/signup/", "/accounts/password/reset/", "/spielen/",
-                "/spielen/tische/", "/bestenliste/", "/turniere/", "/profil/spieler/anna/", "/gibt-es-nicht/",
-                "/admin/login/"]
+                "/spielen/tische/", "/bestenliste/", "/turniere/", "/profil/spieler/anna/", "/gibt-es-nicht/"]
 SIGNED_IN_PAGES = ["/profil/", "/profil/bearbeiten/", "/profil/loeschen/", "/accounts/password/change/",
                    "/accounts/email/", "TABLE", "PRIVATE", "RECORD"]
 
@@ -95,6 +94,13 @@ def assert_policy(response, path: str) -> None:
     header = response.headers.get("Content-Security-Policy", "")
     assert "default-src 'self'" in header, (path, response.status_code, header)
     assert "unsafe-inline" not in header and "unsafe-eval" not in header
+
+
+def test_the_admin_sign_in_is_the_sites_own_sign_in_page(client, pages):
+    # /admin/login/ sends to allauth's page (its sign-in limits), which is checked with the public pages above.
+    response = client.get("/admin/login/")
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/?next=")
+    assert_policy(response, "/admin/login/")
 
 
 @pytest.mark.parametrize("path", PUBLIC_PAGES)
