@@ -4,6 +4,8 @@ leave the socket usable and leave the database exactly as it was."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -648,6 +650,13 @@ async def test_every_frame_type_the_server_sends_is_documented(players, spectato
     await actor.send({"type": "dance"})
     while not {"pong", "chat", "error"} <= {f["type"] for f in actor.frames}:
         await actor.receive()  # the chat line comes through the channel layer, maybe after the error
+    # Presence goes out per person, batched (GAMES_PRESENCE_BATCH_SECONDS): the first player's socket hears of
+    # those who came after it.
+    for name in ("actor", "waiter"):
+        if "presence" in {f["type"] for s in sockets.values() for f in s.frames}:
+            break
+        with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
+            await sockets[name].until(lambda f: f["type"] == "presence", timeout=3)
     lobby = Socket(None, "lobby")
     from channels.testing import WebsocketCommunicator
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -98,6 +99,7 @@ def test_check_deploy_passes_with_the_production_settings(tmp_path):
     environment.update(
         DJANGO_SETTINGS_MODULE="ginsite.settings", DEBUG="0", ALLOWED_HOSTS="rommé.example",
         SECRET_KEY="deploy-check-" + "k3JfP0bX9yQw2m1r0LkzA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUv",
+        RECORDS_SIGNING_KEY=secrets.token_hex(32),  # required with DEBUG off (games.E001)
     )
     done = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"], cwd=ROOT,
                           env=environment, capture_output=True, text=True, timeout=120)
