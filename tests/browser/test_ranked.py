@@ -34,10 +34,12 @@ TABLE_URL = re.compile(r"/spielen/tisch/(\d+)/")
 
 
 @pytest.fixture
-def seeded_settings(settings):
+def seeded_settings(settings, monkeypatch):
     # The nine earlier matches are played in this process: fixed deals, the same for every table.
     settings.GAMES_TEST_DEAL_SEED = "ranked-browser"
     settings.GAMES_BOT_DELAY_SECONDS = 0
+    # The same two people play each other nine times here; the farming cap has its own tests (test_farming).
+    monkeypatch.setattr("ratings.selectors.FARMING_CAP", 10**6)
 
 
 def make_user(name: str):

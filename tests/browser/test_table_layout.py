@@ -696,17 +696,16 @@ def romme_melds(draw):
 
 @pytest.fixture
 def meld_page(server_url, open_page):
-    """A table page: its socket answers `meld_preview` for the meld builder."""
-    user = make_user("mona")
-    table = services.table_create(user=user, game="romme", options={"turn_seconds": 600})
-    page = open_page(user, LAPTOP)
-    page.goto(f"/spielen/tisch/{table.pk}/")
-    settled(page)
+    """A table page at the player's own turn: only the seat to act gets `meld_preview` answered."""
+    page = open_page(make_user("mona"), LAPTOP)
+    quick_table(page, "romme")
+    my_turn(page, phase="draw")
     return page
 
 
+# Ten melds an example, five examples: inside the socket's burst (previews are charged like any message).
 @settings(max_examples=5, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(picked=st.lists(romme_melds(), min_size=40, max_size=40))
+@given(picked=st.lists(romme_melds(), min_size=10, max_size=10))
 def test_meld_builder_arranges_chosen_cards_into_melds_the_engine_accepts_with_its_points(meld_page, picked):
     # The page computes nothing: it asks the server, which answers from the engine.
     answers = meld_page.evaluate(

@@ -175,6 +175,12 @@ function open() {
       waiter?.(message);
       return;
     }
+    if (message.type === "error" && previewWaiters.size) {
+      // A refused preview (not this seat's turn, rate limited, busy) is answered without its id: no waiter
+      // may hang on it, so every open question gets the refusal.
+      for (const waiter of previewWaiters.values()) waiter({ error: message.message, code: message.code });
+      previewWaiters.clear();
+    }
     if (message.type === "pong" && Number.isInteger(message.version) && message.version > store.version) {
       send({ type: "sync" });
       return;
