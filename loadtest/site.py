@@ -32,36 +32,9 @@ TABLE_OPTIONS = {"turn_seconds": 600}
 
 def seed(tables: int, prefix: str, out: str) -> None:
     _setup()
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-    from django.contrib.auth.hashers import make_password
-    from django.contrib.sessions.backends.db import SessionStore
-    from django.contrib.sessions.models import Session
-    from django.utils import timezone
-    from django.utils.crypto import get_random_string
-
     from games import services
 
-    User = get_user_model()
-    names = [f"{prefix}{i}{side}" for i in range(tables) for side in "ab"]
-    unusable = make_password(None)
-    User.objects.bulk_create(
-        [User(username=name, email=f"{name}@load.invalid", password=unusable) for name in names], batch_size=500
-    )
-    users = {user.username: user for user in User.objects.filter(username__in=names)}
-    store = SessionStore()
-    expire = timezone.now() + timedelta(days=1)
-    sessions, rows = {}, []
-    for name in names:
-        user = users[name]
-        key = get_random_string(32, "abcdefghijklmnopqrstuvwxyz0123456789")
-        data = {
-            SESSION_KEY: str(user.pk),
-            BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
-            HASH_SESSION_KEY: user.get_session_auth_hash(),
-        }
-        rows.append(Session(session_key=key, session_data=store.encode(data), expire_date=expire))
-        sessions[name] = key
-    Session.objects.bulk_create(rows, batch_size=500)
+    users, sessions = _people([f"{prefix}{i}{side}" for i in range(tables) for side in "ab"])
     result = []
     for i in range(tables):
         a, b = users[f"{prefix}{i}a"], users[f"{prefix}{i}b"]
