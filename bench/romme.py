@@ -14,11 +14,11 @@ import random
 import statistics
 import time
 
-from games import outcomes
 from games.engine.cards import JOKER, RANKS, SUITS, romme_deck
 from games.engine.romme import match as romme
 from games.engine.romme import melds
 from games.engine.romme.bots import choose_action
+from games.kinds import outcomes
 
 HAND = 14
 

@@ -10,7 +10,7 @@ from django.core.exceptions import ImproperlyConfigured
 @checks.register(checks.Tags.security, deploy=True)
 def records_signing_key_check(app_configs, **kwargs) -> list[checks.CheckMessage]:
     """With DEBUG off the records' key must be given (RECORDS_SIGNING_KEY), as 64 hex digits."""
-    from games import records_export
+    from games.reads import records as records_export
 
     if settings.DEBUG:
         return []

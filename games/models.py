@@ -27,7 +27,7 @@ class Table(models.Model):
     """One table: its options (as the engine normalised them), who may see it, and the state of play.
 
     ``state`` is the engine's whole match (hidden cards too); it never leaves the server except through
-    ``games.presenters``. ``version`` grows by one with every committed change, so clients can tell
+    ``games.reads.presenters``. ``version`` grows by one with every committed change, so clients can tell
     whether they missed something.
     """
 
@@ -51,7 +51,7 @@ class Table(models.Model):
     # The tables that share deals and stay closed together (a tournament stage; by default all tables given
     # one ``deal_seed``): until every one of them has ended, only staff and the table's own players may watch,
     # and a round's deal is shown only once every table sharing it has finished that round
-    # (``games.selectors.deal_rounds_disclosed``). Empty: a table on its own.
+    # (``games.reads.selectors.deal_rounds_disclosed``). Empty: a table on its own.
     deal_group = models.CharField(max_length=64, blank=True, default="", db_index=True)
     invite_token = models.CharField(max_length=43, blank=True, default="", db_index=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)

@@ -1,4 +1,4 @@
-"""The one place that knows which games the site offers: one entry per game (``games.entries.base.GameEntry``:
+"""The one place that knows which games the site offers: one entry per game (``games.kinds.base.GameEntry``:
 engine, bots, seats, presets and table options with their form fields and labels, points, the replay
 stepper, and the few questions other apps ask about a finished match). Code above the engine asks an entry;
 it never branches on a game's name.
@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from games.engine import records
 from games.engine.interface import MatchEngine
-from games.entries import gin, romme
-from games.entries.base import GameEntry
+from games.kinds.base import GameEntry
+from games.kinds.gin import entry as gin
+from games.kinds.romme import entry as romme
 
 __all__ = ["BUILTIN", "GameEntry", "UnknownGame", "entries", "game_choices", "get", "is_game", "names",
            "register", "unregister"]

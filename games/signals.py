@@ -1,7 +1,7 @@
 """The signals the games app sends for other apps to hang their work on.
 
 ``match_ended`` is sent once a match's end is committed **and its last frames are out** (see
-``games.services.ending`` and ``games.events.after_fanout``), never inside the transaction, so a listener's
+``games.services.ending`` and ``games.delivery.events.after_fanout``), never inside the transaction, so a listener's
 failure can never undo the last move and a player never waits for a listener to see the last card fall.
 Listeners (ratings, tournaments) must be idempotent: the clock's catch-up sends it again for ended matches
 whose announcement was not confirmed. They run in the order ``settings.GAMES_MATCH_ENDED_ORDER`` names
@@ -51,7 +51,7 @@ class OrderedSignal(Signal):
 #: "timeouts", "aborted"). ``sender`` is ``games.models.Match``.
 match_ended = OrderedSignal(order=lambda: settings.GAMES_MATCH_ENDED_ORDER)
 
-#: Sent by every referee (the one inside daphne, ``games.timekeeper``, and ``manage.py referee``) at most
+#: Sent by every referee (the one inside daphne, ``games.web.timekeeper``, and ``manage.py referee``) at most
 #: once every ``GAMES_TICK_SECONDS`` (no arguments but ``sender``), so other apps do their timed work on the
 #: referee's clock (the ranked pool's widening window, a tournament's start, breaks and forfeits) without
 #: the games app knowing them. Listeners must be quick, idempotent and safe to run in several referees at

@@ -10,9 +10,9 @@ Three things beyond the plain stack:
   HTTPS site.
 - The user of a WebSocket is **not** loaded by a middleware of its own: channels' ``AuthMiddleware`` would
   spend a trip to the database thread on it before the consumer runs. The consumer loads it in its first
-  database call instead (``games.consumers.resolve_user``), together with the table it asks for.
+  database call instead (``games.web.consumers.resolve_user``), together with the table it asks for.
 - Without Redis (the in-memory channel layer: one daphne process) the referee runs inside this process
-  (``games.timekeeper``), so that its moves reach the sockets through the channel layer. It starts when
+  (``games.web.timekeeper``), so that its moves reach the sockets through the channel layer. It starts when
   daphne's reactor runs; ``GAMES_REFEREE_IN_PROCESS`` turns it on or off.
 """
 
@@ -27,7 +27,7 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 # Django must be set up before anything imports models (the consumers do).
 django_asgi_app = get_asgi_application()
 
-from games import records_export  # noqa: E402
+from games.reads import records as records_export  # noqa: E402
 from ginsite.body_limit import BodyLimitMiddleware, install_daphne_cap  # noqa: E402
 
 install_daphne_cap()  # bodies past DATA_UPLOAD_MAX_MEMORY_SIZE: 413 while they arrive (ginsite/body_limit.py)
@@ -42,8 +42,9 @@ from channels.sessions import CookieMiddleware, SessionMiddleware  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.http.request import is_same_domain, split_domain_port, validate_host  # noqa: E402
 
-from games import engines, timekeeper  # noqa: E402
-from games.routing import websocket_urlpatterns as games_websocket_urlpatterns  # noqa: E402
+from games import engines  # noqa: E402
+from games.web import timekeeper  # noqa: E402
+from games.web.routing import websocket_urlpatterns as games_websocket_urlpatterns  # noqa: E402
 from ginsite.websocket_fallback import websocket_urlpatterns as fallback_urlpatterns  # noqa: E402
 
 

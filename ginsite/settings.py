@@ -352,11 +352,11 @@ GAMES_LOBBY_WATCH_SECONDS = float(os.environ.get("GAMES_LOBBY_WATCH_SECONDS", "2
 # Seconds between a socket's own checks of its table's version; 0 (the default) = never: every change
 # reaches the sockets through the channel layer.
 GAMES_STATE_POLL_SECONDS = float(os.environ.get("GAMES_STATE_POLL_SECONDS", "0"))
-# The token bucket of every socket (games/ratelimit.py): GAMES_SOCKET_BURST messages at once, then
+# The token bucket of every socket (games/delivery/limits.py): GAMES_SOCKET_BURST messages at once, then
 # GAMES_SOCKET_RATE a second; moves and chat lines that go through give their token back, ping is free.
 GAMES_SOCKET_RATE = float(os.environ.get("GAMES_SOCKET_RATE", "5"))
 GAMES_SOCKET_BURST = int(os.environ.get("GAMES_SOCKET_BURST", "60"))
-# Open table and notice sockets at once per signed-in person and per client address (games/handshakes.py);
+# Open table and notice sockets at once per signed-in person and per client address (games/web/handshakes.py);
 # over a cap a socket is accepted, told why and closed with 4430. Addresses in GAMES_SOCKET_CAP_EXEMPT (the
 # machine itself: a proxy that does not pass the client's address, the load test) are not counted; behind
 # nginx daphne runs with --proxy-headers, so the address is the client's.
@@ -381,7 +381,7 @@ GAMES_DB_PARALLEL = env_bool("GAMES_DB_PARALLEL", True)
 # from the environment: the spec fixes it.
 TOURNAMENTS_ROMME_ROUNDS = (6, 12, 18, 24)
 
-# The largest request body (bytes) the site reads: a pasted record (games.match_views.RECORD_MAX_BYTES) and
+# The largest request body (bytes) the site reads: a pasted record (games.web.match_views.RECORD_MAX_BYTES) and
 # any form fit. Larger bodies get 413 before they are read, also by daphne (ginsite/body_limit.py).
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", str(1024 * 1024)))
 

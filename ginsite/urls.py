@@ -41,8 +41,8 @@ urlpatterns = [
     path("profil/", include("accounts.urls")),
     path("bestenliste/", include(ratings_urls)),
     path("spielen/gewertet/", include((ratings_urls.pool_patterns, "pool"))),
-    path("spielen/", include("games.urls")),
-    path("partie/", include("games.match_urls")),
+    path("spielen/", include("games.web.urls")),
+    path("partie/", include("games.web.match_urls")),
     path("turniere/", include("tournaments.urls")),
 ]
 

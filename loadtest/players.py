@@ -65,7 +65,7 @@ def quantile(values: list[float], q: float) -> float | None:
 
 
 def apply_delta(state: dict, delta: dict) -> dict:
-    """The ``state`` a ``delta`` frame makes of the ``state`` of its ``after`` version (as games.events does)."""
+    """The ``state`` a ``delta`` frame makes of the ``state`` of its ``after`` version (as games.delivery.events does)."""
     drop = delta.get("drop") or {}
     table = {**state["table"], **delta.get("table", {})}
     view = {**state["view"], **delta.get("view", {})}

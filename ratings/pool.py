@@ -29,8 +29,9 @@ from django.db.models import Q
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
-from games import notices, registry
+from games import registry
 from games import services as game_services
+from games.delivery import notices
 from games.models import Seat, Table
 from ratings import selectors
 from ratings.models import PoolEntry

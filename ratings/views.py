@@ -19,8 +19,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from games import registry
-from games import selectors as games_selectors
 from games.models import Match, Seat, Table
+from games.reads import selectors as games_selectors
 from games.services import ServiceError
 from ratings import pool, profile_selectors, selectors
 from ratings.models import DEFAULT_MU, PROVISIONAL_MATCHES, Rating, wertungszahl

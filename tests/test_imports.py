@@ -126,8 +126,8 @@ def test_the_graph_sees_the_site_and_its_imports():
     assert {"accounts.views", "games.services", "games.services.play", "tournaments.scoring"} <= graph.keys()
     assert "games.services._common" in graph["games.services.play"]
     assert "games.services.play" in graph["games.services"]
-    assert "games.services" in graph["games.receivers"]
-    assert "games.receivers" in graph["games.apps"]  # imported inside AppConfig.ready: it counts too
+    assert "games.services" in graph["games.delivery.receivers"]
+    assert "games.delivery.receivers" in graph["games.apps"]  # imported inside AppConfig.ready: it counts too
 
 
 def test_accounts_imports_no_other_app_of_the_site():

@@ -9,8 +9,8 @@ class TournamentsConfig(AppConfig):
         # The end of a tournament table's match and the referee's clock (games.signals); the tournament on the
         # match page (games.panels); entrants wait for no ranked table meanwhile, and a refused abort names the
         # forfeit rule (hooks.py).
-        from games.notices import table_tournament_add
-        from games.policy import abort_refusal_note_add
+        from games.delivery.notices import table_tournament_add
+        from games.reads.policy import abort_refusal_note_add
         from ratings.pool import pool_guard_add
         from tournaments import hooks, notices, panels, receivers  # noqa: F401
 

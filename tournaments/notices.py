@@ -1,4 +1,4 @@
-"""What tournaments tell their players through ``games.notices`` (a banner on every page they have open):
+"""What tournaments tell their players through ``games.delivery.notices`` (a banner on every page they have open):
 their table of a stage is ready, the tournament started, paused, went on, ended or was called off. Called
 from ``tournaments.services`` inside its transactions; the notices go out once they commit. Also the
 tournament facts of tables, which games asks for (the lobby's table list, the notices on reconnect)."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from games import events, notices
+from games.delivery import events, notices
 from tournaments import formats
 from tournaments.models import Entry, Stage, StageTable, Tournament
 
@@ -23,7 +23,7 @@ def _facts(t: Tournament, stage: int | None = None) -> dict:
 
 
 def tell(t: Tournament, kind: str) -> None:
-    """Tell everyone still entered in ``t`` (``kind``: one of ``games.notices.KINDS`` about the tournament)."""
+    """Tell everyone still entered in ``t`` (``kind``: one of ``games.delivery.notices.KINDS`` about the tournament)."""
     user_ids = t.entries.filter(status__in=TOLD).values_list("user_id", flat=True)
     notices.notify(list(user_ids), kind, _facts(t))
 
@@ -48,7 +48,7 @@ def stage_seated(t: Tournament, stage: Stage) -> None:
 
 
 def table_tournaments(*, table_ids) -> dict[int, dict]:
-    """``games.notices.table_tournament_add``'s source: the tournament, stage and table number of each table,
+    """``games.delivery.notices.table_tournament_add``'s source: the tournament, stage and table number of each table,
     and ``where``: stage and table in the format's own words ("Runde 2, Tisch 3"; a Rommé series "Serie 2, …")."""
     found = {}
     for st in StageTable.objects.filter(table_id__in=list(table_ids)).select_related("stage__tournament"):

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from django.views.decorators.http import require_GET, require_POST
 
-from games import selectors as games_selectors
+from games.reads import selectors as games_selectors
 from tournaments import forms, selectors, services
 from tournaments.models import Entry, StageTable, Tournament
 from tournaments.services import TournamentError

@@ -15,10 +15,11 @@ from typing import Any, Literal, overload
 from django.conf import settings
 from django.utils import timezone
 
-from games import engines, selectors
+from games import engines
 from games.models import Match, Round, Seat, Table
-from games.policy import TablePolicy, table_policy  # noqa: F401  (re-exported for the services)
-from games.presenters import TableSnapshot
+from games.reads import selectors
+from games.reads.policy import TablePolicy, table_policy  # noqa: F401  (re-exported for the services)
+from games.reads.presenters import TableSnapshot
 
 #: The largest action a client may send, as compact JSON (a Rommé lay-out of 13 cards fits easily).
 ACTION_MAX_BYTES = 2048

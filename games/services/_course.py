@@ -9,9 +9,10 @@ from typing import Any
 
 from django.conf import settings
 
-from games import engines, events
+from games import engines
+from games.delivery import events
 from games.models import Match, Move, Round, Seat, Table
-from games.presenters import TableSnapshot, seat_name
+from games.reads.presenters import TableSnapshot, seat_name
 from games.services import _common
 from games.services.ending import match_end
 

@@ -10,9 +10,10 @@ from django.contrib.auth.models import User as AuthUser
 from django.db import transaction
 from django.utils import timezone
 
-from games import events, selectors
+from games.delivery import events
 from games.models import ChatMessage
-from games.presenters import chat_frame
+from games.reads import selectors
+from games.reads.presenters import chat_frame
 from games.services import _common
 from games.services._common import ServiceError
 

@@ -1,7 +1,7 @@
 """The one end of a match: every way a match ends (its last round scored, a resignation, three timeouts,
 an abort) writes its result here, and the end is announced after the commit, once the last frames are out.
 
-The announcement is ``games.signals.match_ended``, queued with ``games.events.after_fanout``: it runs only
+The announcement is ``games.signals.match_ended``, queued with ``games.delivery.events.after_fanout``: it runs only
 once the end is durable **and** the move's frames have been handed to the channel layer, so whatever the
 listeners (ratings, then tournaments: ``settings.GAMES_MATCH_ENDED_ORDER``) do wrong cannot undo the last
 move, and no player waits for them to see the last card fall. A match whose listeners all ran is stamped
@@ -21,7 +21,8 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from games import engines, events
+from games import engines
+from games.delivery import events
 from games.models import Match, Seat, Table
 from games.signals import match_ended
 

@@ -8,8 +8,9 @@ from typing import cast
 
 from django.db import transaction
 
-from games import events, policy, selectors
+from games.delivery import events
 from games.models import Match, Move, Seat, Table
+from games.reads import policy, selectors
 from games.services import _common
 from games.services._common import ServiceError
 from games.services._course import Play, start_match

@@ -8,8 +8,9 @@ from datetime import datetime
 
 from django.db import transaction
 
-from games import engines, selectors
+from games import engines
 from games.models import Move, Table
+from games.reads import selectors
 from games.services import _common
 from games.services._common import ServiceError
 from games.services._course import Play

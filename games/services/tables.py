@@ -14,8 +14,10 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User as AuthUser
 from django.db import transaction
 
-from games import events, registry, selectors
+from games import registry
+from games.delivery import events
 from games.models import BotLevel, Match, Seat, Table
+from games.reads import selectors
 from games.services import _common
 from games.services._common import ServiceError
 from games.services._course import start_match

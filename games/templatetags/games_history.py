@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django import template
 
-from games.history import matches_for_user
+from games.reads.history import matches_for_user
 
 register = template.Library()
 

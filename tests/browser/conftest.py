@@ -152,7 +152,7 @@ def serving(folder: Path, *, extra_env: dict[str, str] | None = None, referee: b
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     if not referee:
-        # Without Redis daphne keeps time itself (games/timekeeper.py); a server asked for no referee must not,
+        # Without Redis daphne keeps time itself (games/web/timekeeper.py); a server asked for no referee must not,
         # or it plays the computer players of other tests' tables in the shared test database.
         env.setdefault("GAMES_REFEREE_IN_PROCESS", "0")
     commands = [[sys.executable, "-c", SERVER_BOOT, "--fd", str(listener.fileno()), "ginsite.asgi:application"]]

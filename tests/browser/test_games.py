@@ -20,9 +20,10 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from games import selectors, services
+from games import services
 from games.engine.gin.melds import best_melds
 from games.models import Move, Table
+from games.reads import selectors
 from tests.browser.conftest import SCREENSHOT_DIR, _mails_in, serving
 
 pytestmark = pytest.mark.browser

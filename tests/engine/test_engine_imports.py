@@ -1,5 +1,5 @@
 """What the pure modules may import: the engine (``games.engine``) nothing but the standard library and itself;
-``games.outcomes`` that alone; the scoring (``tournaments.scoring``, Wertungspunkte and gin match bonuses) the
+``games.kinds.outcomes`` that alone; the scoring (``tournaments.scoring``, Wertungspunkte and gin match bonuses) the
 standard library alone.
 
 Checked twice: every import statement in the source (parsed, so an import inside a function counts too), and
@@ -107,8 +107,8 @@ r = romme.new_match({"rounds": 1}, seats=3, rng=rng)
 for _ in range(30):
     r = romme.apply_action(r, r.to_act, romme_bots.choose_action(romme.view(r, r.to_act), "expert", rng), rng=rng)
 assert best_melds(["7H", "7S", "7D", "8C", "9C", "TC", "2D", "3S", "KH", "QS"])[1] == 25
-if "games.outcomes" in ALLOWED:
-    from games import outcomes
+if "games.kinds.outcomes" in ALLOWED:
+    from games.kinds import outcomes
     assert outcomes.replay(m.record())["winner"] is not None
 loaded = sorted(n for n in set(sys.modules) - before if n.split(".")[0] not in sys.stdlib_module_names)
 print(json.dumps(loaded))
@@ -117,7 +117,7 @@ print(json.dumps(loaded))
 
 @pytest.mark.parametrize(("allowed", "expected_tops"), [
     (["games.engine"], {"games"}),
-    (["games.engine", "games.outcomes", "tournaments.scoring"], {"games", "tournaments"}),
+    (["games.engine", "games.kinds.outcomes", "tournaments.scoring"], {"games", "tournaments"}),
     (["tournaments.scoring"], {"tournaments"}),
 ])
 def test_pure_modules_import_and_play_with_everything_else_blocked(allowed, expected_tops):

@@ -1,4 +1,4 @@
-"""games.outcomes turns the engine's facts into points; games.engines serves them to the live layer.
+"""games.kinds.outcomes turns the engine's facts into points; games.engines serves them to the live layer.
 
 The points are those the engine itself computed before issue 9: ``golden/states.json`` holds match states
 stored by that engine, with the result, score sheet and last round it showed for them. Loading each with
@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from games import engines, outcomes
+from games import engines
 from games.engine.gin import match as gin
 from games.engine.romme import match as romme
+from games.kinds import outcomes
 
 STATES = json.loads((Path(__file__).parent / "golden" / "states.json").read_text())
 

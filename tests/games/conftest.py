@@ -3,7 +3,7 @@
 import pytest
 from channels.layers import channel_layers
 
-from games import events
+from games.delivery import events
 from tests.games import helpers
 
 

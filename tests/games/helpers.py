@@ -6,7 +6,8 @@ import json
 import random
 from datetime import timedelta
 
-from games import engines, events, services
+from games import engines, services
+from games.delivery import events
 from games.models import Seat, Table
 
 _RNG = random.Random(5)
@@ -74,7 +75,7 @@ def seat_held(table_id: int, user) -> int | None:
 
 
 class SentFrames:
-    """Every ``state`` frame ``games.events`` sends, with the group it went to, so a check can take the audience
+    """Every ``state`` frame ``games.delivery.events`` sends, with the group it went to, so a check can take the audience
     from where a frame was *sent* (a user's group: that user's seat; the public group: no seat) instead of
     trusting the frame's own ``you``. Install with pytest's ``monkeypatch``."""
 

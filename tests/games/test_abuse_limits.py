@@ -1,5 +1,5 @@
 """Abuse limits of live play: a socket that floods the server is told ``rate_limited`` (a token bucket per
-connection, ``games/ratelimit.py``) while play at the speed of the rules is never slowed; and one person may
+connection, ``games/delivery/limits.py``) while play at the speed of the rules is never slowed; and one person may
 have at most five open or running tables of their own making (``too_many_tables``)."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.urls import reverse
 
-from games import ratelimit, services
+from games import services
+from games.delivery import limits as ratelimit
 from games.models import Table
 from games.services import ServiceError
 from tests.games.helpers import Socket, play_over_sockets

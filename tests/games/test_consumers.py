@@ -4,7 +4,8 @@ reconnect, resync after a stale version, and typed errors that leave the socket 
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import events, services
+from games import services
+from games.delivery import events
 from games.models import Match, Move, Table
 from tests.games.helpers import Socket, choose_action, play_over_sockets
 

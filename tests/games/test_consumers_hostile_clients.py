@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import consumers, engines, services
+from games import engines, services
 from games.models import ChatMessage, Match, Move, Round, Seat, Table
+from games.web import consumers
 from tests.games.helpers import Socket, choose_action, play_out, state_of
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -10,8 +10,10 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import engines, events, selectors, services
+from games import engines, services
+from games.delivery import events
 from games.models import Table
+from games.reads import selectors
 from tests.games.helpers import Socket, choose_action, state_of
 
 #: What an ordinary move's delta may weigh at most: for the spectators (and a seat that does not act, which

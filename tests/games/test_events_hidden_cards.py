@@ -8,9 +8,10 @@ from collections import Counter
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import engines, selectors, services
+from games import engines, services
 from games.engine.cards import gin_deck, is_card, romme_deck
 from games.models import Table
+from games.reads import selectors
 from tests.games.helpers import SentFrames, Socket, play_over_sockets, seat_held
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -89,7 +90,7 @@ def check_frame(frame: dict, table: Table, *, audience: int | None) -> None:
 async def watch_and_check(sockets: dict[int, Socket], watchers: list[Socket], observed: list[Socket],
                           sent: SentFrames) -> dict:
     """Play the table out; check every state frame the ``observed`` sockets receive (their audience: the
-    seat their user holds) and every state frame ``games.events`` sends to any group (its audience: the
+    seat their user holds) and every state frame ``games.delivery.events`` sends to any group (its audience: the
     seat of the group's user, or none for the public group)."""
     checked = Counter()
     sent.take()  # what was sent while the table filled is not part of the match

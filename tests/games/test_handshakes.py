@@ -1,4 +1,4 @@
-"""The handshake of table and notice sockets (games/handshakes.py, games/framecache.py): accepted first, the
+"""The handshake of table and notice sockets (games/web/handshakes.py, games/delivery/framecache.py): accepted first, the
 handshakes that arrive together read each table once, the last frames per table and audience kept by version
 and never handed to anyone else, presence per person and batched, the caps on sockets per person and address."""
 
@@ -14,7 +14,10 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import framecache, handshakes, selectors, services
+from games import services
+from games.delivery import framecache
+from games.reads import selectors
+from games.web import handshakes
 from tests.games.helpers import Socket, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)

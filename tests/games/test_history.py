@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from games import services
-from games.history import DRAWN, LEFT, LOST, WON, matches_for_user
 from games.models import Game, Match, Table
+from games.reads.history import DRAWN, LEFT, LOST, WON, matches_for_user
 from tests.games.helpers import play_out
 
 pytestmark = pytest.mark.django_db

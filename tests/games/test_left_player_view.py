@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import selectors, services
+from games import services
+from games.reads import selectors
 from tests.games.helpers import Socket, play_over_sockets
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
 from games import engines, services
+from games.kinds.outcomes import replay as replay_record
 from games.models import Match, Round, Table
-from games.outcomes import replay as replay_record
-from games.replay import replay_positions
+from games.reads.replay import replay_positions
 from ratings.models import RatingChange
 from tests.games.helpers import choose_action, play_out, state_of
 
@@ -458,7 +458,7 @@ def test_an_illegal_move_is_named_by_round_and_move(people, ranked_gin):
 
 
 def test_a_record_over_the_size_limit_is_refused(people):
-    from games.match_views import RECORD_MAX_BYTES
+    from games.web.match_views import RECORD_MAX_BYTES
 
     response = paste(" " * (RECORD_MAX_BYTES + 20 * 1024) + "{}")
     assert response.status_code == 413

@@ -10,8 +10,10 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import ratelimit, selectors, services
+from games import services
+from games.delivery import limits as ratelimit
 from games.models import Table
+from games.reads import selectors
 from tests.games.helpers import Socket, state_of
 
 BURST = 5

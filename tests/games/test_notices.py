@@ -1,4 +1,4 @@
-"""Notices on every page (games.notices): the per-person socket ``/ws/notices/`` on the real ASGI app tells
+"""Notices on every page (games.delivery.notices): the per-person socket ``/ws/notices/`` on the real ASGI app tells
 a person at once when a table is ready for them (the ranked pool, a tournament's seating), when their
 tournament pauses, goes on or ends; a reconnect is told the table still waiting; anonymous sockets are
 refused; a notice carries links and names, never a card. And the lobby names a tournament's table."""
@@ -16,8 +16,9 @@ from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
-from games import notices, selectors
+from games.delivery import notices
 from games.models import Table
+from games.reads import selectors
 from ratings import pool
 from tests.games.helpers import session_cookie
 from tournaments import services as tournament_services

@@ -16,8 +16,9 @@ from asgiref.sync import sync_to_async
 from django.test import Client
 from django.urls import reverse
 
-from games import engines, selectors, services
+from games import engines, services
 from games.models import Round, Table
+from games.reads import selectors
 from tests.games.helpers import Socket, choose_action, play_over_sockets, seat_held
 
 CARD = re.compile(r'"(JK|[2-9TJQKA][CDHS])"')

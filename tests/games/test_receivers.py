@@ -174,7 +174,7 @@ def test_a_refused_deletion_leaves_every_seat_as_it_was(players):
 
 def test_a_table_that_started_since_the_seats_were_read_is_resigned_instead(players):
     # The seats are read without a lock; a table read as open may be playing by the time it is left.
-    from games.receivers import _leave
+    from games.delivery.receivers import _leave
 
     anna, ben = players[:2]
     table = gin_table(anna, ben)

@@ -1,4 +1,4 @@
-"""The exported record (games.records_export): one builder for both downloads, each round's published deal
+"""The exported record (games.reads.records): one builder for both downloads, each round's published deal
 hash, the ratings of a rated match (through the ratings panel), and the site's Ed25519 signature over the
 canonical JSON of the record without its signature; what other apps add through games.panels."""
 
@@ -14,9 +14,10 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 from django.urls import reverse
 
-from games import panels, records_export, services
+from games import panels, services
+from games.kinds.outcomes import replay as replay_record
 from games.models import Match, Round
-from games.outcomes import replay as replay_record
+from games.reads import records as records_export
 from ratings.models import RatingChange
 from tests.games.helpers import play_out
 
@@ -296,7 +297,7 @@ def test_a_match_outside_a_tournament_names_none(bot_match):
     assert 'data-panel="head"' not in html
 
 
-@pytest.mark.parametrize("name", ["games.panels", "games.records_export", "games.replay"])
+@pytest.mark.parametrize("name", ["games.panels", "games.reads.records", "games.reads.replay"])
 def test_the_examples_in_the_docstrings_hold(name):
     import doctest
     import importlib

@@ -19,7 +19,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.test import Client
 
-from games import records_export
+from games.reads import records as records_export
 
 ROOT = Path(__file__).resolve().parents[2]
 

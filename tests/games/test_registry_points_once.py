@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from games import engines, events, outcomes, services
+from games import engines, services
+from games.delivery import events
+from games.kinds import outcomes
 from games.models import Table
 from tests.games.helpers import choose_action, state_of
 

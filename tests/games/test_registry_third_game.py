@@ -121,7 +121,7 @@ async def test_a_ranked_match_of_the_third_game_is_played_recorded_replayed_and_
 
     # Rated: one change per player, and each has a rating in the third game now (the rating runs once the
     # last frames are out: wait for that work to finish).
-    from games import events
+    from games.delivery import events
 
     await events.after_fanout_settled()
     changes = await sync_to_async(lambda: sorted(RatingChange.objects.filter(match=match).values_list(

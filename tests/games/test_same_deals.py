@@ -19,9 +19,10 @@ from asgiref.sync import sync_to_async
 from django.test import Client
 from django.urls import reverse
 
-from games import engines, selectors, services
+from games import engines, services
 from games.engine.cards import romme_deck
 from games.models import Match, Round, Table
+from games.reads import selectors
 from tests.games.helpers import Socket, choose_action, state_of
 from tests.games.test_events_hidden_cards import cards_in, check_frame
 

@@ -7,7 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import engines, events, services
+from games import engines, services
+from games.delivery import events
 from games.models import ChatMessage, Match, Move, Round, Seat, Table
 from games.services import ServiceError
 from tests.games.helpers import choose_action, play_out, state_of
@@ -629,7 +630,7 @@ def test_who_left_the_match_may_not_chat_at_that_table(players):
 
 
 def test_a_lone_surrogate_is_no_invitation(players):
-    from games import selectors
+    from games.reads import selectors
 
     table = services.table_create(user=players[0], game="gin", private=True)
     assert selectors.invite_matches(table=table, invite_token="\ud800") is False
@@ -637,7 +638,7 @@ def test_a_lone_surrogate_is_no_invitation(players):
 
 
 def test_a_snapshot_read_after_a_move_committed_is_of_one_version(players):
-    from games import selectors
+    from games.reads import selectors
 
     table = gin_table(players)
     stale = Table.objects.select_related("current_match").get(pk=table.pk)
@@ -652,7 +653,7 @@ def test_a_snapshot_read_after_a_move_committed_is_of_one_version(players):
 
 
 def test_a_table_changing_on_every_read_is_read_under_its_row_lock(players, monkeypatch):
-    from games import selectors
+    from games.reads import selectors
 
     table = gin_table(players)
     stale = Table.objects.select_related("current_match").get(pk=table.pk)
@@ -677,6 +678,6 @@ def test_tables_given_the_same_deal_seed_deal_the_same_rounds_and_others_do_not(
 
 
 def selectors_state(table, user):
-    from games import selectors
+    from games.reads import selectors
 
     return selectors.table_state_for(table_id=table.pk, user=user)

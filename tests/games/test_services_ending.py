@@ -195,7 +195,7 @@ async def test_the_last_moves_frames_reach_both_players_before_any_listener_runs
 
     from asgiref.sync import sync_to_async
 
-    from games import events
+    from games.delivery import events
     from tests.games.helpers import Socket
 
     both_saw_the_end = threading.Event()
@@ -303,7 +303,7 @@ def lost_announcement(players):
 
 
 def test_a_lost_announcement_is_caught_up_by_the_clock(players, heard, settings):
-    from games import timekeeper
+    from games.web import timekeeper
 
     settings.GAMES_ANNOUNCE_RETRY_SECONDS = 0
     match = lost_announcement(players)
@@ -315,7 +315,7 @@ def test_a_lost_announcement_is_caught_up_by_the_clock(players, heard, settings)
 
 
 def test_the_clock_leaves_a_fresh_end_to_its_own_announcement(players, heard, settings):
-    from games import timekeeper
+    from games.web import timekeeper
 
     settings.GAMES_ANNOUNCE_RETRY_SECONDS = 60
     match = lost_announcement(players)
@@ -358,11 +358,11 @@ def test_a_listener_that_keeps_failing_is_retried_by_the_clock_after_a_doubling_
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_referee_inside_daphne_ticks_the_other_clocks_at_most_once_a_tick(settings):
-    """games.timekeeper.run (what ginsite.asgi starts under daphne) sends referee_tick on its own."""
+    """games.web.timekeeper.run (what ginsite.asgi starts under daphne) sends referee_tick on its own."""
     import asyncio
 
-    from games import timekeeper
     from games.signals import referee_tick
+    from games.web import timekeeper
 
     settings.GAMES_TICK_SECONDS = 0.4
     settings.GAMES_REFEREE_INTERVAL = 0.02

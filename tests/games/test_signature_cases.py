@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from games import records_export
+from games.reads import records as records_export
 
 HERE = Path(__file__).parent
 TABLE = json.loads((HERE / "signature_cases.json").read_text())

@@ -1,5 +1,5 @@
 """Every socket message is charged to the socket's token bucket before it is read or answered
-(``games/ratelimit.py``): garbage, unknown types, malformed previews and refused moves cost what a refused move
+(``games/delivery/limits.py``): garbage, unknown types, malformed previews and refused moves cost what a refused move
 costs, so a flood of any of them is answered ``rate_limited`` once the burst is spent, over the real ASGI app.
 ``ping`` stays free, and nothing on the table changes."""
 
@@ -12,7 +12,8 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import ratelimit, services
+from games import services
+from games.delivery import limits as ratelimit
 from games.models import Table
 from tests.games.helpers import Socket, state_of
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import selectors, services
+from games import services
 from games.models import Table
+from games.reads import selectors
 from tests.games.helpers import Socket, state_of
 
 CONSUMERS = Path(__file__).resolve().parents[2] / "games" / "consumers.py"
@@ -30,8 +31,8 @@ def imported_modules(path: Path) -> set[str]:
 
 def test_the_consumer_imports_no_rules_no_models_and_no_presenter():
     imported = imported_modules(CONSUMERS)
-    assert sorted(m for m in imported if m.startswith(("games.engine", "games.models", "games.presenters",
-                                                       "games.engines", "games.outcomes"))) == []
+    assert sorted(m for m in imported if m.startswith(("games.engine", "games.models", "games.reads.presenters",
+                                                       "games.engines", "games.kinds.outcomes"))) == []
 
 
 # --- meld_preview ----------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Every socket is charged and a socket refused too often in a row is closed (issue 25, games/ratelimit.py):
+"""Every socket is charged and a socket refused too often in a row is closed (issue 25, games/delivery/limits.py):
 the notice socket, which used to answer every message (2,000 garbage messages, 2,000 replies), answers the
 burst and then ``rate_limited``; after ``GAMES_SOCKET_REFUSALS_TO_CLOSE`` refusals in a row a table, lobby or notice socket
 is told so and closed with 4429, and whatever still arrives is dropped unread. A message that got its token
@@ -12,7 +12,8 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import ratelimit, services
+from games import services
+from games.delivery import limits as ratelimit
 from tests.games.helpers import Socket, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)

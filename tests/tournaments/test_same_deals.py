@@ -5,8 +5,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import selectors as games_selectors
 from games.models import Round, Table
+from games.reads import selectors as games_selectors
 from tests.games.helpers import play_out
 from tests.tournaments.helpers import started, users_of
 from tournaments import selectors as tournament_selectors

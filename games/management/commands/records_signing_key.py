@@ -3,7 +3,7 @@ on standard error, its public key and id. Nothing is stored: set it in the envir
 
 from django.core.management.base import BaseCommand
 
-from games import records_export
+from games.reads import records as records_export
 
 
 class Command(BaseCommand):

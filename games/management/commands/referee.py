@@ -4,10 +4,10 @@ Several referees may run at once; each change is applied exactly once.
 
 With Redis (``REDIS_URL``) this command is the referee: run one or more beside the web processes. Without
 Redis the channel layer is in memory, so a referee process could not reach the sockets; the referee then runs
-inside the daphne process (games/timekeeper.py) and this command, looping, says so and exits (``--once``
+inside the daphne process (games/web/timekeeper.py) and this command, looping, says so and exits (``--once``
 still plays one pass, and ``--force`` loops anyway, e.g. for a site that polls).
 
-Like the referee inside daphne, every pass also ticks the other clocks (``games.timekeeper.clock_tick``: the
+Like the referee inside daphne, every pass also ticks the other clocks (``games.web.timekeeper.clock_tick``: the
 catch-up of lost match-end announcements and ``games.signals.referee_tick``), at most once every
 ``GAMES_TICK_SECONDS``; ``--once`` ticks once."""
 
@@ -17,8 +17,8 @@ import time
 from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections
 
-from games import timekeeper
 from games.services import referee_pass
+from games.web import timekeeper
 
 logger = logging.getLogger(__name__)
 

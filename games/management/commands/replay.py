@@ -1,5 +1,5 @@
 """``manage.py replay FILE|-``: replay a game record with the engine alone and print its summary (records.md),
-the facts of the replay turned into points by ``games.outcomes``."""
+the facts of the replay turned into points by ``games.kinds.outcomes``."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games import outcomes
 from games.engine.errors import InvalidRecord
 from games.engine.records import load_record
+from games.kinds import outcomes
 
 
 class Command(BaseCommand):

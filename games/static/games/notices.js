@@ -1,4 +1,4 @@
-// Notices on every page (games/notices.py): one socket per tab on /ws/notices/, for signed-in people. A
+// Notices on every page (games/delivery/notices.py): one socket per tab on /ws/notices/, for signed-in people. A
 // notice shows a banner with its link, flashes the page title while the tab is not looked at, and plays the
 // table's "your turn" sound if sound is on (the table's own switch; nothing before the first click or key).
 // The server decides what to say; this page only puts it in its own words (the "notice-strings" catalogue).

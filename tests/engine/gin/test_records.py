@@ -13,7 +13,7 @@ from games.engine.errors import InvalidRecord
 from games.engine.gin import match as gin
 from games.engine.gin.bots import choose_action
 from games.engine.records import load_record, replay_record
-from games.outcomes import replay
+from games.kinds.outcomes import replay
 from tests.engine.gin.helpers import PASS, STOCK, deal, knock
 
 LOOSE = "7H 8H 2D TC TD TH 3S 4S 5S 9D"

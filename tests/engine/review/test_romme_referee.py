@@ -18,7 +18,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import outcomes
 from games.engine.cards import romme_deck
 from games.engine.errors import IllegalAction, InvalidRecord
 from games.engine.records import replay_record
@@ -27,10 +26,11 @@ from games.engine.romme import match as romme
 from games.engine.romme.melds import InvalidMeld, validate_meld
 from games.engine.romme.replay import replay as replay_facts
 from games.engine.romme.scoring import hand_points
+from games.kinds import outcomes
 
 
 def replay(record: dict) -> dict:
-    """The summary ``manage.py replay`` prints: the engine's facts of the record, scored by games.outcomes."""
+    """The summary ``manage.py replay`` prints: the engine's facts of the record, scored by games.kinds.outcomes."""
     return outcomes.summary(replay_facts(record))
 
 

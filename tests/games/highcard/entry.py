@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.utils.translation import gettext_lazy
 
 from games import registry
-from games.entries.base import JSON, TURN_SECONDS, GameEntry, OptionField, Preset, deal_of
+from games.kinds.base import JSON, TURN_SECONDS, GameEntry, OptionField, Preset, deal_of
 from tests.games.highcard import bots, engine
 
 

@@ -35,8 +35,9 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.utils import timezone
 
-from games import match_selectors, panels, registry
+from games import panels, registry
 from games.models import Match, Round
+from games.reads import matches as match_selectors
 
 ALGORITHM = "Ed25519"
 #: The largest integer a record may hold and still be read alike everywhere (a browser's numbers are doubles).

@@ -15,9 +15,11 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils.translation import gettext
 
-from games import engines, framecache, notices, presenters
+from games import engines
+from games.delivery import framecache, notices
 from games.engine.romme import hints as romme_hints
 from games.models import ChatMessage, Match, Round, Seat, Table
+from games.reads import presenters
 
 #: Whoever asks: a request's or a socket's user (signed in or anonymous), or None (no user at all).
 User = AbstractBaseUser | AnonymousUser | None
@@ -235,10 +237,10 @@ def table_opening(*, table_id: int | str, user: User, invite_token: str = "") ->
 
 
 def table_openings(*, table_id: int | str, viewers: list[tuple[User, str]]) -> list[tuple[dict, list[dict]] | str | bool | None]:
-    """:func:`table_opening` for several sockets of one table at once (games.handshakes batches the
+    """:func:`table_opening` for several sockets of one table at once (games.web.handshakes batches the
     handshakes that arrive together): one read of the table, its rows and its chat for all of them, each
     socket's view built from that one snapshot. At a version whose frames this process keeps
-    (games.framecache) the rows are not read again at all."""
+    (games.delivery.framecache) the rows are not read again at all."""
     table = table_get(table_id=table_id)
     if table is None:
         return [None] * len(viewers)
@@ -277,7 +279,7 @@ def _holds_a_seat(snapshot: presenters.TableSnapshot, user: User) -> bool:
 
 
 def _snapshot_kept(table: Table) -> presenters.TableSnapshot:
-    """The snapshot of ``table`` at its row's version: from games.framecache if kept, else read (and kept)."""
+    """The snapshot of ``table`` at its row's version: from games.delivery.framecache if kept, else read (and kept)."""
     kept = framecache.snapshot_at(table) if framecache.cacheable(table) else None
     if kept is not None:
         return kept

@@ -23,8 +23,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.db import transaction
 
-from games import presenters
-from games.dbthread import in_thread
+from games.reads import presenters
+from games.web.dbthread import in_thread
 
 logger = logging.getLogger(__name__)
 
@@ -434,7 +434,7 @@ async def after_fanout_settled() -> None:
 
 
 #: Called with every batch of wired messages this process sends from the event loop (the in-process referee,
-#: ``games.timekeeper``, notes which versions went out). Registered by whoever listens; events imports none.
+#: ``games.web.timekeeper``, notes which versions went out). Registered by whoever listens; events imports none.
 on_sent: list = []
 
 

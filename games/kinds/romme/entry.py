@@ -1,5 +1,5 @@
 """Rommé (romme.md) as the site knows it: 2 to 6 seats (4 by default), casual or Masters scoring, points
-through ``games.outcomes``, the replay viewer's positions with every hand and the melds on the table."""
+through ``games.kinds.outcomes``, the replay viewer's positions with every hand and the melds on the table."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
-from games import outcomes
 from games.engine.romme import bots as romme_bots
 from games.engine.romme import match as romme_match
 from games.engine.romme import replay as romme_replay
-from games.entries.base import (
+from games.kinds import outcomes
+from games.kinds.base import (
     JSON,
     ROUND_RESULTS,
     TURN_SECONDS,
@@ -79,7 +79,7 @@ class RommeEntry(GameEntry):
             parts.append(_("%(n)s Runden") % {"n": options["rounds"]})
         return parts
 
-    # Looked up in ``games.outcomes`` at each call (a test may count them).
+    # Looked up in ``games.kinds.outcomes`` at each call (a test may count them).
     def outcome(self, facts: JSON) -> JSON | None:
         return outcomes.romme_outcome(facts) if facts["over"] else None
 

@@ -14,8 +14,9 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from accounts.models import Profile
-from games import registry, selectors
+from games import registry
 from games.models import BotLevel, Match
+from games.reads import selectors
 
 #: How the player fared: won, lost, drawn (a shared first place), or left (resigned or timed out).
 WON, LOST, DRAWN, LEFT = "won", "lost", "drawn", "left"

@@ -16,7 +16,7 @@ from typing import Any
 from games import registry
 from games.engine.errors import InvalidRecord
 from games.engine.records import check_envelope
-from games.entries.base import DEAL_KEYS, deal_of
+from games.kinds.base import DEAL_KEYS, deal_of
 
 #: The most positions one record may have on a page (a long Rommé list has about a thousand).
 MAX_POSITIONS = 20_000

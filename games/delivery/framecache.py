@@ -19,7 +19,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from games import presenters
+from games.reads import presenters
 
 #: How many tables' frames are kept (the least recently used go first).
 MAX_TABLES = 4096

@@ -38,11 +38,13 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DatabaseError
 
-from games import events, selectors, services
-from games.dbthread import in_thread
+from games import services
+from games.delivery import events
 from games.models import Table
+from games.reads import selectors
 from games.services.ending import matches_catch_up
 from games.signals import referee_tick
+from games.web.dbthread import in_thread
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +83,7 @@ def announced(table_id: int | None, version: int | None) -> None:
 
 
 def sent(messages: list[tuple[str, dict]]) -> None:
-    """Called by games.events for every batch of frames this process sends (registered below)."""
+    """Called by games.delivery.events for every batch of frames this process sends (registered below)."""
     for _, message in messages:
         version = message.get("version")
         if version is not None:

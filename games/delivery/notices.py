@@ -1,7 +1,7 @@
 """Notices to a person on every page they have open: a table is ready for them, their tournament started,
 paused, went on or ended, a stage's break is over. The one place that sends them (after commit, through the
-channel layer's per-person group, so they reach the person on any daphne); ``games.notice_consumers`` is the
-socket that passes them on, and ``games.selectors.notices_pending`` what a (re)connecting socket is told.
+channel layer's per-person group, so they reach the person on any daphne); ``games.web.notice_consumers`` is the
+socket that passes them on, and ``games.reads.selectors.notices_pending`` what a (re)connecting socket is told.
 
 A notice names a kind and carries only public facts (the table's link, the game, the tournament's name and
 stage): no cards, no state. The words are the page's (``games/static/games/notices.js`` with the catalogue
@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 
 from django.urls import reverse
 
-from games import events
+from games.delivery import events
 
 #: What a notice can say. ``table_ready``: a seat is waiting for the person (pool or tournament);
 #: ``stage_started``: a stage began (after its break) without a table for them (a bye).

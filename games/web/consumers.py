@@ -17,9 +17,13 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
-from games import events, handshakes, ratelimit, selectors, services, timekeeper
-from games.dbthread import in_thread
+from games import services
+from games.delivery import events
+from games.delivery import limits as ratelimit
+from games.reads import selectors
 from games.services import ServiceError
+from games.web import handshakes, timekeeper
+from games.web.dbthread import in_thread
 
 logger = logging.getLogger(__name__)
 
@@ -53,11 +57,11 @@ def _echoable_id(value: object) -> bool:
 def _poll_seconds() -> float:
     """How often a socket checks the table version by itself: off (0) unless ``GAMES_STATE_POLL_SECONDS``
     asks for it. Every change reaches sockets through the channel layer, the referee's too (with the
-    in-memory layer it runs inside the daphne process, see games/timekeeper.py)."""
+    in-memory layer it runs inside the daphne process, see games/web/timekeeper.py)."""
     return float(settings.GAMES_STATE_POLL_SECONDS or 0)
 
 
-#: Kept here for whoever imported it from this module (games.notice_consumers did).
+#: Kept here for whoever imported it from this module (games.web.notice_consumers did).
 resolve_user = handshakes.resolve_user
 
 
@@ -129,7 +133,7 @@ class TableConsumer(_JsonConsumer):
         # one after the other, so they come after this handshake's state, in the order they were sent.
         await self._regroup(add=[events.everyone_group(self.table_id), events.public_group(self.table_id)])
         # Who this is (session and user), whether they may watch, the state and the chat, read together with
-        # the other handshakes arriving now (games.handshakes: one read per table, not per socket).
+        # the other handshakes arriving now (games.web.handshakes: one read per table, not per socket).
         user, opened = await handshakes.open_table(self.scope, self.table_id, invite)
         self.user = user
         if user is not None and user.is_authenticated:

@@ -1,5 +1,5 @@
 """Reads for the pages about played matches: who may see a match, its players, its rounds and their deals
-(the record is built by ``games.records_export``), the score sheet, and head-to-head. What other apps add to
+(the record is built by ``games.reads.records``), the score sheet, and head-to-head. What other apps add to
 the match page (rating changes, the tournament) comes through ``games.panels``.
 
 Read-only, keyword-only functions (selectors). Deals leave the server only for finished matches, and a match
@@ -17,8 +17,8 @@ from django.utils.translation import gettext as _
 
 from accounts.models import Profile
 from games import registry
-from games import selectors as games_selectors
 from games.models import Match, Round, Table
+from games.reads import selectors as games_selectors
 
 #: Matches listed on a head-to-head page, newest first.
 HEAD_TO_HEAD_MATCHES = 20
@@ -117,7 +117,7 @@ def public_name(user) -> str:
 
 def finished_rounds(match: Match) -> list[Round]:
     """The match's rounds that have ended and whose deals may be shown, in order: at a same-deals table not
-    those that another table dealt the same cards is still playing (``games.selectors.deal_rounds_disclosed``)."""
+    those that another table dealt the same cards is still playing (``games.reads.selectors.deal_rounds_disclosed``)."""
     rounds = list(match.rounds.filter(finished_at__isnull=False).order_by("number"))
     shown = games_selectors.deal_rounds_disclosed(match=match, rounds=rounds)
     return [r for r in rounds if r.number in shown]

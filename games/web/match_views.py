@@ -3,8 +3,8 @@
 in the same viewer (which checks the signature and the deals in the browser), the site's record key, and
 head-to-head between two players.
 
-Views are thin: reads come from ``games.match_selectors``, the record from ``games.records_export``, the
-positions of a replay from ``games.replay`` (the engine steps through the record; the page only shows them).
+Views are thin: reads come from ``games.reads.matches``, the record from ``games.reads.records``, the
+positions of a replay from ``games.reads.replay`` (the engine steps through the record; the page only shows them).
 """
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from games import match_selectors as selectors
-from games import panels, records_export, registry
-from games import selectors as games_selectors
+from games import panels, registry
 from games.engine.errors import InvalidRecord
 from games.engine.records import load_record
 from games.models import Match
-from games.replay import deal_of, replay_positions
+from games.reads import matches as selectors
+from games.reads import records as records_export
+from games.reads import selectors as games_selectors
+from games.reads.replay import deal_of, replay_positions
 
 #: The largest record the paste form accepts (a long Rommé list is some tens of kB).
 RECORD_MAX_BYTES = 512 * 1024

@@ -1,13 +1,16 @@
 """``/ws/notices/``: one socket per open tab of a signed-in person, on every page. It joins the person's
-notice group (``games.notices.user_group``) and passes on what is sent there; on (re)connect it is first told
-what is still pending (``games.selectors.notices_pending``). Idle it costs nothing: no polling, no database
+notice group (``games.delivery.notices.user_group``) and passes on what is sent there; on (re)connect it is first told
+what is still pending (``games.reads.selectors.notices_pending``). Idle it costs nothing: no polling, no database
 work after the handshake, and the client only listens."""
 
 from __future__ import annotations
 
-from games import events, handshakes, notices, ratelimit, selectors
-from games.consumers import _JsonConsumer, _signed_out
-from games.dbthread import in_thread
+from games.delivery import events, notices
+from games.delivery import limits as ratelimit
+from games.reads import selectors
+from games.web import handshakes
+from games.web.consumers import _JsonConsumer, _signed_out
+from games.web.dbthread import in_thread
 
 
 class NoticeConsumer(_JsonConsumer):
@@ -20,7 +23,7 @@ class NoticeConsumer(_JsonConsumer):
             return
         # Who this is, read before the socket is accepted (unlike a table socket, which its public group
         # covers meanwhile): a client whose socket is open hears every notice sent after. Batched with the
-        # other handshakes arriving now (games.handshakes: two statements for all of them).
+        # other handshakes arriving now (games.web.handshakes: two statements for all of them).
         user = await handshakes.open_user(self.scope)
         await self.accept()
         user_id = user.pk if user is not None and user.is_authenticated else None
@@ -61,7 +64,7 @@ class NoticeConsumer(_JsonConsumer):
 
     async def receive(self, text_data=None, bytes_data=None):
         # The socket only listens; whatever a client sends changes nothing. Charged as at a table
-        # (games/ratelimit.py): a flood gets the burst of answers, then rate_limited, then the socket is closed.
+        # (games/delivery/limits.py): a flood gets the burst of answers, then rate_limited, then the socket is closed.
         if ratelimit.closing(self):
             return
         if not ratelimit.charge(self):

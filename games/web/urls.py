@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games import views
+from games.web import views
 
 app_name = "games"
 urlpatterns = [

@@ -14,7 +14,7 @@ from django.contrib.auth.models import AnonymousUser
 from games import registry
 from games.engine.cards import is_card
 from games.models import ChatMessage, Match, Round, Seat, Table
-from games.policy import table_policy
+from games.reads.policy import table_policy
 
 #: Keys a spectator's view must never carry, whatever an engine returns.
 _SEAT_ONLY_KEYS = ("hand", "legal_actions", "meter", "taken", "hand_augen", "best_opening", "drawn", "drawn_from", "hints")
@@ -31,7 +31,7 @@ class TableSnapshot:
     current_round: Round | None = None
     last_finished_round: Round | None = None
     # Whether the last finished round may be shown to whoever did not play it here (its deal, and the hands
-    # left at its end): ``games.selectors.last_round_disclosed``. Unknown counts as no.
+    # left at its end): ``games.reads.selectors.last_round_disclosed``. Unknown counts as no.
     last_deal_disclosed: bool = False
     extra: dict = field(default_factory=dict)
     # The points part of every view of ``state`` (score sheet, result): the same for every audience, so it is

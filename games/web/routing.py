@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games import consumers, notice_consumers
+from games.web import consumers, notice_consumers
 
 websocket_urlpatterns = [
     path("ws/table/<int:table_id>/", consumers.TableConsumer.as_asgi()),

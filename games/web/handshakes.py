@@ -1,7 +1,7 @@
 """What the sockets of this process share: their handshakes, batched; presence per person, batched; the caps on
 open sockets per person and per address; and the per-person group through which a sign-out closes them.
 
-**Handshakes.** A socket is accepted before any database work (games.consumers), then asks here for what it
+**Handshakes.** A socket is accepted before any database work (games.web.consumers), then asks here for what it
 needs. Requests that arrive together (within ``GAMES_HANDSHAKE_BATCH_SECONDS``, and all that arrive while a
 batch is in the database thread) go to the database in one trip: each socket's session and user, then per
 table one read of the table, its rows and its chat (``selectors.table_openings``), every socket's view built
@@ -50,8 +50,9 @@ from django.utils.crypto import constant_time_compare
 from django.utils.functional import LazyObject, empty
 from django.utils.html import escape
 
-from games import events, selectors
-from games.dbthread import in_thread
+from games.delivery import events
+from games.reads import selectors
+from games.web.dbthread import in_thread
 
 logger = logging.getLogger(__name__)
 
@@ -400,13 +401,13 @@ def close_sockets_of(user_id: int) -> None:
         logger.exception("could not close the sockets of user %s", user_id)
 
 
-@receiver(user_logged_out, dispatch_uid="games.handshakes.signed_out")
+@receiver(user_logged_out, dispatch_uid="games.web.handshakes.signed_out")
 def _signed_out(sender, request, user, **kwargs) -> None:
     if user is not None and getattr(user, "pk", None) is not None:
         close_sockets_of(user.pk)
 
 
-@receiver(post_delete, sender=get_user_model(), dispatch_uid="games.handshakes.deleted")
+@receiver(post_delete, sender=get_user_model(), dispatch_uid="games.web.handshakes.deleted")
 def _deleted(sender, instance, **kwargs) -> None:
     user_id = instance.pk
     transaction.on_commit(lambda: close_sockets_of(user_id))

@@ -1,5 +1,5 @@
 """Gin Rommé (gin.md) as the site knows it: two seats, the presets and options of the lobby, points through
-``games.outcomes``, the replay viewer's positions with each hand arranged into its least-deadwood melds."""
+``games.kinds.outcomes``, the replay viewer's positions with each hand arranged into its least-deadwood melds."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
-from games import outcomes
 from games.engine.gin import bots as gin_bots
 from games.engine.gin import match as gin_match
 from games.engine.gin import replay as gin_replay
-from games.entries.base import (
+from games.kinds import outcomes
+from games.kinds.base import (
     JSON,
     NO_YES,
     TURN_SECONDS,
@@ -90,7 +90,7 @@ class GinEntry(GameEntry):
             parts.append(_("ohne Boni"))
         return parts
 
-    # Looked up in ``games.outcomes`` at each call (a test may count them).
+    # Looked up in ``games.kinds.outcomes`` at each call (a test may count them).
     def outcome(self, facts: JSON) -> JSON | None:
         return outcomes.gin_outcome(facts) if facts["over"] else None
 

@@ -1,5 +1,5 @@
 """The pages of live play: the lobby with its create-table form, the table page, invitations and the match
-record download. Views are thin: reads go through ``games.selectors``, every change through
+record download. Views are thin: reads go through ``games.reads.selectors``, every change through
 ``games.services``; the live part of a table runs over its WebSocket (docs/protocol.md)."""
 
 from __future__ import annotations
@@ -13,13 +13,17 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from games import match_selectors, notices, panels, records_export, registry, selectors, services
-from games.entries.base import BadOption
-from games.match_views import record_download, staff_only_page
+from games import panels, registry, services
+from games.delivery import notices
+from games.kinds.base import BadOption
 from games.models import BotLevel
-from games.policy import table_policy
-from games.presenters import seat_of_user, table_state
+from games.reads import matches as match_selectors
+from games.reads import records as records_export
+from games.reads import selectors
+from games.reads.policy import table_policy
+from games.reads.presenters import seat_of_user, table_state
 from games.services import ServiceError
+from games.web.match_views import record_download, staff_only_page
 
 # --- the create-table form: each game's presets first, its options under "details" (games.registry) --------
 
@@ -263,7 +267,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     snapshot = selectors.table_snapshot(table=table)
     seat = seat_of_user(snapshot.seats, request.user)
     frame = table_state(snapshot, seat)
-    ws_path = f"/ws/table/{table.pk}/"  # games/routing.py
+    ws_path = f"/ws/table/{table.pk}/"  # games/web/routing.py
     if token:
         ws_path += f"?invite={token}"
     config = {
@@ -297,7 +301,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
 @require_GET
 def match_record(request: HttpRequest, table_id: int) -> HttpResponse:
     """The signed game record (records.md) of the table's current or last match: only rounds that have ended
-    (built by ``games.records_export``, as the match page's download)."""
+    (built by ``games.reads.records``, as the match page's download)."""
     table = selectors.table_get(table_id=table_id)
     if table is None or not selectors.table_may_watch(table=table, user=request.user, invite_token=request.GET.get("einladung", "")):
         raise Http404(_("Diesen Tisch gibt es nicht."))

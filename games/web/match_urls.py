@@ -1,8 +1,8 @@
-"""URLs of the pages about played matches, under /partie/ (``games.match_views``)."""
+"""URLs of the pages about played matches, under /partie/ (``games.web.match_views``)."""
 
 from django.urls import path
 
-from games import match_views as views
+from games.web import match_views as views
 
 app_name = "matches"
 urlpatterns = [

@@ -1,0 +1,1 @@
+"""Gin Rommé: its registry entry (``entry.ENTRY``)."""

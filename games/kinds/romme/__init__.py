@@ -1,0 +1,1 @@
+"""Rommé: its registry entry (``entry.ENTRY``)."""
