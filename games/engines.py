@@ -11,8 +11,6 @@ from games.engine.interface import MatchEngine, MatchState
 
 #: Each game's match module, by name (the registry keeps it in step with its entries).
 ENGINES: dict[str, MatchEngine] = registry.ENGINES
-#: The site's own games (the start-up warm-up in ``ginsite.asgi`` imports their engines and bots).
-GAMES = tuple(entry.name for entry in registry.BUILTIN)
 
 
 def engine(game: str) -> MatchEngine:

@@ -3,8 +3,9 @@ engine, bots, seats, presets and table options with their form fields and labels
 stepper, and the few questions other apps ask about a finished match). Code above the engine asks an entry;
 it never branches on a game's name.
 
-Gin and Rommé are the entries the site ships (``BUILTIN``); a game added later is one more entry, and a test
-may register one of its own for as long as it runs:
+The registry imports no game: each game is an app of its own (``games.kinds.gin``, ``games.kinds.romme``) that
+registers its entry when Django is ready, in the order of ``INSTALLED_APPS`` (the order pages list them). A game
+added later is one more such app, and a test may register one of its own for as long as it runs:
 
 >>> sorted(names())
 ['gin', 'romme']
@@ -21,14 +22,9 @@ from __future__ import annotations
 from games.engine import records
 from games.engine.interface import MatchEngine
 from games.kinds.base import GameEntry
-from games.kinds.gin import entry as gin
-from games.kinds.romme import entry as romme
 
-__all__ = ["BUILTIN", "GameEntry", "UnknownGame", "entries", "game_choices", "get", "is_game", "names",
+__all__ = ["GameEntry", "UnknownGame", "entries", "game_choices", "get", "is_game", "names",
            "register", "unregister"]
-
-#: The games the site ships, in the order pages list them.
-BUILTIN: tuple[GameEntry, ...] = (gin.ENTRY, romme.ENTRY)
 
 _ENTRIES: dict[str, GameEntry] = {}
 #: Each game's engine, by name (``games.engines.ENGINES`` is this dict): kept in step with the entries.
@@ -93,6 +89,3 @@ def game_choices() -> list[tuple[str, str]]:
     callable, so the fields' migrations do not change when a game is added."""
     return [(entry.name, entry.label) for entry in _ENTRIES.values()]
 
-
-for _entry in BUILTIN:
-    register(_entry)

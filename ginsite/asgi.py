@@ -42,7 +42,7 @@ from channels.sessions import CookieMiddleware, SessionMiddleware  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.http.request import is_same_domain, split_domain_port, validate_host  # noqa: E402
 
-from games import engines  # noqa: E402
+from games import engines, registry  # noqa: E402
 from games.web import timekeeper  # noqa: E402
 from games.web.routing import websocket_urlpatterns as games_websocket_urlpatterns  # noqa: E402
 from ginsite.websocket_fallback import websocket_urlpatterns as fallback_urlpatterns  # noqa: E402
@@ -161,7 +161,7 @@ def _warm_up() -> None:
     """Import every game's engine and bots now: their modules build lookup tables on import (over a second
     on these machines), which would otherwise be paid inside the first handshake, on the one database thread,
     with a burst of sockets waiting behind it (a restart)."""
-    for game in engines.GAMES:
+    for game in registry.names():
         engines.engine(game)
         with contextlib.suppress(ImportError):  # a game without bots yet
             engines.bots(game)

@@ -59,6 +59,9 @@ INSTALLED_APPS = [
     "allauth.account",
     "accounts",
     "games",
+    # One app per game: each registers its entry in the games registry when ready, in this order.
+    "games.kinds.gin",
+    "games.kinds.romme",
     "ratings",
     "tournaments",
 ]

@@ -154,6 +154,30 @@ def test_the_scoring_imports_nothing_of_the_site():
     assert _offenders("tournaments.scoring", forbidden=PACKAGES) == []
 
 
+def _game_packages() -> list[str]:
+    return sorted(p.name for p in (ROOT / "games" / "kinds").iterdir() if (p / "__init__.py").exists())
+
+
+def _in_game(module: str, game: str) -> bool:
+    return module == f"games.kinds.{game}" or module.startswith(f"games.kinds.{game}.")
+
+
+def test_the_registry_imports_no_game():
+    # Each game registers itself (its AppConfig.ready); the catalogue knows none of them by name.
+    graph = import_graph()
+    assert {"gin", "romme"} <= set(_game_packages())
+    assert [m for m in graph["games.registry"] if any(_in_game(m, g) for g in _game_packages())] == []
+    assert "games.kinds.gin.entry" in graph["games.kinds.gin.apps"]
+
+
+def test_no_game_package_imports_another():
+    graph = import_graph()
+    for game in _game_packages():
+        for module in (m for m in graph if _in_game(m, game)):
+            foreign = [t for t in graph[module] for other in _game_packages() if other != game and _in_game(t, other)]
+            assert foreign == [], (module, foreign)
+
+
 def test_no_import_cycle_between_the_sites_modules():
     assert find_cycle(import_graph()) == []
 
