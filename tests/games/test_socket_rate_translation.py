@@ -15,7 +15,7 @@ from games.models import Table
 from games.reads import selectors
 from tests.games.helpers import Socket, state_of
 
-CONSUMERS = Path(__file__).resolve().parents[2] / "games" / "consumers.py"
+CONSUMERS = Path(__file__).resolve().parents[2] / "games" / "web" / "consumers.py"
 
 
 def imported_modules(path: Path) -> set[str]:
