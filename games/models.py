@@ -163,6 +163,9 @@ class Match(models.Model):
     )
     # Seats that left (resign or three timeouts), for ratings and the Rommé Abbruch.
     left_seats = models.JSONField(default=list)
+    # Seats that asked to call the match off before its first move, at a casual table whose creator has not
+    # agreed yet (``games.services.match_abort``): shown at the table until the creator or everyone agrees.
+    abort_votes = models.JSONField(default=list, blank=True)
     ending = models.CharField(max_length=10, choices=Ending.choices, blank=True, default="")
     # Set once every listener of ``games.signals.match_ended`` has run without error; an ended match
     # without it is what the catch-up command (``manage.py matches_ended``) announces again.

@@ -164,7 +164,8 @@ def table_state(snapshot: TableSnapshot, seat_index: int | None) -> dict:
             "you": seat_index,
             "left": left,
             "match": (
-                {"id": match.pk, "number": match.number, "status": match.status, "result": match.result}
+                {"id": match.pk, "number": match.number, "status": match.status, "result": match.result,
+                 "abort_votes": match.abort_votes}
                 if match
                 else None
             ),

@@ -86,9 +86,14 @@ def match_resign(*, table_id: int | str, user: selectors.User) -> None:
         play.finish()
 
 
-def match_abort(*, table_id: int | str, user: selectors.User) -> None:
+def match_abort(*, table_id: int | str, user: selectors.User) -> bool:
     """Call the match off before its first move: no result is recorded, and the match's ``left_seats`` names
     the seat that called it off (ratings counts that as an abandon of a ranked match, ratings.md).
+
+    At a casual table someone opened, calling off needs its creator or everyone seated (issue 25: a stranger
+    who sat down could otherwise wreck the creator's table). Anyone else's call is a proposal: it is kept
+    (``Match.abort_votes``) and shown at the table, and the match is called off once the creator agrees or
+    every person seated has asked (computer players agree). Returns whether the match was called off.
 
     Never at a tournament table (``abort_not_allowed``): the refusal says what happens instead to whoever
     does not play (the turn timer, the timeout moves, the tournament's forfeit rule)."""
@@ -102,30 +107,48 @@ def match_abort(*, table_id: int | str, user: selectors.User) -> None:
                 "abort_not_allowed", policy.abort_refusal(table, timeouts_to_leave=TIMEOUTS_TO_LEAVE),
                 version=table.version,
             )
-        assert table.current_match is not None  # a playing table has its match
-        if table.current_match.moves.exists():
+        match = table.current_match
+        assert match is not None  # a playing table has its match
+        if match.moves.exists():
             raise ServiceError(
                 "match_started", "Nach dem ersten Zug kann die Partie nicht mehr abgebrochen werden.", version=table.version
             )
-        if _abort_needs_the_creator(table, seats, seat):
-            # Issue 25: someone who sat down at another's casual table could call it off for everyone.
-            assert table.created_by is not None  # _abort_needs_the_creator: the creator sits here
-            raise ServiceError(
-                "not_creator",
-                f"Vor dem ersten Zug abbrechen kann nur, wer den Tisch eröffnet hat ({table.created_by.get_username()}). "
-                "Wer nicht spielen will, gibt auf (Aufgeben).",
-                version=table.version,
-            )
+        if seat.left:
+            raise ServiceError("not_seated", "Du hast diese Partie schon verlassen.", version=table.version)
+        if _abort_is_a_proposal(table, seat):
+            votes = sorted({*match.abort_votes, seat.index})
+            people = [s.index for s in seats if s.user_id is not None and not s.left]
+            if not set(people) <= set(votes):
+                if seat.index in match.abort_votes:
+                    raise ServiceError("abort_asked", _abort_waiting(table, seats), version=table.version)
+                match.abort_votes = votes
+                match.save(update_fields=["abort_votes"])
+                _common.bump(table)
+                _common.save_table(table)
+                current, last = _common.latest_rounds(match)
+                events.table_changed(
+                    _common.snapshot(table, seats, match=match, state=_common.load_state(table),
+                                     current_round=current, last_round=last)
+                )
+                return False
         _abort(table, seats, by_seat=seat.index)
+        return True
 
 
-def _abort_needs_the_creator(table: Table, seats: list[Seat], seat: Seat) -> bool:
-    """At a casual table whose creator sits at it, only the creator calls the match off; at a ranked table
-    (where calling off is an abandon, ratings.md) and at a table none of its players opened (the pool's),
-    everyone seated may."""
-    if table.ranked or table.created_by_id is None or seat.user_id == table.created_by_id:
-        return False
-    return any(s.user_id == table.created_by_id and not s.left for s in seats)
+def _abort_is_a_proposal(table: Table, seat: Seat) -> bool:
+    """Whether ``seat``'s call to abort only proposes it: at a casual table someone opened, from anyone but
+    its creator. At a ranked table (where calling off is the caller's abandon, ratings.md) and at a table
+    none of its players opened (the pool's), each seat calls off alone."""
+    return not table.ranked and table.created_by_id is not None and seat.user_id != table.created_by_id
+
+
+def _abort_waiting(table: Table, seats: list[Seat]) -> str:
+    creator = next((s for s in seats if s.user_id == table.created_by_id and not s.left), None)
+    if creator is not None:
+        assert table.created_by is not None  # the creator sits here
+        return (f"Du hast den Abbruch schon vorgeschlagen; {table.created_by.get_username()} hat den Tisch eröffnet "
+                "und muss zustimmen. Wer nicht spielen will, gibt auf (Aufgeben).")
+    return "Du hast den Abbruch schon vorgeschlagen; alle am Tisch müssen zustimmen."
 
 
 def _abort(table: Table, seats: list[Seat], *, by_seat: int | None = None) -> None:

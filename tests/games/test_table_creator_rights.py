@@ -1,7 +1,8 @@
 """Issue 25: someone who sat down at another person's open casual table could seat computer players there
 (which starts the match) and call it off at once, so the table was gone from the lobby. Now only the
-table's creator seats computer players, starts and calls the match off before its first move; a joiner
-who leaves before the start just leaves (the table stays open); the creator leaving closes it."""
+table's creator seats computer players and starts; calling the match off before its first move needs the
+creator or everyone seated (anyone else's call is a proposal the table sees); a joiner who leaves before the
+start just leaves (the table stays open); the creator leaving closes it."""
 
 from __future__ import annotations
 
@@ -43,17 +44,55 @@ def test_a_joiner_cannot_seat_computer_players_or_start(players):
     assert Table.objects.get(pk=own.pk).status == Table.Status.PLAYING
 
 
-def test_a_joiner_cannot_call_off_the_creators_match(players):
+def test_a_joiners_call_to_abort_is_a_proposal_the_creator_accepts(players):
     anna, ben = players[:2]
     table = romme_table(anna, ben, seats=2)
     assert table.status == Table.Status.PLAYING
-    error = refused(services.match_abort, table_id=table.pk, user=ben)
-    assert error.code == "not_creator"
-    assert "Vor dem ersten Zug abbrechen kann nur, wer den Tisch eröffnet hat (anna)." in error.message
+    version = table.version
+    assert services.match_abort(table_id=table.pk, user=ben) is False
     table = Table.objects.get(pk=table.pk)
     assert table.status == Table.Status.PLAYING and table.current_match.status == Match.Status.PLAYING
-    services.match_abort(table_id=table.pk, user=anna)
+    assert table.current_match.abort_votes == [1] and table.version == version + 1
+    # Asking again changes nothing and says who decides.
+    error = refused(services.match_abort, table_id=table.pk, user=ben)
+    assert error.code == "abort_asked"
+    assert "anna hat den Tisch eröffnet und muss zustimmen" in error.message
+    assert Table.objects.get(pk=table.pk).version == version + 1
+    assert services.match_abort(table_id=table.pk, user=anna) is True
     assert Table.objects.get(pk=table.pk).status == Table.Status.ABORTED
+    assert Match.objects.get(table=table).left_seats == [0]
+
+
+def test_the_proposal_is_in_every_seats_frame(players):
+    from django.contrib.auth.models import AnonymousUser
+
+    from games.reads import selectors
+
+    anna, ben, cleo = players[:3]
+    table = romme_table(anna, ben, cleo, seats=3)
+    services.match_abort(table_id=table.pk, user=cleo)
+    for viewer in (anna, ben, cleo, AnonymousUser()):
+        assert selectors.table_state_for(table_id=table.pk, user=viewer)["table"]["match"]["abort_votes"] == [2]
+
+
+def test_without_its_creator_at_the_table_calling_off_needs_everyone_seated(players):
+    anna, ben, cleo, dora = players[:4]
+    table = romme_table(anna, ben, cleo, seats=3)
+    Table.objects.filter(pk=table.pk).update(created_by=dora)  # opened by someone who is not playing
+    assert services.match_abort(table_id=table.pk, user=ben) is False
+    assert services.match_abort(table_id=table.pk, user=anna) is False
+    assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
+    assert services.match_abort(table_id=table.pk, user=cleo) is True
+    assert Table.objects.get(pk=table.pk).status == Table.Status.ABORTED
+
+
+def test_computer_players_agree_to_call_off(players):
+    anna, ben, dora = players[:3]
+    table = romme_table(anna, ben, seats=3)
+    services.table_fill_with_bots(table_id=table.pk, user=anna, level="simple")
+    Table.objects.filter(pk=table.pk).update(created_by=dora)
+    assert services.match_abort(table_id=table.pk, user=ben) is False
+    assert services.match_abort(table_id=table.pk, user=anna) is True
 
 
 def test_at_a_ranked_table_each_player_may_call_off_and_it_is_their_abandon(players):
