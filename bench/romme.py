@@ -18,7 +18,7 @@ from games.engine.cards import JOKER, RANKS, SUITS, romme_deck
 from games.engine.romme import match as romme
 from games.engine.romme import melds
 from games.engine.romme.bots import choose_action
-from games.kinds import outcomes
+from games.kinds.romme import points as romme_points
 
 HAND = 14
 
@@ -106,7 +106,7 @@ def play_list(seed: int, levels: list[str], scoring: str) -> dict:
         seat = m.to_act
         action = choose_action(romme.view(m, seat), levels[seat], rng)
         m = romme.apply_action(m, seat, action, rng=rng)
-    return {"result": outcomes.outcome(m.facts()), "rounds": len(m.summaries)}
+    return {"result": romme_points.outcome(m.facts()), "rounds": len(m.summaries)}
 
 
 def expert_list(seed: int) -> tuple[int, int, float, int, int]:

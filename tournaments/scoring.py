@@ -1,6 +1,6 @@
 """The scoring arithmetic of the rules, as pure functions: Rommé Masters Wertungspunkte, list results and
 gin match bonuses (romme.md, gin.md). A pure leaf of the tournaments app, where the design card and api.md put
-it: the standard library only, no Django, so the live layer (``games.kinds.outcomes``), the replays and the tournaments
+it: the standard library only, no Django, so the live layer (each game's ``points``), the replays and the tournaments
 all use it without importing anything else of the site.
 
 >>> winner_wertungspunkte(hand_romme=True, others_opened=False, laid_off=False)

@@ -61,7 +61,7 @@ class MatchState(Protocol):
 
     def facts(self) -> JSON:
         """What happened so far (rounds, totals, rounds won, who left, over): no points beyond the rules' own.
-        ``games.kinds.outcomes`` turns these into results, score sheets and replay summaries."""
+        Each game's points (``games.kinds.<game>.points``) turn these into results, score sheets and replay summaries."""
 
 
 @runtime_checkable

@@ -1,5 +1,5 @@
 """Game records (spec/records.md): reading them and replaying them with the right game's engine into the
-facts of the match (``games.kinds.outcomes.summary`` turns those into the summary ``manage.py replay`` prints).
+facts of the match (the game's ``points.summary`` turns those into the summary ``manage.py replay`` prints).
 
 >>> replay_record({"game": "chess", "rounds": []})
 Traceback (most recent call last):

@@ -1,4 +1,5 @@
-"""Every ``>>>`` example in the engine, ``games.kinds.outcomes`` and ``tournaments.scoring`` runs and holds."""
+"""Every ``>>>`` example in the engine, each game's points (``games/kinds/<game>/points.py``) and
+``tournaments.scoring`` runs and holds."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import games.engine
 
 MODULES = sorted(
     [info.name for info in pkgutil.walk_packages(games.engine.__path__, "games.engine.")]
-    + ["games.engine", "games.kinds.outcomes", "tournaments.scoring"]
+    + ["games.engine", "games.kinds.gin.points", "games.kinds.romme.points", "tournaments.scoring"]
 )
 
 
@@ -25,5 +26,6 @@ def test_examples_in_the_docstrings_hold(name):
 def test_the_examples_are_there():
     attempted = {name: doctest.testmod(importlib.import_module(name), report=False).attempted for name in MODULES}
     assert sum(attempted.values()) >= 30, attempted
-    for name in ("games.engine.cards", "games.engine.romme.hints", "games.kinds.outcomes", "tournaments.scoring"):
+    for name in ("games.engine.cards", "games.engine.romme.hints", "games.kinds.gin.points", "games.kinds.romme.points",
+                 "tournaments.scoring"):
         assert attempted[name] > 0, name

@@ -51,9 +51,11 @@ def test_engine_source_imports_only_the_standard_library_and_the_engine():
     assert offenders(paths, lambda m: is_stdlib(m) or is_engine(m)) == []
 
 
-def test_outcomes_imports_only_the_standard_library_the_engine_and_the_scoring():
+def test_each_games_points_import_only_the_standard_library_the_engine_and_the_scoring():
     allowed = lambda m: is_stdlib(m) or is_engine(m) or m == "tournaments.scoring"  # noqa: E731
-    assert offenders([ROOT / "games" / "kinds" / "outcomes.py"], allowed) == []
+    paths = sorted((ROOT / "games" / "kinds").glob("*/points.py"))
+    assert len(paths) >= 2
+    assert offenders(paths, allowed) == []
 
 
 def test_the_scoring_imports_only_the_standard_library():
@@ -107,9 +109,11 @@ r = romme.new_match({"rounds": 1}, seats=3, rng=rng)
 for _ in range(30):
     r = romme.apply_action(r, r.to_act, romme_bots.choose_action(romme.view(r, r.to_act), "expert", rng), rng=rng)
 assert best_melds(["7H", "7S", "7D", "8C", "9C", "TC", "2D", "3S", "KH", "QS"])[1] == 25
-if "games.kinds.outcomes" in ALLOWED:
-    from games.kinds import outcomes
-    assert outcomes.replay(m.record())["winner"] is not None
+if "games.kinds.gin.points" in ALLOWED:
+    from games.kinds.gin import points as gin_points
+    from games.kinds.romme import points as romme_points
+    assert gin_points.summary(replay_record(m.record()))["winner"] is not None
+    assert romme_points.score_sheet(r.facts())["mode"] == r.facts()["options"]["scoring"]
 loaded = sorted(n for n in set(sys.modules) - before if n.split(".")[0] not in sys.stdlib_module_names)
 print(json.dumps(loaded))
 """
@@ -117,7 +121,8 @@ print(json.dumps(loaded))
 
 @pytest.mark.parametrize(("allowed", "expected_tops"), [
     (["games.engine"], {"games"}),
-    (["games.engine", "games.kinds", "games.kinds.outcomes", "tournaments.scoring"], {"games", "tournaments"}),
+    (["games.engine", "games.kinds", "games.kinds.gin", "games.kinds.gin.points", "games.kinds.romme",
+      "games.kinds.romme.points", "tournaments.scoring"], {"games", "tournaments"}),
     (["tournaments.scoring"], {"tournaments"}),
 ])
 def test_pure_modules_import_and_play_with_everything_else_blocked(allowed, expected_tops):

@@ -1,4 +1,4 @@
-"""games.kinds.outcomes turns the engine's facts into points; games.engines serves them to the live layer.
+"""Each game's points (games/kinds/<game>/points.py) turn the engine's facts into points; games.engines serves them to the live layer.
 
 The points are those the engine itself computed before issue 9: ``golden/states.json`` holds match states
 stored by that engine, with the result, score sheet and last round it showed for them. Loading each with
@@ -17,7 +17,8 @@ import pytest
 from games import engines
 from games.engine.gin import match as gin
 from games.engine.romme import match as romme
-from games.kinds import outcomes
+from games.kinds.romme import points as romme_points
+from tests import points as outcomes
 
 STATES = json.loads((Path(__file__).parent / "golden" / "states.json").read_text())
 
@@ -41,7 +42,7 @@ def test_an_old_romme_state_finds_the_lay_off_on_another_players_meld_again_from
     state = romme.Match.from_json(case["state"])
     facts = state.facts()["rounds"][0]
     assert facts["laid_off"] == [True, False] and "wertungspunkte" not in facts
-    assert outcomes.round_wertungspunkte(facts) == [8, 2]
+    assert romme_points.round_wertungspunkte(facts) == [8, 2]
 
 
 # -- gin: the match bonuses and the winner of a Hollywood match ---------------------------------------------
@@ -121,12 +122,12 @@ def romme_round(winner, augen, *, hand_romme=False, opened=None, laid_off=None) 
 ])
 def test_hand_romme_wertungspunkte_from_the_facts(opened, laid_off, wp):
     facts = romme_round(0, [0, 20, 40], hand_romme=True, opened=opened, laid_off=laid_off)
-    assert outcomes.round_wertungspunkte(facts)[0] == wp
+    assert romme_points.round_wertungspunkte(facts)[0] == wp
 
 
 def test_losers_wertungspunkte_by_opened_and_augen():
     facts = romme_round(0, [0, 10, 11, 31, 100, 101], opened=[True] * 4 + [False] * 2)
-    assert outcomes.round_wertungspunkte(facts) == [5, 3, 2, 1, 0, -1]
+    assert romme_points.round_wertungspunkte(facts) == [5, 3, 2, 1, 0, -1]
 
 
 def romme_facts(rounds, *, scoring="masters", left=None) -> dict:

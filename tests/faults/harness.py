@@ -414,7 +414,7 @@ def audit(site: Site, table_ids: list[int], players: list[Player] | None = None)
     its client sent at that version (none invented, none applied twice), each finished round's record holds
     exactly that round's logged moves, and every finished match's record replays with the engine to the
     stored final scores. Returns counts for the report."""
-    from games.kinds.outcomes import replay as replay_record
+    from tests.points import replay as replay_record
 
     marks = ",".join(["%s"] * len(table_ids))
     moves = site.sql(

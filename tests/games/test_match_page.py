@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
 from games import engines, services
-from games.kinds.outcomes import replay as replay_record
 from games.models import Match, Round, Table
 from games.reads.replay import replay_positions
 from ratings.models import RatingChange
 from tests.games.helpers import choose_action, play_out, state_of
+from tests.points import replay as replay_record
 
 pytestmark = pytest.mark.django_db
 

@@ -15,11 +15,11 @@ from django.test import Client
 from django.urls import reverse
 
 from games import panels, services
-from games.kinds.outcomes import replay as replay_record
 from games.models import Match, Round
 from games.reads import records as records_export
 from ratings.models import RatingChange
 from tests.games.helpers import play_out
+from tests.points import replay as replay_record
 
 pytestmark = pytest.mark.django_db
 

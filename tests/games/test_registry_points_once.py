@@ -7,8 +7,9 @@ import pytest
 
 from games import engines, services
 from games.delivery import events
-from games.kinds import outcomes
+from games.kinds.romme import points as romme_points
 from games.models import Table
+from tests import points as outcomes
 from tests.games.helpers import choose_action, state_of
 
 pytestmark = pytest.mark.django_db
@@ -29,14 +30,14 @@ def counted(monkeypatch):
     """How often the Rommé points functions run, and the messages each change fans out."""
     calls = {"score_sheet": 0, "outcome": 0}
     sent: list[list] = []
-    for name, key in (("romme_score_sheet", "score_sheet"), ("romme_outcome", "outcome")):
-        original = getattr(outcomes, name)
+    for name, key in (("score_sheet", "score_sheet"), ("outcome", "outcome")):
+        original = getattr(romme_points, name)
 
         def counting(facts, _original=original, _key=key):
             calls[_key] += 1
             return _original(facts)
 
-        monkeypatch.setattr(outcomes, name, counting)
+        monkeypatch.setattr(romme_points, name, counting)
     send = events.send_after_commit
 
     def recording(messages):

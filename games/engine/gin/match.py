@@ -3,7 +3,7 @@
 A :class:`Match` is a value: :func:`apply_action` returns a new one and a refused action raises
 :class:`~games.engine.errors.IllegalAction` with the reason, leaving the old one as it was. The engine scores
 rounds (gin.md's table) and ends the match when the rules say; the match bonuses, the final scores and the
-winner of a Hollywood match (decided on finals that include them) are ``games.kinds.outcomes``' to work out from
+winner of a Hollywood match (decided on finals that include them) are ``games.kinds.gin.points``' to work out from
 :meth:`Match.facts`.
 
 >>> import random
@@ -182,7 +182,7 @@ def deal_cards(rng: random.Random) -> tuple[list[list[str]], str, list[str]]:
 @dataclass(frozen=True)
 class Column:
     """One of Hollywood's three games: its round points and rounds entered, and who won it once finished
-    (reached the target, or stayed when the other player left). Its bonuses are ``games.kinds.outcomes``'."""
+    (reached the target, or stayed when the other player left). Its bonuses are ``games.kinds.gin.points``'."""
 
     scores: tuple[int, int] = (0, 0)
     boxes: tuple[int, int] = (0, 0)
@@ -269,7 +269,7 @@ class Match:
         melds, lay-offs, hands, ...); ``totals`` (round points) and ``boxes`` (rounds won) per seat;
         ``columns`` (Hollywood, else empty): per column ``scores``, ``boxes``, ``finished`` and ``winner``;
         ``over``; ``winner`` (see :class:`Match`); ``resigned`` (the seat that left, or None).
-        ``games.kinds.outcomes`` adds the bonuses, the finals and the result.
+        ``games.kinds.gin.points`` adds the bonuses, the finals and the result.
         """
         return {
             "game": GAME,
@@ -336,7 +336,7 @@ class Match:
             summary=rd["summary"],
         )
         rnd = _evolve(rnd, public=_public_history(rnd))
-        # States stored before issue 9 also hold bonuses and finals (ignored: they are games.kinds.outcomes' now),
+        # States stored before issue 9 also hold bonuses and finals (ignored: they are games.kinds.gin.points' now),
         # and a Hollywood match that ended normally holds the winner its finals gave.
         columns = tuple(
             Column(scores=tuple(c["scores"]), boxes=tuple(c["boxes"]), finished=c["finished"], winner=c["winner"])
@@ -672,7 +672,7 @@ def resign(m: Match, seat: int, *, rng: random.Random | None = None) -> Match:
     """Seat ``seat`` leaves (resigns or timed out three times): the other seat wins the match.
 
     In Hollywood every unfinished column ends won by the stayer. The round in play is not scored. (The match
-    bonuses then count as if the match had ended normally: ``games.kinds.outcomes`` adds them.) ``rng`` is part of
+    bonuses then count as if the match had ended normally: ``games.kinds.gin.points`` adds them.) ``rng`` is part of
     the shared interface and not used.
     """
     if m.over:

@@ -1,5 +1,5 @@
 """Replaying a gin record (spec/records.md) with the engine alone: the facts of the match (``Match.facts``),
-or InvalidRecord saying where the record breaks the rules. ``games.kinds.outcomes`` turns the facts into the
+or InvalidRecord saying where the record breaks the rules. ``games.kinds.gin.points`` turns the facts into the
 summary ``manage.py replay`` prints.
 
 >>> replay({"game": "gin", "rounds": []})["totals"]

@@ -27,7 +27,7 @@ OPENING_POINTS = (40, 30, 0)
 TURN_SECONDS = (30, 45, 60, 90, 600)
 MAX_ROUNDS = 60
 #: How a list is scored: ``casual`` (minus points, romme.md) or ``masters`` (Wertungspunkte, the Rommé Masters
-#: tournament rules). The engine reports the same facts either way; ``games.kinds.outcomes`` scores them.
+#: tournament rules). The engine reports the same facts either way; ``games.kinds.romme.points`` scores them.
 SCORING = ("casual", "masters")
 _DEFAULTS = {"seats": 4, "opening_points": 40, "turn_seconds": 45, "scoring": "casual"}
 #: The option's old name: ``tournament: true`` meant ``scoring: "masters"``. Stored tables and records carry it.
@@ -217,7 +217,7 @@ class Match:
         ``winner`` (the seat that went out, or None), ``hand_romme``, ``augen`` (per seat, the hand's points),
         ``minus`` (the casual minus points of romme.md), ``opened`` and ``laid_off`` (laid off on, or swapped a
         joker out of, another player's meld) per seat, the ``hands`` and the ``melds`` at the end; ``totals``
-        (:meth:`totals`), ``left`` (per seat: left the list, an Abbruch) and ``over``. ``games.kinds.outcomes``
+        (:meth:`totals`), ``left`` (per seat: left the list, an Abbruch) and ``over``. ``games.kinds.romme.points``
         turns these into the score sheet and the result (casual or Masters, by ``options["scoring"]``).
 
         Nested parts are shared with the match: serialise them, do not change them.
@@ -371,7 +371,7 @@ def view(m: Match, seat: int | None) -> dict:
     ``best_opening`` (value, melds, reaches); for the seat to act also ``drawn``/``drawn_from`` and
     ``going_out`` (actions that end the round this turn, or null). ``scores`` holds the list's facts
     (:meth:`Match.facts`) and ``result`` is None: points are not the engine's. ``games.engines.view`` gives
-    the view with both turned into points (the score sheet and the result) by ``games.kinds.outcomes``.
+    the view with both turned into points (the score sheet and the result) by ``games.kinds.romme.points``.
 
     Nested parts (history moves, the last round) are shared with the match, not copied, because views are
     built for every seat after every move: serialise a view, do not change it in place.

@@ -1,7 +1,7 @@
 """Replaying a Rommé record (``docs/records-romme.md``) with the engine alone, into the facts of the list.
 
 ``games.engine.records`` hands ``"game": "romme"`` records here; ``manage.py replay`` turns the facts into
-the summary it prints with ``games.kinds.outcomes``.
+the summary it prints with ``games.kinds.romme.points``.
 """
 
 from __future__ import annotations

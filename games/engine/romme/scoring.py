@@ -1,6 +1,6 @@
 """Rommé scoring by the rules of romme.md: hand points (Augen), casual minus points and casual places.
 
-The Masters Wertungspunkte, list results and ranking are ``tournaments.scoring``'s; ``games.kinds.outcomes`` turns
+The Masters Wertungspunkte, list results and ranking are ``tournaments.scoring``'s; ``games.kinds.romme.points`` turns
 the facts of each round (who went out, Hand-Rommé, who had opened, who laid off, Augen) into them.
 
 >>> hand_points(["JK", "AS", "KD", "5C"])

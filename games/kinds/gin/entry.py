@@ -1,5 +1,5 @@
 """Gin Rommé (gin.md) as the site knows it: two seats, the presets and options of the lobby, points through
-``games.kinds.outcomes``, the replay viewer's positions with each hand arranged into its least-deadwood melds."""
+``points.py``, the replay viewer's positions with each hand arranged into its least-deadwood melds."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from django.utils.translation import gettext_lazy, pgettext_lazy
 from games.engine.gin import bots as gin_bots
 from games.engine.gin import match as gin_match
 from games.engine.gin import replay as gin_replay
-from games.kinds import outcomes
 from games.kinds.base import (
     JSON,
     NO_YES,
@@ -25,6 +24,7 @@ from games.kinds.base import (
     SheetRow,
     deal_of,
 )
+from games.kinds.gin import points
 
 
 class GinEntry(GameEntry):
@@ -90,15 +90,15 @@ class GinEntry(GameEntry):
             parts.append(_("ohne Boni"))
         return parts
 
-    # Looked up in ``games.kinds.outcomes`` at each call (a test may count them).
+    # Looked up in ``points`` at each call (a test may count them).
     def outcome(self, facts: JSON) -> JSON | None:
-        return outcomes.gin_outcome(facts) if facts["over"] else None
+        return points.outcome(facts) if facts["over"] else None
 
     def score_sheet(self, facts: JSON) -> JSON:
-        return outcomes.gin_score_sheet(facts)
+        return points.score_sheet(facts)
 
     def summary(self, facts: JSON) -> JSON:
-        return outcomes.gin_summary(facts)
+        return points.summary(facts)
 
     def record_extras(self, result: JSON) -> JSON:
         # A resignation ends a gin match in the middle of a round: the record says who, so it replays.

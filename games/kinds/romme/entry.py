@@ -1,5 +1,5 @@
 """Rommé (romme.md) as the site knows it: 2 to 6 seats (4 by default), casual or Masters scoring, points
-through ``games.kinds.outcomes``, the replay viewer's positions with every hand and the melds on the table."""
+through ``points.py``, the replay viewer's positions with every hand and the melds on the table."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from django.utils.translation import gettext_lazy, pgettext_lazy
 from games.engine.romme import bots as romme_bots
 from games.engine.romme import match as romme_match
 from games.engine.romme import replay as romme_replay
-from games.kinds import outcomes
 from games.kinds.base import (
     JSON,
     ROUND_RESULTS,
@@ -24,6 +23,7 @@ from games.kinds.base import (
     SheetRow,
     deal_of,
 )
+from games.kinds.romme import points
 
 
 class RommeEntry(GameEntry):
@@ -79,18 +79,18 @@ class RommeEntry(GameEntry):
             parts.append(_("%(n)s Runden") % {"n": options["rounds"]})
         return parts
 
-    # Looked up in ``games.kinds.outcomes`` at each call (a test may count them).
+    # Looked up in ``points`` at each call (a test may count them).
     def outcome(self, facts: JSON) -> JSON | None:
-        return outcomes.romme_outcome(facts) if facts["over"] else None
+        return points.outcome(facts) if facts["over"] else None
 
     def score_sheet(self, facts: JSON) -> JSON:
-        return outcomes.romme_score_sheet(facts)
+        return points.score_sheet(facts)
 
     def summary(self, facts: JSON) -> JSON:
-        return outcomes.romme_summary(facts)
+        return points.summary(facts)
 
     def last_round_shown(self, last_round: JSON | None) -> JSON | None:
-        return outcomes.romme_last_round(last_round)
+        return points.last_round(last_round)
 
     def score_kind(self, options: JSON) -> str:
         return "result" if self.masters_scoring(options) else "minus"

@@ -1,5 +1,5 @@
 """``manage.py replay FILE|-``: replay a game record with the engine alone and print its summary (records.md),
-the facts of the replay turned into points by ``games.kinds.outcomes``."""
+the facts of the replay turned into points by the game's registry entry."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
+from games import registry
 from games.engine.errors import InvalidRecord
-from games.engine.records import load_record
-from games.kinds import outcomes
+from games.engine.records import load_record, replay_record
 
 
 class Command(BaseCommand):
@@ -30,7 +30,8 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
         try:
-            summary = outcomes.replay(load_record(text))
+            facts = replay_record(load_record(text))  # an unknown game is an InvalidRecord here
+            summary = registry.get(facts["game"]).summary(facts)
         except InvalidRecord as exc:
             raise CommandError(_one_line(f"invalid record: {_where(exc)}")) from None
         except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:

@@ -10,7 +10,7 @@ import pytest
 
 from games.engine.errors import IllegalAction
 from games.engine.gin import match as gin
-from games.kinds import outcomes
+from tests import points as outcomes
 from tests.engine.gin.helpers import PILE, STOCK, both_pass_then, knock, play, start
 
 LOOSE = "7H 8H 2D TC TD TH 3S 4S 5S 9D"
@@ -18,7 +18,7 @@ KNOCKER = "4H 5H 6H KC KD KS QC QD QS AC"  # knocks for 10 against LOOSE (7H 8H 
 
 
 def final(m: gin.Match) -> tuple[int, int]:
-    """The final scores: round points plus, at the end, the match bonuses (games.kinds.outcomes adds them)."""
+    """The final scores: round points plus, at the end, the match bonuses (games.kinds.gin.points adds them)."""
     return tuple(outcomes.summary(m.facts())["final"])
 
 

@@ -13,8 +13,8 @@ from games.engine.errors import InvalidRecord
 from games.engine.gin import match as gin
 from games.engine.gin.bots import choose_action
 from games.engine.records import load_record, replay_record
-from games.kinds.outcomes import replay
 from tests.engine.gin.helpers import PASS, STOCK, deal, knock
+from tests.points import replay
 
 LOOSE = "7H 8H 2D TC TD TH 3S 4S 5S 9D"
 KNOCKER = "4H 5H 6H KC KD KS QC QD QS AC"

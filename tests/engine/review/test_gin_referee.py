@@ -24,7 +24,7 @@ from games.engine.cards import ALL_CARDS
 from games.engine.errors import IllegalAction
 from games.engine.gin import match as gin
 from games.engine.gin.melds import best_melds
-from games.kinds import outcomes
+from tests import points as outcomes
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -124,7 +124,7 @@ def play(rec, *, upto=None):
 
 
 def summary_of(m):
-    """The records.md summary of a match: its facts, with the points games.kinds.outcomes adds (bonuses, finals)."""
+    """The records.md summary of a match: its facts, with the points gin's points (games.kinds.gin.points) add (bonuses, finals)."""
     return outcomes.summary(m.facts())
 
 

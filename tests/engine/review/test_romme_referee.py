@@ -26,11 +26,11 @@ from games.engine.romme import match as romme
 from games.engine.romme.melds import InvalidMeld, validate_meld
 from games.engine.romme.replay import replay as replay_facts
 from games.engine.romme.scoring import hand_points
-from games.kinds import outcomes
+from tests import points as outcomes
 
 
 def replay(record: dict) -> dict:
-    """The summary ``manage.py replay`` prints: the engine's facts of the record, scored by games.kinds.outcomes."""
+    """The summary ``manage.py replay`` prints: the engine's facts of the record, scored by Rommé's points (games.kinds.romme.points)."""
     return outcomes.summary(replay_facts(record))
 
 

@@ -12,7 +12,7 @@ from games.engine.errors import IllegalAction
 from games.engine.romme import match as romme
 from games.engine.romme.melds import hand_augen
 from games.engine.romme.round import DISCARD
-from games.kinds.outcomes import outcome, score_sheet
+from tests.points import outcome, score_sheet
 
 RNG = random.Random(0)  # reshuffles only where a test says so
 
@@ -139,7 +139,7 @@ def test_view_has_augen_best_opening_melds_and_opened():
     assert v["hand_augen"] == sum(hand_augen(c) for c in v["hand"])
     assert set(v["best_opening"]) == {"value", "melds", "reaches"}
     assert v["melds"] == [] and v["opened"] == [False] * 4
-    assert v["scores"] == m.facts() and v["result"] is None  # points are games.kinds.outcomes'
+    assert v["scores"] == m.facts() and v["result"] is None  # points are games.kinds.romme.points'
     assert score_sheet(v["scores"])["mode"] == "casual"
 
 

@@ -15,7 +15,7 @@ from games.engine.romme import match as romme
 from games.engine.romme.bots import choose_action
 from games.engine.romme.melds import InvalidMeld, validate_meld
 from games.engine.romme.round import extended, layoff_ends
-from games.kinds.outcomes import outcome, replay
+from tests.points import outcome, replay
 
 DECK = Counter(romme_deck())
 MAX_ACTIONS = 4000

@@ -11,7 +11,7 @@ import pytest
 
 from games.engine.errors import InvalidRecord
 from games.engine.romme.replay import replay
-from games.kinds.outcomes import summary as summarise
+from tests.points import summary as summarise
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "records-romme.md"
 

@@ -12,7 +12,7 @@ from games.engine.errors import IllegalAction
 from games.engine.romme import match as romme
 from games.engine.romme.hints import going_out, table_melds
 from games.engine.romme.round import DISCARD, DRAW, OVER
-from games.kinds.outcomes import round_wertungspunkte
+from games.kinds.romme.points import round_wertungspunkte
 from tests.engine.romme.helpers import hand_of, position
 
 # Thirteen cards that cannot open (no meld at all).
@@ -444,7 +444,7 @@ def test_winner_who_had_opened_earlier_is_no_hand_romme():
     assert not r.result["hand_romme"] and r.result["minus"] == [0, 22]
 
 
-# -- Masters Wertungspunkte of a round: the round's facts, scored by games.kinds.outcomes ---------------------------
+# -- Masters Wertungspunkte of a round: the round's facts, scored by games.kinds.romme.points ---------------------------
 
 def test_the_round_reports_who_laid_off_on_other_players_melds():
     r = position(["2H 3H 4H 9D 9C", "KS QS 2S", "5H"], drawn="5D", melds=((1, "6D 7D JK"), (0, "TH JH QH")))

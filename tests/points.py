@@ -1,0 +1,28 @@
+"""The points of any game's facts, as the site computes them: through the game's registry entry (each game's
+own ``games/kinds/<game>/points.py``). For tests that score facts or records without naming the game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games import registry
+from games.engine.records import replay_record
+
+JSON = dict[str, Any]
+
+
+def outcome(facts: JSON) -> JSON | None:
+    return registry.get(facts["game"]).outcome(facts)
+
+
+def score_sheet(facts: JSON) -> JSON:
+    return registry.get(facts["game"]).score_sheet(facts)
+
+
+def summary(facts: JSON) -> JSON:
+    return registry.get(facts["game"]).summary(facts)
+
+
+def replay(record: JSON) -> JSON:
+    """Replay a record with the engine and summarise it, as ``manage.py replay`` does."""
+    return summary(replay_record(record))
