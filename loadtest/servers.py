@@ -48,7 +48,25 @@ STACKS = {
 }
 
 
+#: ``LOADTEST_PORT_BASE``: take the servers' ports from this one up (the first free ones), for a machine where
+#: each user of it has ports of their own; unset, the system picks free ones.
+_PORT_BASE = int(os.environ.get("LOADTEST_PORT_BASE", "0"))
+_ports_taken: set[int] = set()
+
+
 def free_port() -> int:
+    port = _PORT_BASE
+    while port:
+        if port not in _ports_taken:
+            with socket.socket() as probe:
+                try:
+                    probe.bind(("127.0.0.1", port))
+                except OSError:
+                    pass
+                else:
+                    _ports_taken.add(port)
+                    return port
+        port += 1
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
