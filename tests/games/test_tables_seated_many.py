@@ -10,7 +10,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import events, services
+from games import services
+from games.delivery import events
 from games.engine.cards import is_card
 from games.models import Match, Round, Seat, Table
 from games.services import SeatedTable, ServiceError
@@ -86,7 +87,7 @@ def test_tables_given_one_seed_share_their_deal_and_the_seed_stays_on_the_server
     hashes = {t.pk: Round.objects.get(match__table=t).deal_hash for t in (a, b, c)}
     assert hashes[a.pk] == hashes[b.pk] != hashes[c.pk]
     assert Table.objects.get(pk=a.pk).deal_group == "stage-1" and Table.objects.get(pk=c.pk).deal_group == ""
-    from games import selectors
+    from games.reads import selectors
 
     assert seed not in json.dumps(selectors.table_state_for(table_id=a.pk, user=users[0]))
     # A running same-deals table is closed to a visitor who is neither staff nor one of its players.
