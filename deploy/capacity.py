@@ -48,15 +48,13 @@ REDIS_PORTS = (6379, 6380)
 
 
 def _site(workdir: Path) -> servers.SiteStack:
+    """The load test's scaled site (its daphne processes through PgBouncer, the layer on both Redis
+    servers: ``servers.SiteStack.serving_env``) on a database of its own."""
     servers.SITE_PG_DB, servers.SITE_REDIS_DB = DATABASE, REDIS_DB
+    servers.PGBOUNCER = ":".join(PGBOUNCER)
+    servers.REDIS_SHARDS = [f"redis://127.0.0.1:{port}" for port in REDIS_PORTS]
     site = servers.SiteStack("scaled", workdir)
-    site.prepare()  # migrates straight to PostgreSQL
-    url = site.env["DATABASE_URL"]
-    site.env["DATABASE_URL"] = url.replace("127.0.0.1:5432", ":".join(PGBOUNCER))
-    site.env["DATABASE_POOL_MODE"] = "transaction"
-    site.env["REDIS_CHANNEL_URLS"] = ",".join(f"redis://127.0.0.1:{port}/{REDIS_DB}" for port in REDIS_PORTS)
-    for port in REDIS_PORTS:
-        servers._redis_flush(f"redis://127.0.0.1:{port}/{REDIS_DB}")
+    site.prepare()  # migrates straight to PostgreSQL, empties the Redis databases it uses
     return site
 
 

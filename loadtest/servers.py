@@ -6,7 +6,16 @@ Two stacks, as the issue names them:
 
 - ``embedded``: SQLite and the in-memory channel layer, one daphne (the site as ``make run`` serves it);
 - ``scaled``: PostgreSQL and Redis, two daphne processes (the site as ``make run-scaled`` serves it, without
-  nginx, so that site and bare stack are driven the same way; ``--nginx`` is the scale-out test's business).
+  nginx, so that site and bare stack are driven the same way; ``--nginx`` is the scale-out test's business):
+  the serving processes reach PostgreSQL through PgBouncer (``LOADTEST_PGBOUNCER``, default 127.0.0.1:6432,
+  transaction pooling: ``DATABASE_POOL_MODE=transaction``) and shard the channel layer over both Redis
+  servers (``REDIS_CHANNEL_URLS``: ``LOADTEST_REDIS_SHARDS``, default :6379 and :6380, the same database
+  number on each); migrations, seeding and the record check go straight to PostgreSQL, as ``run_scaled``'s
+  migrations do. The bare stack's daphne processes go through the same PgBouncer to the same PostgreSQL (its
+  settings take one Redis: it has no sharded layer to compare with).
+
+``LOADTEST_SITE_DB``, ``LOADTEST_BARE_DB`` and ``LOADTEST_REDIS_DB`` name the databases and the Redis
+database number a run uses (several people sharing a machine each take their own).
 """
 
 from __future__ import annotations
@@ -35,9 +44,17 @@ if not STACKBENCH.exists():
 
 PG_BASE = os.environ.get("LOADTEST_PG", "postgres://ginsite:ginsite@127.0.0.1:5432")
 REDIS_BASE = os.environ.get("LOADTEST_REDIS", "redis://127.0.0.1:6379")
+#: The scaled stack's pooler (host:port; '' : the serving processes go straight to PostgreSQL) and the Redis
+#: servers its channel layer is sharded over (as ``deploy/services.sh`` starts them for ``make run-scaled``).
+PGBOUNCER = os.environ.get("LOADTEST_PGBOUNCER", "127.0.0.1:6432")
+REDIS_SHARDS = [url.strip().rstrip("/") for url in
+                os.environ.get("LOADTEST_REDIS_SHARDS", f"{REDIS_BASE},redis://127.0.0.1:6380").split(",")
+                if url.strip()]
 #: Databases and Redis database numbers of their own, so a load run never touches the site's or the tests'.
-SITE_PG_DB, BARE_PG_DB = "ginsite_loadtest", "ginsite_stackbench"
-SITE_REDIS_DB, BARE_REDIS_DB = 14, 15
+SITE_PG_DB = os.environ.get("LOADTEST_SITE_DB", "ginsite_loadtest")
+BARE_PG_DB = os.environ.get("LOADTEST_BARE_DB", "ginsite_stackbench")
+SITE_REDIS_DB = int(os.environ.get("LOADTEST_REDIS_DB", "14"))
+BARE_REDIS_DB = int(os.environ.get("LOADTEST_REDIS_DB", "15"))
 
 #: The scaled stack's daphne processes (both sides): LOADTEST_DAPHNES, 2 by default (the capacity model's
 #: 1 → 2 → 4 run, docs/scale.md).
@@ -48,7 +65,25 @@ STACKS = {
 }
 
 
+#: ``LOADTEST_PORT_BASE``: take the servers' ports from this one up (the first free ones), for a machine where
+#: each user of it has ports of their own; unset, the system picks free ones.
+_PORT_BASE = int(os.environ.get("LOADTEST_PORT_BASE", "0"))
+_ports_taken: set[int] = set()
+
+
 def free_port() -> int:
+    port = _PORT_BASE
+    while port:
+        if port not in _ports_taken:
+            with socket.socket() as probe:
+                try:
+                    probe.bind(("127.0.0.1", port))
+                except OSError:
+                    pass
+                else:
+                    _ports_taken.add(port)
+                    return port
+        port += 1
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
@@ -93,6 +128,23 @@ def _pg_recreate(name: str) -> str:
     return f"{PG_BASE}/{name}"
 
 
+def pooled(database_url: str, pgbouncer: str | None = None) -> str:
+    """``database_url`` through the pooler (its host and port replaced by ``pgbouncer``'s; '' : unchanged)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    pgbouncer = PGBOUNCER if pgbouncer is None else pgbouncer
+    if not pgbouncer:
+        return database_url
+    parts = urlsplit(database_url)
+    credentials = parts.netloc.rsplit("@", 1)[0] + "@" if "@" in parts.netloc else ""
+    return urlunsplit(parts._replace(netloc=credentials + pgbouncer))
+
+
+def channel_urls(db: int) -> list[str]:
+    """The channel layer's shards: database ``db`` on each of :data:`REDIS_SHARDS`."""
+    return [f"{shard}/{db}" for shard in REDIS_SHARDS]
+
+
 def _redis_flush(url: str) -> None:
     import redis
 
@@ -112,12 +164,20 @@ def services_available() -> str | None:
             pass
     except Exception as error:  # noqa: BLE001 - any failure means: not there
         return f"PostgreSQL at {PG_BASE} does not answer ({error.__class__.__name__}); run `make services`"
-    try:
-        import redis
+    if PGBOUNCER:
+        try:
+            with psycopg.connect(f"{pooled(PG_BASE)}/postgres", connect_timeout=3):
+                pass
+        except Exception as error:  # noqa: BLE001
+            return (f"PgBouncer at {PGBOUNCER} does not answer ({error.__class__.__name__}); run "
+                    "`bash deploy/services.sh` (or LOADTEST_PGBOUNCER='' to go straight to PostgreSQL)")
+    import redis
 
-        redis.Redis.from_url(f"{REDIS_BASE}/0", socket_connect_timeout=3).ping()
-    except Exception as error:  # noqa: BLE001
-        return f"Redis at {REDIS_BASE} does not answer ({error.__class__.__name__}); run `make services`"
+    for url in dict.fromkeys([REDIS_BASE, *REDIS_SHARDS]):
+        try:
+            redis.Redis.from_url(f"{url}/0", socket_connect_timeout=3).ping()
+        except Exception as error:  # noqa: BLE001
+            return f"Redis at {url} does not answer ({error.__class__.__name__}); run `bash deploy/services.sh`"
     return None
 
 
@@ -218,10 +278,24 @@ class SiteStack:
         if self.stack == "scaled":
             self.env["DATABASE_URL"] = _pg_recreate(SITE_PG_DB)
             self.env["REDIS_URL"] = f"{REDIS_BASE}/{SITE_REDIS_DB}"
-            _redis_flush(self.env["REDIS_URL"])
+            for url in dict.fromkeys([self.env["REDIS_URL"], *channel_urls(SITE_REDIS_DB)]):
+                _redis_flush(url)
         _run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], env=self.env, cwd=ROOT)
         _run([sys.executable, "manage.py", "createcachetable"], env=self.env, cwd=ROOT)  # sign-in limits' counts
         self.prepared = True
+
+    def serving_env(self) -> dict:
+        """The environment of the daphne processes and the referee: on the scaled stack as ``make
+        run-scaled`` runs them (``deploy/run_scaled.py``): PostgreSQL through PgBouncer in transaction
+        pooling, the channel layer sharded over :data:`REDIS_SHARDS`; the cache and the sessions on
+        ``REDIS_URL``. Migrations, seeding and the record check keep ``self.env`` (straight to PostgreSQL)."""
+        env = dict(self.env)
+        if self.stack == "scaled":
+            if PGBOUNCER:
+                env["DATABASE_URL"] = pooled(env["DATABASE_URL"])
+                env["DATABASE_POOL_MODE"] = "transaction"
+            env["REDIS_CHANNEL_URLS"] = ",".join(channel_urls(SITE_REDIS_DB))
+        return env
 
     def seed(self, tables: int, prefix: str) -> list[dict]:
         if not self.prepared:
@@ -250,7 +324,7 @@ class SiteStack:
         return json.loads(out.read_text())
 
     def start(self) -> Servers:
-        servers = Servers("site", self.stack, dict(self.env), self.workdir)
+        servers = Servers("site", self.stack, self.serving_env(), self.workdir)
         count = STACKS[self.stack]["daphnes"]
         for i in range(count):
             port = free_port()
@@ -291,7 +365,10 @@ class BareStack:
         _run([sys.executable, "setup_db.py", str(tables)], env=self.env, cwd=STACKBENCH)
 
     def start(self) -> Servers:
-        servers = Servers("bare", self.stack, dict(self.env), self.workdir)
+        env = dict(self.env)
+        if self.stack == "scaled":  # the same PostgreSQL by the same road as the site's daphne processes
+            env["DATABASE_URL"] = pooled(env["DATABASE_URL"])
+        servers = Servers("bare", self.stack, env, self.workdir)
         for i in range(STACKS[self.stack]["daphnes"]):
             port = free_port()
             servers.ports.append(port)

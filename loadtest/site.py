@@ -154,7 +154,9 @@ def verify(path: str, out: str) -> None:
         keys = {(v, s, a) for v, s, a, _ in rows}
         lost = seen - keys
         report["lost"] += len(lost)
-        unknown = [k for k in keys if k not in sent]
+        # A move the referee played (a turn that timed out where nobody was connected) was sent by no client
+        # and is counted apart (``not_player``); a player's move that no client sent is what is unknown.
+        unknown = [(v, s, a) for v, s, a, by in rows if by == "player" and (v, s, a) not in sent]
         report["unknown"] += len(unknown)
         report["not_player"] += sum(1 for *_, by in rows if by != "player")
         # Every socket's last frame must be the table's version now: no change that never reached it.

@@ -1,7 +1,7 @@
 """Every write of live play, one module per domain, as Zulip's ``zerver/actions/``:
 
-- ``tables``: open tables (from presets, or with the seats given), take and give up seats, computer players,
-  start;
+- ``tables``: open tables (from presets, or with the seats given, one or a whole stage's at once), take and
+  give up seats, computer players, start;
 - ``play``: moves, "ready" between rounds, resign, abort, rematch, and the staff's steps;
 - ``referee``: timeout moves, the next deal after a break, computer players' moves;
 - ``chat``: table chat;
@@ -39,19 +39,21 @@ from games.services.play import (
 )
 from games.services.referee import TIMEOUTS_TO_LEAVE, bot_move, referee_pass, seat_timeout_move, turn_timeout
 from games.services.tables import (
+    SeatedTable,
     table_create,
     table_create_seated,
     table_fill_with_bots,
     table_join,
     table_leave,
     table_start,
+    tables_create_seated_many,
 )
 
 __all__ = [
     "ACTION_MAX_BYTES", "CHAT_MAX_LENGTH", "CHAT_RATE_COUNT", "CHAT_RATE_SECONDS",
-    "LATE_GRACE_SECONDS", "ROUND_BREAK_SECONDS", "TIMEOUTS_TO_LEAVE", "ServiceError", "TablePolicy",
+    "LATE_GRACE_SECONDS", "ROUND_BREAK_SECONDS", "TIMEOUTS_TO_LEAVE", "SeatedTable", "ServiceError", "TablePolicy",
     "bot_move", "chat_post", "deal_hash", "match_abort", "match_announce", "match_end", "match_rematch",
     "match_resign", "matches_unannounced", "move_apply", "ranked_seat_guard_add", "referee_pass", "round_ready", "seat_remove",
     "seat_timeout_move", "table_close", "table_create", "table_create_seated", "table_fill_with_bots",
-    "table_join", "table_leave", "table_policy", "table_start", "turn_timeout",
+    "table_join", "table_leave", "table_policy", "table_start", "tables_create_seated_many", "turn_timeout",
 ]

@@ -5,19 +5,24 @@ its registry entry (``games.registry``)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from collections.abc import Sequence
-from typing import cast
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User as AuthUser
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
 
-from games import registry
+from games import engines, registry
 from games.delivery import events
-from games.models import BotLevel, Match, Seat, Table
+from games.models import BotLevel, Match, Round, Seat, Table
 from games.reads import selectors
+from games.reads.presenters import seat_name
 from games.services import _common
 from games.services._common import ServiceError
 from games.services._course import start_match
@@ -116,6 +121,30 @@ def _require_below_open_table_cap(user: AuthUser) -> None:
         )
 
 
+@dataclass(frozen=True)
+class SeatedTable:
+    """One table of :func:`tables_create_seated_many`: its people in seat order, the options that override the
+    preset's, and (a tournament's "same deals") the secret ``deal_seed`` and the ``deal_group`` it is closed
+    with, as :func:`table_create_seated` takes them."""
+
+    users: Sequence
+    options: dict | None = None
+    deal_seed: str | None = None
+    deal_group: str | None = None
+
+
+@dataclass
+class _Planned:
+    """A table checked and dealt, not yet written: its rows, seats, first state and its turn's deadline."""
+
+    table: Table
+    seats: list[Seat]
+    players: list[dict[str, Any]]
+    state: Any
+    match: Match | None = None
+    round: Round | None = None
+
+
 def table_create_seated(
     *,
     game: str,
@@ -132,13 +161,127 @@ def table_create_seated(
 
     For the matchmaking pool and tournaments: nobody has to find the table and sit down. The table is
     public; ``tournament`` marks it as a tournament table (no chat, no computer players, no rematch).
-    Runs in the caller's transaction if there is one, so a caller that seats many tables can do it at once.
-    ``deal_seed`` (a secret, at most 64 characters) makes the table deal what every table given the same seed
-    deals (a tournament's "same deals"); it never leaves the server. ``deal_group`` names the tables that stay
-    closed together (a tournament passes its stage): nothing of a shared deal is shown before every table of
-    the group dealt it has finished that round, and only staff and the table's players watch until all of
-    the group's tables have ended. Without one, the tables given the same seed are the group.
+    Runs in the caller's transaction if there is one. ``deal_seed`` (a secret, at most 64 characters) makes
+    the table deal what every table given the same seed deals (a tournament's "same deals"); it never leaves
+    the server. ``deal_group`` names the tables that stay closed together (a tournament passes its stage):
+    nothing of a shared deal is shown before every table of the group dealt it has finished that round, and
+    only staff and the table's players watch until all of the group's tables have ended. Without one, the
+    tables given the same seed are the group.
+
+    One table of :func:`tables_create_seated_many`, the one road for tables whose seats are given.
     """
+    seated = SeatedTable(users=users, options=options, deal_seed=deal_seed, deal_group=deal_group)
+    return tables_create_seated_many(game=game, tables=[seated], preset=preset, ranked=ranked,
+                                     tournament=tournament, created_by=created_by)[0]
+
+
+#: Rows a bulk statement writes at once: a stage of 500 tables is one INSERT per kind of row, and SQLite's
+#: bound-parameter limit (32,766) is far off (Django splits the batches further where a backend needs it).
+BULK_BATCH = 500
+
+
+def tables_create_seated_many(
+    *,
+    game: str,
+    tables: Sequence[SeatedTable],
+    preset: str = "",
+    ranked: bool = True,
+    tournament: bool = False,
+    created_by: AuthUser | None = None,
+) -> list[Table]:
+    """Open many tables with their seats given (a tournament's stage) and start every match, in one
+    transaction with a constant number of statements however many tables there are: each kind of row
+    (tables, seats, matches, their players, first rounds) is one bulk INSERT per :data:`BULK_BATCH` rows,
+    and the tables' links to their match and round one UPDATE. Each table is what
+    :func:`table_create_seated` makes of it (the same checks, deals, hashes, clocks and frames); the frames
+    of all tables go out in one batch after the commit. Every table is checked before anything is written:
+    a refused one leaves none. Returns the tables in the order given."""
+    if not isinstance(tables, Sequence) or isinstance(tables, (str, bytes)):
+        raise ServiceError("bad_options", "Die Tische sind eine Liste.")
+    given = list(tables)
+    if any(not isinstance(t, SeatedTable) for t in given):
+        raise ServiceError("bad_options", "Jeder Tisch ist ein SeatedTable.")
+    options_of: dict[tuple[str, int], tuple[str, dict, int]] = {}
+    planned: list[_Planned] = []
+    everyone: set[int] = set()
+    now = _common.now_or()
+    eng = engines.engine(game) if registry.is_game(game) else None
+    for seated in given:
+        users, chosen, normalized, seat_count, deal_seed, deal_group = _check_seated(game, seated, preset,
+                                                                                    options_of)
+        ids = {u.pk for u in users}
+        if ids & everyone:
+            raise ServiceError("bad_options", "Niemand sitzt an zwei der Tische zugleich.")
+        everyone |= ids
+        if ranked and not tournament:
+            # A tournament seats whoever it drew; the pool checks its seekers when they join it.
+            _common.require_may_sit_ranked(None, users)
+        table = Table(
+            game=game, preset=chosen, options=normalized, seat_count=seat_count, ranked=bool(ranked),
+            tournament=bool(tournament), deal_seed=deal_seed or "", deal_group=deal_group or "",
+            created_by=created_by, status=Table.Status.PLAYING,
+            # Opened at version 1 and started (one change): version 2, as the table a person filled.
+            version=2, moves_logged=0,
+        )
+        seats = [Seat(table=table, index=index, user=user) for index, user in enumerate(users)]
+        players: list[dict[str, Any]] = [
+            {"seat": seat.index, "user_id": seat.user_id, "name": seat_name(seat), "bot": seat.bot_level}
+            for seat in seats
+        ]
+        assert eng is not None  # _check_seated refused an unknown game
+        # Match 1, round 1: the deal's randomness as ``start_match`` draws it (the seed's, or the OS's).
+        state = eng.new_match(normalized, seats=seat_count, rng=_common.deal_rng(table, 1, 1),
+                              players=[p["name"] for p in players])
+        table.state = state.to_json()
+        _schedule_first_turn(table, seats, state, now)
+        planned.append(_Planned(table=table, seats=seats, players=players, state=state))
+    if not planned:
+        return []
+    with transaction.atomic():
+        Table.objects.bulk_create([p.table for p in planned], batch_size=BULK_BATCH)
+        # The seats, matches and rounds name their table (or match) by the key the insert just returned.
+        Seat.objects.bulk_create([seat for p in planned for seat in p.seats], batch_size=BULK_BATCH)
+        for p in planned:
+            p.match = Match(table=p.table, number=1, game=game, options=p.table.options, ranked=p.table.ranked,
+                            players=p.players)
+        Match.objects.bulk_create([p.match for p in planned if p.match is not None], batch_size=BULK_BATCH)
+        through = Match.users.through
+        through.objects.bulk_create(
+            [through(match_id=p.match.pk, user_id=seat.user_id) for p in planned if p.match is not None
+             for seat in p.seats if seat.user_id is not None],
+            batch_size=BULK_BATCH,
+        )
+        for p in planned:
+            deal = p.state.current_deal()
+            p.round = Round(match=p.match, number=p.state.round_number, deal_hash=_common.deal_hash(deal), deal=deal)
+        Round.objects.bulk_create([p.round for p in planned if p.round is not None], batch_size=BULK_BATCH)
+        for p in planned:
+            p.table.current_match, p.table.current_round, p.table.last_round = p.match, p.round, None
+        # The tables' links to the match and round just made, one UPDATE that finds them itself (a
+        # ``bulk_update`` of 500 rows builds a CASE of 500 branches a column: most of the start's time).
+        made = [p.table.pk for p in planned]
+        for start in range(0, len(made), BULK_BATCH):
+            Table.objects.filter(pk__in=made[start:start + BULK_BATCH]).update(
+                current_match=Subquery(Match.objects.filter(table=OuterRef("pk"), number=1).values("pk")[:1]),
+                current_round=Subquery(Round.objects.filter(match__table=OuterRef("pk"), match__number=1, number=1)
+                                       .values("pk")[:1]),
+            )
+        messages: list[tuple[str, dict]] = []
+        for p in planned:
+            snap = _common.snapshot(p.table, p.seats, match=p.match, state=p.state, current_round=p.round,
+                                    last_round=None)
+            messages += events.table_frames(snap)
+            messages += events.lobby_frame(snap)
+        events.send_after_commit(messages)  # every table's frames in one batch, once the tables exist
+    return [p.table for p in planned]
+
+
+def _check_seated(
+    game: str, seated: SeatedTable, preset: str, options_of: dict[tuple[str, int], tuple[str, dict, int]]
+) -> tuple[list, str, dict, int, str | None, str | None]:
+    """The checks of one table whose seats are given: its people, options, seed and group (refusals as
+    :func:`table_create_seated` words them). ``options_of`` remembers the options already normalised."""
+    deal_seed, deal_group = seated.deal_seed, seated.deal_group
     if deal_seed is not None and (not isinstance(deal_seed, str) or not 16 <= len(deal_seed) <= 64):
         raise ServiceError("bad_options", "Ein Kartenschlüssel hat 16 bis 64 Zeichen.")
     if deal_group is not None and (not isinstance(deal_group, str) or not 1 <= len(deal_group) <= 64):
@@ -146,37 +289,35 @@ def table_create_seated(
     if deal_seed and not deal_group:
         # Tables given one seed are one group; its key names the seed without giving it away.
         deal_group = "seed-" + hashlib.sha256(deal_seed.encode()).hexdigest()[:32]
-    users = list(users)
+    users = list(seated.users)
     if len({getattr(u, "pk", None) for u in users}) != len(users) or any(
         u is None or not getattr(u, "is_authenticated", False) for u in users
     ):
         raise ServiceError("bad_options", "Jeder Platz braucht einen anderen angemeldeten Menschen.")
+    options = seated.options
     if options is not None and not isinstance(options, dict):
         raise ServiceError("bad_options", "Die Tischoptionen müssen ein Objekt sein.")
-    low, high = registry.get(game).seats if registry.is_game(game) else (0, 0)
-    given = {**(options or {}), "seats": len(users)} if low != high else dict(options or {})
-    preset, normalized, seat_count = _preset_options(game, preset, given)
+    key = (json.dumps(options, sort_keys=True, default=repr), len(users))
+    if key not in options_of:
+        low, high = registry.get(game).seats if registry.is_game(game) else (0, 0)
+        given = {**(options or {}), "seats": len(users)} if low != high else dict(options or {})
+        options_of[key] = _preset_options(game, preset, given)
+    chosen, normalized, seat_count = options_of[key]
     if seat_count != len(users):
         raise ServiceError("bad_options", f"Ein Tisch für {game} hat {seat_count} Plätze, nicht {len(users)}.")
-    if ranked and not tournament:
-        # A tournament seats whoever it drew; the pool checks its seekers when they join it.
-        _common.require_may_sit_ranked(None, users)
-    with transaction.atomic():
-        table = Table.objects.create(
-            game=game,
-            preset=preset,
-            options=normalized,
-            seat_count=seat_count,
-            ranked=bool(ranked),
-            tournament=bool(tournament),
-            deal_seed=deal_seed or "",
-            deal_group=deal_group or "",
-            created_by=created_by,
-            version=1,
-        )
-        seats = [Seat.objects.create(table=table, index=index, user=user) for index, user in enumerate(users)]
-        start_match(table, seats, _common.now_or())
-    return table
+    return users, chosen, dict(normalized), seat_count, deal_seed, deal_group
+
+
+def _schedule_first_turn(table: Table, seats: list[Seat], state: Any, now: datetime) -> None:
+    """The clock of a match just dealt, as a change schedules the next turn (``_course.Play``): the seat to
+    act's turn time, or a computer player's pause."""
+    seat = seats[state.to_act]
+    if seat.is_bot or seat.left or seat.user_id is None:
+        table.bot_due_at = now + timedelta(seconds=float(settings.GAMES_BOT_DELAY_SECONDS))
+        table.turn_deadline = None
+    else:
+        table.turn_deadline = now + timedelta(seconds=int(table.options.get("turn_seconds", 45)))
+        table.bot_due_at = None
 
 
 def table_join(*, table_id: int | str, user: selectors.User, seat: int | None = None, invite_token: str = "") -> Seat:

@@ -169,13 +169,13 @@ def test_same_deals_tables_of_one_size_publish_the_same_deal_hashes(staff, make_
 
 def test_same_deals_gives_every_table_of_a_size_one_seed(staff, make_players, monkeypatch):
     seeds = []
-    real = games_services.table_create_seated
+    real = games_services.tables_create_seated_many
 
-    def seated(*, deal_seed=None, **kwargs):
-        seeds.append((len(kwargs["users"]), deal_seed))
-        return real(**kwargs)
+    def seated(*, tables, **kwargs):  # the stage's tables, all in one call
+        seeds.extend((len(table.users), table.deal_seed) for table in tables)
+        return real(tables=tables, **kwargs)
 
-    monkeypatch.setattr(games_services, "table_create_seated", seated)
+    monkeypatch.setattr(games_services, "tables_create_seated_many", seated)
     t = started(staff, make_players(11), name="Gleiche Karten", game="romme", format="series",
                 settings={"same_deals": True, "rounds": 1, **FAST}, options={})
     assert sorted(size for size, _ in seeds) == [3, 4, 4]
