@@ -11,7 +11,7 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -117,9 +117,19 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
 
 @require_GET
 def tournament_live(request: HttpRequest, tournament_id: int) -> HttpResponse:
-    """The standings and tables alone, for the page's live refresh."""
+    """The page's live parts (header with status, countdown and buttons; tables and standings; participants),
+    for its refresh."""
     t = get_object_or_404(Tournament.objects.exclude(status=Tournament.Status.DRAFT), pk=tournament_id)
-    return render(request, "tournaments/_live.html", _context(request, t))
+    return render(request, "tournaments/_live_parts.html", _context(request, t))
+
+
+@require_GET
+def table_end(request: HttpRequest, table_id: int) -> JsonResponse:
+    """What a tournament table's end view says about the tournament (``selectors.table_end_facts``)."""
+    facts = selectors.table_end_facts(table_id=table_id, user=request.user)
+    if facts is None:
+        raise Http404(_("Dieser Tisch gehört zu keinem Turnier."))
+    return JsonResponse(facts)
 
 
 def _player_action(service, success):
