@@ -151,7 +151,8 @@ def table_end_facts(*, table_id: int, user) -> dict | None:
     countdown of the break, how many tables still play, the next stage begun, the tournament over). None for
     a table no tournament made. ``recorded`` says whether the match is in the standings yet (the tournament
     records it just after the last move's frames are out); ``polling``, whether the answer can still change."""
-    st = StageTable.objects.filter(table_id=table_id).select_related("stage__tournament").first()
+    st = (StageTable.objects.filter(table_id=table_id)
+          .select_related("stage__tournament", "table__current_match").first())
     if st is None:
         return None
     t = st.stage.tournament
@@ -160,8 +161,11 @@ def table_end_facts(*, table_id: int, user) -> dict | None:
     facts: dict = {
         "url": reverse("tournaments:detail", kwargs={"tournament_id": t.pk}), "name": t.name,
         "to_tournament": _("Zum Turnier"), "recorded": recorded, "standing": "", "countdown": None, "next": "",
-        "polling": False,
+        "polling": False, "forfeit_seat": None,
     }
+    table = st.table
+    if table is not None and table.current_match is not None:
+        facts["forfeit_seat"] = forfeited_seat(match=table.current_match)
     user_id = user.pk if getattr(user, "is_authenticated", False) else None
     if recorded and user_id in st.users:
         rows = tournament_standings(tournament_id=t.pk)
@@ -187,3 +191,20 @@ def table_end_facts(*, table_id: int, user) -> dict | None:
         elif t.next_stage_at is not None:
             facts["countdown"] = {"label": fmt.next_stage_countdown_label(), "at": t.next_stage_at.isoformat()}
     return facts
+
+
+def forfeited_seat(*, match) -> int | None:
+    """The seat that lost ``match`` by forfeit (tournaments.md "Forfeit"): it left the match (the forfeit rule
+    resigns for it, or its turn ran out three times) without one move of its own while the server had to
+    move for it. None for a match that was played, or resigned by someone who had played."""
+    from games.models import Match, Move
+
+    if match.ending not in (Match.Ending.RESIGNED, Match.Ending.TIMEOUTS):
+        return None
+    moves = list(match.moves.values_list("seat", "by"))
+    for seat in match.left_seats or []:
+        own = any(s == seat and by == Move.By.PLAYER for s, by in moves)
+        server = any(s == seat and by == Move.By.TIMEOUT for s, by in moves)
+        if not own and server:
+            return seat
+    return None

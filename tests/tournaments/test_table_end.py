@@ -4,6 +4,8 @@ whose match just ended: the way back to the tournament, their standing after thi
 request's language; nothing for a table no tournament made."""
 
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
 
@@ -11,6 +13,7 @@ from games import services as games_services
 from games.models import Table
 from tests.tournaments.helpers import play_stage, started, users_of
 from tournaments import selectors
+from tournaments import services as tournament_services
 from tournaments.models import StageTable
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -82,3 +85,33 @@ def test_a_spectator_gets_no_standing_and_a_table_outside_a_tournament_is_not_fo
     client.force_login(players[2])
     assert client.get(reverse("tournaments:table_end", kwargs={"table_id": casual.pk})).status_code == 404
     assert StageTable.objects.filter(table_id=casual.pk).count() == 0
+
+
+def test_a_no_show_who_was_forfeited_is_named_and_a_resignation_after_playing_is_not(client, staff, make_players):
+    from games.models import Match
+    from tests.games.helpers import state_of
+
+    players = make_players(2)
+    t = started(staff, players, name="Kampflos", game="gin", format="swiss",
+                settings={"rounds": 2, "check_in_minutes": 0, "break_minutes": 5, "forfeit_minutes": 1},
+                options={"target": 0})
+    (row,) = selectors.tournament_tables(tournament_id=t.pk)
+    table = Table.objects.get(pk=row["table"])
+    no_show = state_of(table).to_act  # the seat to act first never opens the table
+    assert games_services.turn_timeout(table_id=table.pk, now=table.turn_deadline + timedelta(seconds=1))
+    match = Match.objects.get(table=table)
+    tournament_services.tournaments_tick(now=match.started_at + timedelta(minutes=2))
+    match.refresh_from_db()
+    assert match.ending == Match.Ending.RESIGNED and match.left_seats == [no_show]
+    winner = users_of(row["users"])[1 - no_show]
+    assert _facts(client, winner, table.pk)["forfeit_seat"] == no_show
+
+
+def test_a_hand_resignation_before_any_timeout_is_no_forfeit(client, staff, make_players):
+    players = make_players(2)
+    t = started(staff, players, name="Aufgabe", game="gin", format="swiss",
+                settings={"rounds": 2, "check_in_minutes": 0, "break_minutes": 5}, options={"target": 0})
+    (row,) = selectors.tournament_tables(tournament_id=t.pk)
+    a, b = users_of(row["users"])
+    _resign(row["table"], b)
+    assert _facts(client, a, row["table"])["forfeit_seat"] is None

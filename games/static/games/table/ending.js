@@ -7,13 +7,16 @@
 import { el } from "./dom.js";
 import { t } from "./i18n.js";
 
+let facts = null; // the tournament's answer (ende.json), once fetched
+let endArgs = null; // the last frame's table and view, to redraw the match's line once the answer is in
+
 /** The seat that lost by forfeit (it never played), or null. The one place that decides: the server's
- *  ``forfeit`` in the match result when it writes one; before that, a tournament match that ended by a
- *  resignation before any round was scored (the forfeit rule resigns for the no-show). */
+ *  ``forfeit`` in the match result when it writes one; otherwise, at a tournament table, what the tournament
+ *  answers (``forfeit_seat``: the seat left without a move of its own while the server moved for it). */
 export function forfeitSeat(tb, v) {
   const result = (v && v.result) || (tb.match && tb.match.result) || {};
   if (Number.isInteger(result.forfeit)) return result.forfeit;
-  if (tournamentBox() && Number.isInteger(result.resigned) && result.rounds === 0) return result.resigned;
+  if (facts && Number.isInteger(facts.forfeit_seat)) return facts.forfeit_seat;
   return null;
 }
 
@@ -37,7 +40,6 @@ function tournamentBox() {
 // --- the tournament's part -----------------------------------------------------------------------------------
 
 const POLL_MS = { unrecorded: 1500, waiting: 4000 };
-let facts = null;
 let timer = null;
 let loading = false;
 let started = false;
@@ -62,6 +64,13 @@ function draw() {
     lines.push(el("p", { "data-role": "next", text: facts.next }));
   }
   box.querySelector("[data-role=lines]").replaceChildren(...lines);
+  if (endArgs) {
+    const { tb, v, name } = endArgs;
+    const text = document.querySelector("#match-end [data-role=text]");
+    if (text) text.textContent = matchEndText(tb, v, name);
+    const rematch = document.getElementById("btn-rematch");
+    if (rematch && !rematchOffered(tb, v)) rematch.hidden = true;
+  }
   const link = box.querySelector("[data-role=to-tournament]");
   link.href = facts.url;
   link.textContent = facts.to_tournament;
@@ -92,8 +101,10 @@ async function load() {
   else if (facts.polling) timer = setTimeout(load, POLL_MS.waiting);
 }
 
-/** Shows the tournament's part of the end view (once the match is over; fetched on the first call). */
-export function renderTournamentEnd(over) {
+/** Shows the tournament's part of the end view (once the match is over; fetched on the first call). ``name``
+ *  gives a seat's player name, for the match's line redrawn when the answer names a forfeit. */
+export function renderTournamentEnd(over, tb, v, name) {
+  endArgs = over ? { tb, v, name } : null;
   const box = tournamentBox();
   if (!box) return;
   if (!over) {

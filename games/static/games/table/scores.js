@@ -330,12 +330,12 @@ function renderMatchEnd(tb, v, over) {
   const box = $("#match-end");
   box.hidden = !over;
   if (!over) {
-    renderTournamentEnd(false);
+    renderTournamentEnd(false, tb, v, playerName);
     return;
   }
   const text = box.querySelector("[data-role=text]");
   text.textContent = matchEndText(tb, v, playerName);
-  renderTournamentEnd(over);
+  renderTournamentEnd(over, tb, v, playerName);
   const holder = box.querySelector("[data-role=final]");
   holder.replaceChildren();
   if (v) holder.append(finalScore(tb, v));
