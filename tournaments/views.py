@@ -89,7 +89,8 @@ def _context(request: HttpRequest, t: Tournament) -> dict:
     countdown = t.starts_at if t.status == Tournament.Status.REGISTRATION else (
         t.next_stage_at if t.status == Tournament.Status.RUNNING and not t.paused else None)
     return {
-        "t": t, "words": settings_in_words(t), "standings": standings, "tables": tables, "entries": entries,
+        "t": t, "status_label": status_label(t), "words": settings_in_words(t), "standings": standings, "tables": tables,
+        "entries": entries,
         "names": names, "entry": selectors.entry_of(tournament=t, user=request.user), "stage_numbers": stage_numbers,
         "format_label": fmt.label, "columns": [label for label, _key in columns],
         "tables_title": fmt.stage_tables_title(t.current_stage), "next_stage_label": fmt.next_stage_countdown_label(),
@@ -101,6 +102,18 @@ def _context(request: HttpRequest, t: Tournament) -> dict:
                                                         Entry.Status.REMOVED)],
         "waiting": [e for e in entries if e.status == Entry.Status.WAITING],
     }
+
+
+def status_label(t: Tournament) -> str:
+    """The tournament's status in the page's words: with a context of its own, because "läuft" of a table
+    is "in play" and of a tournament "running"."""
+    labels = {
+        Tournament.Status.REGISTRATION: pgettext("tournament status", "Anmeldung offen"),
+        Tournament.Status.RUNNING: pgettext("tournament status", "läuft"),
+        Tournament.Status.FINISHED: pgettext("tournament status", "beendet"),
+        Tournament.Status.CANCELLED: pgettext("tournament status", "abgesagt"),
+    }
+    return labels.get(t.status, t.get_status_display())
 
 
 def _check_in_open(t: Tournament) -> bool:
