@@ -3,9 +3,13 @@ from the recorded table results), lists for the pages."""
 
 from __future__ import annotations
 
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from tournaments import formats
 from tournaments.formats.base import IN_STANDINGS as _IN_STANDINGS
-from tournaments.models import Entry, Stage, Tournament
+from tournaments.models import Entry, Stage, StageTable, Tournament
 
 
 def tournament_tables(*, tournament_id) -> list[dict]:
@@ -139,3 +143,68 @@ def entry_final_states(*, tournament: Tournament, entries: list[Entry]) -> dict[
         else:
             states[e.user_id] = e.get_status_display()
     return states
+
+
+def table_end_facts(*, table_id: int, user) -> dict | None:
+    """What the end view of a tournament table says (``games/static/games/table/ending.js``), in the request's
+    language: the tournament's link, the player's standing after the match, and what comes next (the
+    countdown of the break, how many tables still play, the next stage begun, the tournament over). None for
+    a table no tournament made. ``recorded`` says whether the match is in the standings yet (the tournament
+    records it just after the last move's frames are out); ``polling``, whether the answer can still change."""
+    st = (StageTable.objects.filter(table_id=table_id)
+          .select_related("stage__tournament", "table__current_match").first())
+    if st is None:
+        return None
+    t = st.stage.tournament
+    fmt = formats.of(t)
+    recorded = st.finished_at is not None
+    facts: dict = {
+        "url": reverse("tournaments:detail", kwargs={"tournament_id": t.pk}), "name": t.name,
+        "to_tournament": _("Zum Turnier"), "recorded": recorded, "standing": "", "countdown": None, "next": "",
+        "polling": False, "forfeit_seat": None,
+    }
+    table = st.table
+    if table is not None and table.current_match is not None:
+        facts["forfeit_seat"] = forfeited_seat(match=table.current_match)
+    user_id = user.pk if getattr(user, "is_authenticated", False) else None
+    if recorded and user_id in st.users:
+        rows = tournament_standings(tournament_id=t.pk)
+        mine = next((row for row in rows if row["user_id"] == user_id), None)
+        if mine is not None:
+            label, key = fmt.columns()[0]
+            facts["standing"] = _("Dein Stand nach dieser Partie: Platz %(place)s von %(n)s (%(label)s: %(value)s)") % {
+                "place": mine["place"], "n": len(rows), "label": label, "value": mine.get(key)}
+    if t.status == Tournament.Status.FINISHED:
+        facts["next"] = _("Das Turnier ist beendet.")
+    elif t.status == Tournament.Status.CANCELLED:
+        facts["next"] = _("Das Turnier wurde abgesagt.")
+    elif t.current_stage > st.stage.number:
+        facts["next"] = fmt.stage_started_label(t.current_stage)
+    elif recorded:
+        facts["polling"] = True
+        running = st.stage.tables.filter(table__isnull=False, finished_at__isnull=True).count()
+        if t.paused:
+            facts["next"] = _("Das Turnier ist unterbrochen.")
+        elif running:
+            facts["next"] = ngettext("Warte auf die anderen Tische (%(n)d läuft noch)",
+                                     "Warte auf die anderen Tische (%(n)d laufen noch)", running) % {"n": running}
+        elif t.next_stage_at is not None:
+            facts["countdown"] = {"label": fmt.next_stage_countdown_label(), "at": t.next_stage_at.isoformat()}
+    return facts
+
+
+def forfeited_seat(*, match) -> int | None:
+    """The seat that lost ``match`` by forfeit (tournaments.md "Forfeit"): it left the match (the forfeit rule
+    resigns for it, or its turn ran out three times) without one move of its own while the server had to
+    move for it. None for a match that was played, or resigned by someone who had played."""
+    from games.models import Match, Move
+
+    if match.ending not in (Match.Ending.RESIGNED, Match.Ending.TIMEOUTS):
+        return None
+    moves = list(match.moves.values_list("seat", "by"))
+    for seat in match.left_seats or []:
+        own = any(s == seat and by == Move.By.PLAYER for s, by in moves)
+        server = any(s == seat and by == Move.By.TIMEOUT for s, by in moves)
+        if not own and server:
+            return seat
+    return None

@@ -10,6 +10,7 @@ urlpatterns = [
     path("<int:tournament_id>/anmelden/", views.register, name="register"),
     path("<int:tournament_id>/abmelden/", views.withdraw, name="withdraw"),
     path("<int:tournament_id>/einchecken/", views.check_in, name="check_in"),
+    path("tisch/<int:table_id>/ende.json", views.table_end, name="table_end"),
     path("leitung/neu/", views.staff_create, name="staff_create"),
     path("<int:tournament_id>/leitung/", views.staff_page, name="staff"),
     path("<int:tournament_id>/leitung/<str:action>/", views.staff_action, name="staff_action"),

@@ -11,7 +11,7 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -89,7 +89,8 @@ def _context(request: HttpRequest, t: Tournament) -> dict:
     countdown = t.starts_at if t.status == Tournament.Status.REGISTRATION else (
         t.next_stage_at if t.status == Tournament.Status.RUNNING and not t.paused else None)
     return {
-        "t": t, "words": settings_in_words(t), "standings": standings, "tables": tables, "entries": entries,
+        "t": t, "status_label": status_label(t), "words": settings_in_words(t), "standings": standings, "tables": tables,
+        "entries": entries,
         "names": names, "entry": selectors.entry_of(tournament=t, user=request.user), "stage_numbers": stage_numbers,
         "format_label": fmt.label, "columns": [label for label, _key in columns],
         "tables_title": fmt.stage_tables_title(t.current_stage), "next_stage_label": fmt.next_stage_countdown_label(),
@@ -101,6 +102,18 @@ def _context(request: HttpRequest, t: Tournament) -> dict:
                                                         Entry.Status.REMOVED)],
         "waiting": [e for e in entries if e.status == Entry.Status.WAITING],
     }
+
+
+def status_label(t: Tournament) -> str:
+    """The tournament's status in the page's words: with a context of its own, because "läuft" of a table
+    is "in play" and of a tournament "running"."""
+    labels = {
+        Tournament.Status.REGISTRATION: pgettext("tournament status", "Anmeldung offen"),
+        Tournament.Status.RUNNING: pgettext("tournament status", "läuft"),
+        Tournament.Status.FINISHED: pgettext("tournament status", "beendet"),
+        Tournament.Status.CANCELLED: pgettext("tournament status", "abgesagt"),
+    }
+    return labels.get(t.status, t.get_status_display())
 
 
 def _check_in_open(t: Tournament) -> bool:
@@ -117,9 +130,19 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
 
 @require_GET
 def tournament_live(request: HttpRequest, tournament_id: int) -> HttpResponse:
-    """The standings and tables alone, for the page's live refresh."""
+    """The page's live parts (header with status, countdown and buttons; tables and standings; participants),
+    for its refresh."""
     t = get_object_or_404(Tournament.objects.exclude(status=Tournament.Status.DRAFT), pk=tournament_id)
-    return render(request, "tournaments/_live.html", _context(request, t))
+    return render(request, "tournaments/_live_parts.html", _context(request, t))
+
+
+@require_GET
+def table_end(request: HttpRequest, table_id: int) -> JsonResponse:
+    """What a tournament table's end view says about the tournament (``selectors.table_end_facts``)."""
+    facts = selectors.table_end_facts(table_id=table_id, user=request.user)
+    if facts is None:
+        raise Http404(_("Dieser Tisch gehört zu keinem Turnier."))
+    return JsonResponse(facts)
 
 
 def _player_action(service, success):

@@ -17,7 +17,7 @@ notices sent on reconnect and the lobby's table list; games imports neither of t
 >>> notice_frame("hand_dealt", {})
 Traceback (most recent call last):
 ...
-ValueError: unknown notice kind 'hand_dealt' (known: table_ready, tournament_started, stage_started, tournament_paused, tournament_resumed, tournament_finished, tournament_cancelled)
+ValueError: unknown notice kind 'hand_dealt' (known: table_ready, tournament_started, stage_started, tournament_paused, tournament_resumed, tournament_finished, tournament_cancelled, table_finished)
 >>> notice_frame("table_ready", {"table_id": 4, "hand": ["AS"]})
 Traceback (most recent call last):
 ...
@@ -33,7 +33,8 @@ from django.urls import reverse
 from games.delivery import events
 
 #: What a notice can say. ``table_ready``: a seat is waiting for the person (pool or tournament);
-#: ``stage_started``: a stage began (after its break) without a table for them (a bye).
+#: ``stage_started``: a stage began (after its break) without a table for them (a bye); ``table_finished``: the
+#: match at a table the site seated them at is over, so its ``table_ready`` banner is withdrawn (no banner).
 KINDS = (
     "table_ready",
     "tournament_started",
@@ -42,6 +43,7 @@ KINDS = (
     "tournament_resumed",
     "tournament_finished",
     "tournament_cancelled",
+    "table_finished",
 )
 
 #: The only facts a notice may carry: links and names anyone may see, never a card or a game state.
@@ -88,6 +90,13 @@ def table_ready_payload(table, *, tournament: dict | None = None) -> dict:
 def table_ready(user_ids: Iterable[int | None], table, *, tournament: dict | None = None) -> None:
     """Tell the people just seated at ``table`` that it is ready for them (after commit)."""
     notify(user_ids, "table_ready", table_ready_payload(table, tournament=tournament))
+
+
+def table_finished(table, user_ids: Iterable[int | None]) -> None:
+    """The match at ``table`` is over: its players' pages withdraw the ``table_ready`` banner they may still show
+    (after commit). Only tables the site seats people at (ranked, tournament) have such a banner."""
+    if table.ranked or table.tournament:
+        notify(user_ids, "table_finished", {"table_id": table.pk})
 
 
 # --- which tournament a table belongs to (told by the tournaments app) -----------------------------------

@@ -22,7 +22,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from games import engines
-from games.delivery import events
+from games.delivery import events, notices
 from games.models import Match, Seat, Table
 from games.signals import match_ended
 
@@ -57,6 +57,7 @@ def match_end(*, table: Table, seats: list[Seat], match: Match, state: Any, how:
     table.turn_deadline = None
     table.bot_due_at = None
     match_id = match.pk
+    notices.table_finished(table, [seat.user_id for seat in seats])
     events.after_fanout(lambda: match_announce(match_id=match_id, how=how))
 
 

@@ -215,6 +215,7 @@ def table_strings() -> dict:
         "points_n": _forms(ngettext("{n} Punkt", "{n} Punkte", 1), ngettext("{n} Punkt", "{n} Punkte", 2)),
         "minus_n": _forms(ngettext("{n} Minuspunkt", "{n} Minuspunkte", 1), ngettext("{n} Minuspunkt", "{n} Minuspunkte", 2)),
         "match_winner": _("{name} gewinnt die Partie!"),
+        "match_winner_forfeit": _("{name} hat die Partie kampflos gewonnen."),
         "match_draw": _("Die Partie endet unentschieden."),
         "rematch": _("Revanche"),
         "rematch_waiting": _("Revanche angefragt – warte auf die anderen …"),

@@ -21,6 +21,7 @@ from games.models import Table
 from games.reads import selectors
 from ratings import pool
 from tests.games.helpers import session_cookie
+from tournaments import selectors as tournament_selectors
 from tournaments import services as tournament_services
 from tournaments.models import StageTable, Tournament
 
@@ -197,6 +198,10 @@ async def test_pause_resume_and_finish_are_told_to_the_entrants(players, staff):
     assert (await socket.receive())["kind"] == "tournament_resumed"
     await sync_to_async(play_tournament)(t.pk)
     assert (await sync_to_async(Tournament.objects.get)(pk=t.pk)).status == Tournament.Status.FINISHED
+    # The match's end withdraws the table's banner first (no words: only the table), then the tournament ends.
+    (row,) = await sync_to_async(tournament_selectors.tournament_tables)(tournament_id=t.pk)
+    withdrawn = await socket.receive()
+    assert withdrawn == {"type": "notice", "kind": "table_finished", "table_id": row["table"]}
     finished = await socket.receive()
     assert finished["kind"] == "tournament_finished" and finished["tournament"] == "Kurzturnier"
     await socket.close()

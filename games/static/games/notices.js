@@ -1,5 +1,6 @@
 // Notices on every page (games/delivery/notices.py): one socket per tab on /ws/notices/, for signed-in people. A
-// notice shows a banner with its link, flashes the page title while the tab is not looked at, and plays the
+// notice shows a banner with its link (one per table or tournament, withdrawn when its table's match is over),
+// flashes the page title while the tab is not looked at, and plays the
 // table's "your turn" sound if sound is on (the table's own switch; nothing before the first click or key).
 // The server decides what to say; this page only puts it in its own words (the "notice-strings" catalogue).
 
@@ -36,10 +37,31 @@ function tableHere() {
 const here = tableHere();
 if (here) markSeen(here);
 
+// Notices already shown in this tab (a reconnect's pending notices come again): shown once.
 const shown = new Set();
+// At most this many banners at once; a new one pushes out the oldest.
+const MOST = 3;
 
 function keyOf(notice) {
-  return notice.kind === "table_ready" ? `table:${notice.table_id}` : `${notice.kind}:${notice.tournament_url}:${notice.stage ?? ""}`;
+  return notice.kind === "table_ready" ? `table:${notice.table_id}:${notice.stage ?? ""}` : `${notice.kind}:${notice.tournament_url}:${notice.stage ?? ""}`;
+}
+
+// One banner per table and per tournament: a tournament's news takes the place of its earlier banner (the
+// start, then the table of round 2, then the end), a pool table has its own.
+function placeOf(notice) {
+  return notice.tournament_url ? `tournament:${notice.tournament_url}` : `table:${notice.table_id}`;
+}
+
+function bannerAt(place) {
+  return [...box.querySelectorAll(".site-notice")].find((banner) => banner.dataset.place === place);
+}
+
+// A banner that no longer applies goes: the table's match is over (``table_finished``), or a newer notice
+// of the same table or tournament replaced it.
+function withdraw(notice) {
+  for (const banner of box.querySelectorAll(".site-notice")) {
+    if (banner.dataset.tableId === String(notice.table_id)) banner.remove();
+  }
 }
 
 function textOf(notice) {
@@ -93,6 +115,8 @@ function show(notice) {
   const banner = document.createElement("div");
   banner.className = "site-notice";
   banner.dataset.kind = notice.kind;
+  banner.dataset.place = placeOf(notice);
+  if (notice.kind === "table_ready") banner.dataset.tableId = String(notice.table_id);
   const text = document.createElement("span");
   text.className = "site-notice__text";
   text.textContent = textOf(notice);
@@ -116,7 +140,11 @@ function show(notice) {
     banner.remove();
   });
   banner.append(close);
-  box.append(banner);
+  const before = bannerAt(banner.dataset.place);
+  if (before) before.replaceWith(banner);
+  else box.append(banner);
+  const banners = box.querySelectorAll(".site-notice");
+  for (let i = 0; i < banners.length - MOST; i += 1) banners[i].remove();
   flash(notice.kind === "table_ready" ? words.title_flash : words.title_news);
   play("turn");
 }
@@ -140,7 +168,11 @@ function connect() {
     } catch {
       return;
     }
-    if (frame && frame.type === "notice") show(frame);
+    if (!frame || frame.type !== "notice") return;
+    if (frame.kind === "table_finished") withdraw(frame);
+    else show(frame);
+    // The page may have a part of its own that the notice changes (the tournament page's header).
+    document.dispatchEvent(new CustomEvent("site:notice", { detail: frame }));
   });
   socket.addEventListener("close", (event) => {
     box.dataset.status = "offline";

@@ -3,6 +3,7 @@
 
 import { cardElement } from "../cards.js";
 import { $, el } from "./dom.js";
+import { matchEndText, rematchOffered, renderTournamentEnd } from "./ending.js";
 import { LANG, has, t } from "./i18n.js";
 import { config, hasLeft, mySeat, playerName, shortName } from "./store.js";
 
@@ -328,10 +329,13 @@ export function endClosed(tb, v) {
 function renderMatchEnd(tb, v, over) {
   const box = $("#match-end");
   box.hidden = !over;
-  if (!over) return;
-  const result = (v && v.result) || (tb.match && tb.match.result) || {};
+  if (!over) {
+    renderTournamentEnd(false, tb, v, playerName);
+    return;
+  }
   const text = box.querySelector("[data-role=text]");
-  text.textContent = Number.isInteger(result.winner) ? t("match_winner", { name: playerName(result.winner) }) : t("match_draw");
+  text.textContent = matchEndText(tb, v, playerName);
+  renderTournamentEnd(over, tb, v, playerName);
   const holder = box.querySelector("[data-role=final]");
   holder.replaceChildren();
   if (v) holder.append(finalScore(tb, v));
@@ -339,7 +343,7 @@ function renderMatchEnd(tb, v, over) {
   if (record && tb.match) record.href = `${config.record_url}?partie=${tb.match.number}`;
   const me = mySeat();
   const rematch = box.querySelector("#btn-rematch");
-  rematch.hidden = me === null;
+  rematch.hidden = me === null || !rematchOffered(tb, v);
   const mine = me !== null ? tb.seats[me] : null;
   rematch.disabled = Boolean(mine && mine.ready);
   rematch.textContent = mine && mine.ready ? t("rematch_waiting") : t("rematch");
