@@ -26,3 +26,14 @@ def summary(facts: JSON) -> JSON:
 def replay(record: JSON) -> JSON:
     """Replay a record with the engine and summarise it, as ``manage.py replay`` does."""
     return summary(replay_record(record))
+
+
+def view_with_points(view: JSON) -> JSON:
+    """An engine view (whose ``scores`` hold the match's facts) with its points in their places, as the entry's
+    ``view`` gives it: the score sheet, the result and the last round as views show it."""
+    facts = view["scores"]
+    entry = registry.get(facts["game"])
+    view["scores"] = entry.score_sheet(facts)
+    view["result"] = entry.outcome(facts)
+    view["last_round"] = entry.last_round_shown(view["last_round"])
+    return view
