@@ -149,14 +149,7 @@ class Play:
         self.round.save(update_fields=["record", "result", "finished_at"])
 
     def _schedule_turn(self) -> None:
-        table, seat = self.table, self.seats[self.state.to_act]
-        if seat.is_bot or seat.left or seat.user_id is None:
-            # A computer player (or a seat whose player left) moves through the referee after a short pause.
-            table.bot_due_at = self.now + timedelta(seconds=float(settings.GAMES_BOT_DELAY_SECONDS))
-            table.turn_deadline = None
-        else:
-            table.turn_deadline = self.now + timedelta(seconds=int(table.options.get("turn_seconds", 45)))
-            table.bot_due_at = None
+        schedule_turn(self.table, self.seats, self.state, self.now)
 
     def _end_match(self) -> None:
         match_end(table=self.table, seats=self.seats, match=self.match, state=self.state, how=self.ending,
@@ -176,12 +169,28 @@ def start_round(match: Match, state: Any) -> Round:
     return Round.objects.create(match=match, number=state.round_number, deal_hash=_common.deal_hash(deal), deal=deal)
 
 
+def schedule_turn(table: Table, seats: list[Seat], state: Any, now: datetime) -> None:
+    """Set the clock of the seat to act in ``state``: its turn time, or a computer player's pause."""
+    seat = seats[state.to_act]
+    if seat.is_bot or seat.left or seat.user_id is None:
+        # A computer player (or a seat whose player left) moves through the referee after a short pause.
+        table.bot_due_at = now + timedelta(seconds=float(settings.GAMES_BOT_DELAY_SECONDS))
+        table.turn_deadline = None
+    else:
+        table.turn_deadline = now + timedelta(seconds=int(table.options.get("turn_seconds", 45)))
+        table.bot_due_at = None
+
+
+def match_players(seats: list[Seat]) -> list[dict[str, Any]]:
+    """A new match's ``players``, in seat order, as its record names them."""
+    return [{"seat": seat.index, "user_id": seat.user_id, "name": seat_name(seat), "bot": seat.bot_level}
+            for seat in seats]
+
+
 def start_match(table: Table, seats: list[Seat], now: datetime) -> TableSnapshot:
     """Deal the first round of a new match at a table whose seats are all taken."""
     number = (table.matches.order_by("-number").values_list("number", flat=True).first() or 0) + 1
-    players: list[dict[str, Any]] = [
-        {"seat": seat.index, "user_id": seat.user_id, "name": seat_name(seat), "bot": seat.bot_level} for seat in seats
-    ]
+    players = match_players(seats)
     match = Match.objects.create(
         table=table, number=number, game=table.game, options=table.options, ranked=table.ranked, players=players
     )

@@ -9,7 +9,6 @@ import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any, cast
 
 from django.conf import settings
@@ -22,10 +21,9 @@ from games import engines, registry
 from games.delivery import events
 from games.models import BotLevel, Match, Round, Seat, Table
 from games.reads import selectors
-from games.reads.presenters import seat_name
 from games.services import _common
 from games.services._common import ServiceError
-from games.services._course import start_match
+from games.services._course import match_players, schedule_turn, start_match
 
 
 def _normalize_options(game: str, options: dict) -> tuple[dict, int]:
@@ -224,16 +222,13 @@ def tables_create_seated_many(
             version=2, moves_logged=0,
         )
         seats = [Seat(table=table, index=index, user=user) for index, user in enumerate(users)]
-        players: list[dict[str, Any]] = [
-            {"seat": seat.index, "user_id": seat.user_id, "name": seat_name(seat), "bot": seat.bot_level}
-            for seat in seats
-        ]
+        players = match_players(seats)
         assert eng is not None  # _check_seated refused an unknown game
         # Match 1, round 1: the deal's randomness as ``start_match`` draws it (the seed's, or the OS's).
         state = eng.new_match(normalized, seats=seat_count, rng=_common.deal_rng(table, 1, 1),
                               players=[p["name"] for p in players])
         table.state = state.to_json()
-        _schedule_first_turn(table, seats, state, now)
+        schedule_turn(table, seats, state, now)
         planned.append(_Planned(table=table, seats=seats, players=players, state=state))
     if not planned:
         return []
@@ -306,18 +301,6 @@ def _check_seated(
     if seat_count != len(users):
         raise ServiceError("bad_options", f"Ein Tisch für {game} hat {seat_count} Plätze, nicht {len(users)}.")
     return users, chosen, dict(normalized), seat_count, deal_seed, deal_group
-
-
-def _schedule_first_turn(table: Table, seats: list[Seat], state: Any, now: datetime) -> None:
-    """The clock of a match just dealt, as a change schedules the next turn (``_course.Play``): the seat to
-    act's turn time, or a computer player's pause."""
-    seat = seats[state.to_act]
-    if seat.is_bot or seat.left or seat.user_id is None:
-        table.bot_due_at = now + timedelta(seconds=float(settings.GAMES_BOT_DELAY_SECONDS))
-        table.turn_deadline = None
-    else:
-        table.turn_deadline = now + timedelta(seconds=int(table.options.get("turn_seconds", 45)))
-        table.bot_due_at = None
 
 
 def table_join(*, table_id: int | str, user: selectors.User, seat: int | None = None, invite_token: str = "") -> Seat:
