@@ -1,16 +1,7 @@
-from django.apps import AppConfig
+from games.kinds import apps
 
 
-class GinConfig(AppConfig):
-    """Gin Rommé as an app of its own: its entry joins the registry when the app is ready (the registry imports no
-    game), and its templates, static files and words are found as any app's."""
-
+class GinConfig(apps.GameAppConfig):
     name = "games.kinds.gin"
     label = "gin"
     verbose_name = "Gin Rommé"
-
-    def ready(self) -> None:
-        from games import registry
-        from games.kinds.gin.entry import ENTRY
-
-        registry.register(ENTRY)
