@@ -180,7 +180,21 @@ REPLICA_READ_APPS = ["ratings", "games", "tournaments", "accounts"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Channel layer: REDIS_URL or in-memory --------------------------------------------------------------
-REDIS_URL = os.environ.get("REDIS_URL", "")
+
+
+def redis_url_of_worker(url: str, worker: str | None) -> str:
+    """The test suite's parallel workers (pytest-xdist: ``PYTEST_XDIST_WORKER`` is ``gw0``, ``gw1``, ...) each
+    take a Redis database of their own, the URL's number + 1 + the worker's: the lobby group is site-wide and
+    a test's ``cache.clear()`` empties a whole database, so workers sharing one would hear each other (their
+    SQL databases are apart already: pytest-django names one per worker). Anything else keeps the URL."""
+    if not url or not worker or not worker.startswith("gw") or not worker[2:].isdigit():
+        return url
+    head, _, tail = url.rpartition("/")
+    base = int(tail) if tail.isdigit() else 0
+    return f"{head if tail.isdigit() else url.rstrip('/')}/{base + 1 + int(worker[2:])}"
+
+
+REDIS_URL = redis_url_of_worker(os.environ.get("REDIS_URL", ""), os.environ.get("PYTEST_XDIST_WORKER"))
 # The channel layer's Redis servers: REDIS_CHANNEL_URLS, comma-separated, else REDIS_URL alone. With several,
 # channels-redis shards over them (its `hosts` list): each group and each process's receive channel lives on
 # one server, picked by a hash of its name, so every process must list the same servers in the same order.

@@ -54,7 +54,7 @@ REDIS_SHARDS = [url.strip().rstrip("/") for url in
 SITE_PG_DB = os.environ.get("LOADTEST_SITE_DB", "ginsite_loadtest")
 BARE_PG_DB = os.environ.get("LOADTEST_BARE_DB", "ginsite_stackbench")
 SITE_REDIS_DB = int(os.environ.get("LOADTEST_REDIS_DB", "14"))
-BARE_REDIS_DB = int(os.environ.get("LOADTEST_REDIS_DB", "15"))
+BARE_REDIS_DB = SITE_REDIS_DB + 1  # the bare stack: the next one (LOADTEST_REDIS_DB names the site's)
 
 #: The scaled stack's daphne processes (both sides): LOADTEST_DAPHNES, 2 by default (the capacity model's
 #: 1 → 2 → 4 run, docs/scale.md).

@@ -14,11 +14,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+#: What a fresh process of the site here does not inherit: the Redis URL it is given is the one it uses (a test
+#: worker's own Redis database, ginsite.settings.redis_url_of_worker, is not this process's business).
+CLEARED = ("DATABASE_URL", "SQLITE_PATH", "REDIS_URL", "PYTEST_XDIST_WORKER")
 
 
 def run_python(code: str, **env: str) -> str:
     """Run ``code`` in a fresh process of the site with ``env`` (and no database or Redis but those in it)."""
-    environment = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "SQLITE_PATH", "REDIS_URL")}
+    environment = {k: v for k, v in os.environ.items() if k not in CLEARED}
     environment.update(DJANGO_SETTINGS_MODULE="ginsite.settings", **env)
     done = subprocess.run([sys.executable, "-c", "import django; django.setup()\n" + code], cwd=ROOT,
                           env=environment, capture_output=True, text=True, timeout=120)
@@ -27,7 +30,7 @@ def run_python(code: str, **env: str) -> str:
 
 
 def manage(*args: str, **env: str) -> None:
-    environment = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "SQLITE_PATH", "REDIS_URL")}
+    environment = {k: v for k, v in os.environ.items() if k not in CLEARED}
     environment.update(DJANGO_SETTINGS_MODULE="ginsite.settings", **env)
     done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=environment,
                           capture_output=True, text=True, timeout=180)
