@@ -20,6 +20,7 @@ from games.models import Match, Round, Seat, Table
 from games.reads import selectors
 from games.reads.policy import TablePolicy, table_policy  # noqa: F401  (re-exported for the services)
 from games.reads.presenters import TableSnapshot
+from games.services._prepared import Prepared
 
 #: The largest action a client may send, as compact JSON (a Rommé lay-out of 13 cards fits easily).
 ACTION_MAX_BYTES = 2048
@@ -77,6 +78,24 @@ def table_id_of(table_id: Any) -> int:
 #: record is the whole round, every move) but never reads them. The deals stay: the frames show the last
 #: finished round's (``presenters._round_facts``), and the round in play is that round once it ends.
 _ROUND_COLUMNS_UNREAD = ("current_round__record", "current_round__result", "last_round__record", "last_round__result")
+#: Marks where a read's parameter goes (``_prepared.Prepared``): a value no query here has of its own.
+_ID = -918_273_645
+
+
+def _locked(skip_locked: bool) -> Prepared[Table]:
+    return Prepared(
+        lambda pk: (
+            Table.objects.select_for_update(skip_locked=skip_locked, of=("self",))
+            .select_related("current_match", "current_round", "last_round")
+            .defer(*_ROUND_COLUMNS_UNREAD)
+            .filter(pk=pk)
+        ),
+        _ID,
+    )
+
+
+_LOCKED, _LOCKED_SKIPPING = _locked(False), _locked(True)
+_SEATS: Prepared[Seat] = Prepared(lambda table_id: Seat.objects.filter(table_id=table_id).select_related("user").order_by("index"), _ID)
 
 
 @overload
@@ -86,19 +105,14 @@ def locked_table(table_id: Any, *, skip_locked: bool) -> Table | None: ...
 def locked_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
     """Lock and return the table row. ``skip_locked`` (the referee): None if another worker holds it."""
     table_id = table_id_of(table_id)
-    try:
-        # One statement: the row, its match and the two rounds a change needs (``rounds_of``), without the
-        # rounds' JSON a change does not read (``_ROUND_COLUMNS_UNREAD``).
-        table = (
-            Table.objects.select_for_update(skip_locked=skip_locked, of=("self",))
-            .select_related("current_match", "current_round", "last_round")
-            .defer(*_ROUND_COLUMNS_UNREAD)
-            .get(pk=table_id)
-        )
-    except Table.DoesNotExist:
+    # One statement: the row, its match and the two rounds a change needs (``rounds_of``), without the
+    # rounds' JSON a change does not read (``_ROUND_COLUMNS_UNREAD``); compiled once (``_prepared``).
+    found = (_LOCKED_SKIPPING if skip_locked else _LOCKED).fetch(table_id)
+    if not found:
         if skip_locked:
             return None
-        raise ServiceError("no_table", "Diesen Tisch gibt es nicht.") from None
+        raise ServiceError("no_table", "Diesen Tisch gibt es nicht.")
+    table = found[0]
     if table.current_match_id is not None and (table.current_match is None
                                                or table.current_match.pk != table.current_match_id):
         # A lock that waited for a rematch's commit joins the row to no match (see ``rounds_of``).
@@ -107,7 +121,10 @@ def locked_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
 
 
 def seats_of(table: Table) -> list[Seat]:
-    return list(table.seats.select_related("user").order_by("index"))
+    seats = _SEATS.fetch(table.pk)
+    for seat in seats:
+        seat.table = table  # as a related manager's queryset sets it
+    return seats
 
 
 def user_seat(seats: list[Seat], user: selectors.User) -> Seat | None:

@@ -1,0 +1,71 @@
+"""A move's reads compiled once (games.services._prepared): the same rows, objects and errors as the queryset."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import transaction
+from django.db.transaction import TransactionManagementError
+
+from games import services
+from games.models import Seat, Table
+from games.services import _common
+from games.services._prepared import Prepared
+
+
+@pytest.fixture
+def table(players) -> Table:
+    made = services.table_create(user=players[0], game="gin", preset="klassisch", options={})
+    services.table_join(table_id=made.pk, user=players[1])
+    return Table.objects.get(pk=made.pk)
+
+
+def _fields(obj) -> dict:
+    return {name: value for name, value in obj.__dict__.items() if not name.startswith("_")}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_locked_read_gives_what_the_queryset_gives(table):
+    with transaction.atomic():
+        prepared = _common.locked_table(table.pk)
+        plain = (Table.objects.select_for_update(of=("self",))
+                 .select_related("current_match", "current_round", "last_round")
+                 .defer(*_common._ROUND_COLUMNS_UNREAD).get(pk=table.pk))
+    assert _fields(prepared) == _fields(plain)
+    assert isinstance(prepared.state, dict) and prepared.state == plain.state  # the JSON column decoded
+    assert prepared.current_match == plain.current_match and prepared.current_round == plain.current_round
+    assert _fields(prepared.current_match) == _fields(plain.current_match)
+    assert _fields(prepared.current_round) == _fields(plain.current_round)
+    # The rounds' records stay deferred, as the queryset's .defer() leaves them.
+    assert prepared.current_round.get_deferred_fields() == plain.current_round.get_deferred_fields() != set()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_seats_come_in_order_with_their_users(table, players):
+    seats = _common.seats_of(table)
+    assert [seat.index for seat in seats] == [0, 1]
+    assert [seat.user.username for seat in seats] == [players[0].username, players[1].username]
+    assert all(seat.table is table for seat in seats)
+    assert [_fields(s) for s in seats] == [_fields(s) for s in Seat.objects.filter(table=table).order_by("index")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_each_call_reads_its_own_table(players):
+    tables = [services.table_create(user=players[0], game="gin", preset="klassisch", options={}) for _ in range(3)]
+    with transaction.atomic():
+        assert [_common.locked_table(t.pk).pk for t in reversed(tables)] == [t.pk for t in reversed(tables)]
+    with pytest.raises(services.ServiceError) as missing:
+        with transaction.atomic():
+            _common.locked_table(max(t.pk for t in tables) + 1000)
+    assert missing.value.code == "no_table"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_locking_read_outside_a_transaction_is_refused_on_every_database(table):
+    with pytest.raises(TransactionManagementError):
+        _common.locked_table(table.pk)
+
+
+def test_every_marker_must_be_among_the_parameters():
+    unused = Prepared(lambda pk, other: Table.objects.filter(pk=pk), -5, -6)
+    with pytest.raises(AssertionError):
+        unused._compile("default")
