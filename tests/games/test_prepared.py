@@ -53,9 +53,8 @@ def test_each_call_reads_its_own_table(players):
     tables = [services.table_create(user=players[0], game="gin", preset="klassisch", options={}) for _ in range(3)]
     with transaction.atomic():
         assert [_common.locked_table(t.pk).pk for t in reversed(tables)] == [t.pk for t in reversed(tables)]
-    with pytest.raises(services.ServiceError) as missing:
-        with transaction.atomic():
-            _common.locked_table(max(t.pk for t in tables) + 1000)
+    with pytest.raises(services.ServiceError) as missing, transaction.atomic():
+        _common.locked_table(max(t.pk for t in tables) + 1000)
     assert missing.value.code == "no_table"
 
 
