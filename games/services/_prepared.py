@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 
 from django.db import connections
 from django.db.models import Model, QuerySet
-from django.db.models.query import get_related_populators
+from django.db.models.query import get_related_populators  # type: ignore[attr-defined]
 
 M = TypeVar("M", bound=Model)
 
@@ -79,7 +79,7 @@ class Prepared(Generic[M]):
             from django.db.transaction import TransactionManagementError
 
             raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
-        params = [compiled.params[i] if slot is None else values[slot] for i, slot in enumerate(compiled.slots)]
+        params: list[Any] = [compiled.params[i] if slot is None else values[slot] for i, slot in enumerate(compiled.slots)]
         with connection.cursor() as cursor:
             cursor.execute(compiled.sql, params)
             rows: Any = cursor.fetchall()
