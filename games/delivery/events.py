@@ -70,7 +70,7 @@ def wire(messages: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
         if id(frame) not in texts:
             facts: dict = {}
             if is_state:
-                parts = state_parts(frame)
+                parts = state_parts(frame, like=_last_sent.newest(group))
                 text = parts.text()
                 facts["table"] = frame["table"]["id"]
                 facts["version"] = frame["version"]
@@ -128,19 +128,25 @@ class StateParts:
     """One ``state`` frame serialised part by part: ``text()`` is ``frame_text(frame)``, byte for byte. A
     view's list of objects (the history, Rommé's melds on the table) is kept entry by entry."""
 
-    __slots__ = ("version", "table", "view", "items", "digest", "_text", "previous", "delta_from")
+    __slots__ = ("version", "table", "view", "items", "objects", "digest", "_text", "previous", "delta_from")
 
-    def __init__(self, frame: dict):
+    def __init__(self, frame: dict, like: StateParts | None = None):
+        """``like``: the parts of a state of the same audience sent before (the version before, mostly). An
+        entry of a list it holds at the same place, equal and with its keys in the same order, takes its
+        text from there instead of being serialised again: a round's history grows by a move or two per
+        version, and serialising it entry by entry for every audience was most of a move's frame cost."""
         self.version: int = frame["version"]
         self.table: dict[str, str] = {key: _dumps(value) for key, value in frame["table"].items()}
         view = frame["view"]
         self.view: dict[str, str] | None = None
         self.items: dict[str, list[str]] = {}
+        self.objects: dict[str, list[dict]] = {}  # the entries themselves, for the next version's ``like``
         if isinstance(view, dict):
             self.view = {}
             for key, value in view.items():
                 if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
-                    items = self.items[key] = [_dumps(item) for item in value]
+                    items = self.items[key] = _entry_texts(value, like, key)
+                    self.objects[key] = value
                     self.view[key] = "[" + ",".join(items) + "]"  # what json.dumps makes of the list
                 else:
                     self.view[key] = _dumps(value)
@@ -202,8 +208,26 @@ class StateParts:
         return "".join(out)
 
 
-def state_parts(frame: dict) -> StateParts:
-    return StateParts(frame)
+def _entry_texts(entries: list[dict], like: StateParts | None, key: str) -> list[str]:
+    """The text of each entry: taken from ``like`` where it holds the same entry (equal, keys in the same
+    order, so the text is the very one ``json.dumps`` would make) at the same place, else serialised."""
+    old = like.objects.get(key) if like is not None else None
+    if not old:
+        return [_dumps(entry) for entry in entries]
+    old_texts = like.items[key]  # type: ignore[union-attr]  # old is set only where like is
+    texts = []
+    for index, entry in enumerate(entries):
+        if index < len(old):
+            before = old[index]
+            if before == entry and list(before) == list(entry):
+                texts.append(old_texts[index])
+                continue
+        texts.append(_dumps(entry))
+    return texts
+
+
+def state_parts(frame: dict, like: StateParts | None = None) -> StateParts:
+    return StateParts(frame, like)
 
 
 class _LastSent:
@@ -231,6 +255,11 @@ class _LastSent:
             return None
         return last
 
+    def newest(self, group: str) -> StateParts | None:
+        """The parts of the newest state this process sent ``group`` or received for it."""
+        with self.lock:
+            return self.parts.get(group)
+
     def received(self, group: str, message: dict, base: str | None) -> str | None:
         """A socket of this process got ``message`` (a state for ``group``) with no delta it could use: it
         was built by another process (a move made through another daphne, the referee's process). The delta
@@ -248,7 +277,7 @@ class _LastSent:
             if last is not None and last.version > version:
                 return None  # overtaken: a newer state of the group is here already
             try:
-                current = StateParts(json.loads(message["text"]))
+                current = StateParts(json.loads(message["text"]), like=last)
             except (ValueError, KeyError, TypeError):
                 return None
             current.release()

@@ -247,3 +247,27 @@ async def test_a_change_built_by_another_process_still_reaches_the_socket_as_a_d
         assert socket.state == await sync_to_async(selectors.table_state_for)(table_id=table.pk, user=user)
     for socket in (anna, sven):
         await socket.close()
+
+
+def test_entries_sent_before_keep_their_text_and_a_changed_entry_is_written_anew():
+    """``StateParts(frame, like)``: the entries ``like`` holds at the same place, equal and in the same key
+    order, take their text from it; the whole text is still exactly the frame's JSON."""
+    def frame(version: int, history: list[dict]) -> dict:
+        return {"type": "state", "version": version, "table": {"id": 3}, "view": {"history": history, "hand": ["7H"]}}
+
+    before = events.state_parts(frame(1, [{"seat": 0, "action": "draw"}, {"seat": 0, "action": "discard", "card": "9S"}]))
+    grown = frame(2, [{"seat": 0, "action": "draw"}, {"seat": 0, "action": "discard", "card": "9S"},
+                      {"seat": 1, "action": "draw"}])
+    after = events.state_parts(grown, like=before)
+    assert after.text() == events.frame_text(grown)
+    assert after.items["history"][0] is before.items["history"][0]  # taken, not written again
+    assert after.items["history"][1] is before.items["history"][1]
+    # A new round: the entry at the same place differs, so its text is its own.
+    new_round = frame(3, [{"seat": 1, "action": "draw"}])
+    again = events.state_parts(new_round, like=after)
+    assert again.text() == events.frame_text(new_round) and again.items["history"][0] != after.items["history"][0]
+    # The same entry with its keys in another order (PostgreSQL's jsonb sorts them) is written as it comes.
+    reordered = frame(4, [{"action": "draw", "seat": 0}, {"seat": 0, "action": "discard", "card": "9S"}])
+    other = events.state_parts(reordered, like=before)
+    assert other.text() == events.frame_text(reordered)
+    assert other.items["history"][0] == '{"action":"draw","seat":0}'
