@@ -172,6 +172,11 @@ if DATABASE_REPLICA_URL:
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
     if DATABASE_POOL_MODE == "transaction":
         DATABASES["replica"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+# PostgreSQL through ginsite.postgresql: Django's backend with its health check at most once a second per
+# connection (not before every socket's database call: see that module).
+for _database in DATABASES.values():
+    if _database.get("ENGINE") == "django.db.backends.postgresql":
+        _database["ENGINE"] = "ginsite.postgresql"
 DATABASE_ROUTERS = ["ginsite.routers.ReplicaRouter"]
 # The pages whose reads may go to the replica (ginsite.routers.ReplicaReadsMiddleware), and the apps whose
 # tables they read there (never sessions, users or allauth's addresses).

@@ -52,7 +52,7 @@ def test_both_ways_of_naming_sqlite_give_the_same_options(tmp_path):
 
 def test_postgresql_named_by_url_gets_no_sqlite_options():
     database = settings_in_subprocess(DATABASE_URL="postgres://u:p@127.0.0.1:5432/x")
-    assert database["ENGINE"] == "django.db.backends.postgresql"
+    assert database["ENGINE"] == "ginsite.postgresql"  # Django's, its health check once a second
     assert "transaction_mode" not in database["OPTIONS"] and "timeout" not in database["OPTIONS"]
 
 
