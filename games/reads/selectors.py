@@ -11,7 +11,7 @@ from typing import cast
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.models import User as AuthUser
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils.translation import gettext
 
@@ -20,6 +20,7 @@ from games.delivery import framecache, notices
 from games.engine.romme import hints as romme_hints
 from games.models import ChatMessage, Match, Round, Seat, Table
 from games.reads import presenters
+from games.reads.prepared import Prepared
 
 #: Whoever asks: a request's or a socket's user (signed in or anonymous), or None (no user at all).
 User = AbstractBaseUser | AnonymousUser | None
@@ -47,11 +48,35 @@ def lobby_tables(*, game: str | None = None, limit: int = 100) -> list[dict]:
     return [presenters.table_summary(table, list(table.seats.all())) for table in tables[:limit]]
 
 
+#: The reads a socket's handshake makes of its table, compiled once (games.reads.prepared): a burst of sockets
+#: after a restart or a tournament's start makes them for hundreds of tables at once.
+_ID = -918_273_645  # where a read's parameter goes: a value no query here has of its own
+_TABLE: Prepared[Table] = Prepared(lambda pk: Table.objects.select_related("current_match").filter(pk=pk), _ID)
+_SEATS: Prepared[Seat] = Prepared(
+    lambda table_id: Seat.objects.filter(table_id=table_id).select_related("user").order_by("index"), _ID)
+_LAST_ROUNDS: Prepared[Round] = Prepared(lambda match_id: Round.objects.filter(match_id=match_id).order_by("-number")[:2], _ID)
+_CHAT: Prepared[ChatMessage] = Prepared(
+    lambda table_id: ChatMessage.objects.filter(table_id=table_id).select_related("user").order_by("-created_at")[:CHAT_HISTORY],
+    _ID)
+
+
 def table_get(*, table_id: int | str) -> Table | None:
     try:
-        return Table.objects.select_related("current_match").get(pk=int(table_id))
-    except (Table.DoesNotExist, TypeError, ValueError):
+        pk = int(table_id)
+    except (TypeError, ValueError):
         return None
+    if not -(2**63) <= pk < 2**63:
+        return None  # no row has it (and PostgreSQL's bigint would refuse it)
+    found = _TABLE.fetch(pk)
+    return found[0] if found else None
+
+
+def seats_of(table: Table) -> list[Seat]:
+    """A table's seats in order, with their users."""
+    seats = _SEATS.fetch(table.pk)
+    for seat in seats:
+        seat.table = table  # as a related manager's queryset sets it
+    return seats
 
 
 #: Reads of one table's rows before the snapshot is taken under the row lock instead.
@@ -69,22 +94,27 @@ def table_snapshot(*, table: Table) -> presenters.TableSnapshot:
     """
     for _ in range(SNAPSHOT_TRIES):
         snapshot = _snapshot_rows(table)
-        version = Table.objects.filter(pk=table.pk).values_list("version", flat=True).first()
+        version = table_version(table_id=table.pk)
         if version == table.version:
             return snapshot
-        table = Table.objects.select_related("current_match").get(pk=table.pk)
+        again = table_get(table_id=table.pk)
+        if again is None:
+            break  # deleted meanwhile: the lock below says so
+        table = again
     with transaction.atomic():
         table = Table.objects.select_for_update(of=("self",)).select_related("current_match").get(pk=table.pk)
         return _snapshot_rows(table)
 
 
 def _snapshot_rows(table: Table) -> presenters.TableSnapshot:
-    seats = list(table.seats.select_related("user").order_by("index"))
+    seats = seats_of(table)
     match = table.current_match
     state = engines.engine(table.game).Match.from_json(table.state) if table.state else None
     current = last = None
     if match is not None:
-        rounds = list(match.rounds.order_by("-number")[:2])
+        rounds = _LAST_ROUNDS.fetch(match.pk)
+        for one in rounds:
+            one.match = match
         current = rounds[0] if rounds else None
         last = next((r for r in rounds if r.finished_at is not None), None)
     return presenters.TableSnapshot(
@@ -297,12 +327,18 @@ def table_state_for(*, table_id: int | str, user: User) -> dict | None:
 
 
 def table_version(*, table_id: int | str) -> int | None:
-    return Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
+    with connection.cursor() as cursor:  # the one column: no queryset to compile for it
+        cursor.execute(f"SELECT version FROM {Table._meta.db_table} WHERE id = %s", [int(table_id)])
+        row = cursor.fetchone()
+    return row[0] if row else None
 
 
 def chat_recent(*, table_id: int | str, limit: int = CHAT_HISTORY) -> list[dict]:
     """The latest chat lines of a table, oldest first, as ``chat`` frames."""
-    messages = list(ChatMessage.objects.filter(table_id=table_id).select_related("user").order_by("-created_at")[:limit])
+    if limit == CHAT_HISTORY:
+        messages = _CHAT.fetch(int(table_id))
+    else:
+        messages = list(ChatMessage.objects.filter(table_id=table_id).select_related("user").order_by("-created_at")[:limit])
     if not messages:
         return []
     seat_by_user = dict(Seat.objects.filter(table_id=table_id, user__isnull=False).values_list("user_id", "index"))

@@ -19,8 +19,8 @@ from games import engines
 from games.models import Match, Round, Seat, Table
 from games.reads import selectors
 from games.reads.policy import TablePolicy, table_policy  # noqa: F401  (re-exported for the services)
+from games.reads.prepared import Prepared
 from games.reads.presenters import TableSnapshot
-from games.services._prepared import Prepared
 
 #: The largest action a client may send, as compact JSON (a Rommé lay-out of 13 cards fits easily).
 ACTION_MAX_BYTES = 2048
@@ -78,7 +78,7 @@ def table_id_of(table_id: Any) -> int:
 #: record is the whole round, every move) but never reads them. The deals stay: the frames show the last
 #: finished round's (``presenters._round_facts``), and the round in play is that round once it ends.
 _ROUND_COLUMNS_UNREAD = ("current_round__record", "current_round__result", "last_round__record", "last_round__result")
-#: Marks where a read's parameter goes (``_prepared.Prepared``): a value no query here has of its own.
+#: Marks where a read's parameter goes (``games.reads.prepared.Prepared``): a value no query here has of its own.
 _ID = -918_273_645
 
 
@@ -95,7 +95,6 @@ def _locked(skip_locked: bool) -> Prepared[Table]:
 
 
 _LOCKED, _LOCKED_SKIPPING = _locked(False), _locked(True)
-_SEATS: Prepared[Seat] = Prepared(lambda table_id: Seat.objects.filter(table_id=table_id).select_related("user").order_by("index"), _ID)
 
 
 @overload
@@ -106,7 +105,7 @@ def locked_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
     """Lock and return the table row. ``skip_locked`` (the referee): None if another worker holds it."""
     table_id = table_id_of(table_id)
     # One statement: the row, its match and the two rounds a change needs (``rounds_of``), without the
-    # rounds' JSON a change does not read (``_ROUND_COLUMNS_UNREAD``); compiled once (``_prepared``).
+    # rounds' JSON a change does not read (``_ROUND_COLUMNS_UNREAD``); compiled once (``games.reads.prepared``).
     found = (_LOCKED_SKIPPING if skip_locked else _LOCKED).fetch(table_id)
     if not found:
         if skip_locked:
@@ -121,10 +120,7 @@ def locked_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
 
 
 def seats_of(table: Table) -> list[Seat]:
-    seats = _SEATS.fetch(table.pk)
-    for seat in seats:
-        seat.table = table  # as a related manager's queryset sets it
-    return seats
+    return selectors.seats_of(table)
 
 
 def user_seat(seats: list[Seat], user: selectors.User) -> Seat | None:

@@ -1,4 +1,4 @@
-"""A move's reads compiled once (games.services._prepared): the same rows, objects and errors as the queryset."""
+"""A move's reads compiled once (games.reads.prepared): the same rows, objects and errors as the queryset."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.db.transaction import TransactionManagementError
 from games import services
 from games.models import Seat, Table
 from games.services import _common
-from games.services._prepared import Prepared
+from games.reads.prepared import Prepared
 
 
 @pytest.fixture
