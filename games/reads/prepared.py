@@ -98,3 +98,37 @@ class Prepared(Generic[M]):
                 populator.populate(row, obj)
             out.append(obj)  # type: ignore[arg-type]
         return out
+
+
+class PreparedInsert(Generic[M]):
+    """One row of ``model`` inserted with its SQL compiled once per database, values prepared per field as
+    ``Model.save()`` prepares them (``pre_save``: ``auto_now_add`` included; ``get_db_prep_save``: JSON and
+    dates). For rows whose primary key nobody reads back: the object's ``pk`` stays unset, as nothing is
+    returned. Signals are not sent (the models this serves have no receivers)."""
+
+    def __init__(self, model: type[M]):
+        self.model = model
+        self.fields = [f for f in model._meta.concrete_fields if not f.primary_key or not f.auto_created]
+        self._sql: dict[tuple[str, str], str] = {}
+
+    def _compile(self, alias: str) -> str:
+        from django.db.models.sql import InsertQuery
+
+        query = InsertQuery(self.model)
+        query.insert_values(self.fields, [self.model()], raw=False)
+        compiler = query.get_compiler(using=alias)
+        compiler.returning_fields = None
+        (sql, _params), = compiler.as_sql()
+        return sql
+
+    def insert(self, obj: M, *, using: str = "default") -> None:
+        connection = connections[using]
+        key = (using, connection.vendor)
+        sql = self._sql.get(key)
+        if sql is None:
+            sql = self._sql[key] = self._compile(using)
+        params = [field.get_db_prep_save(field.pre_save(obj, True), connection=connection) for field in self.fields]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+        obj._state.adding = False
+        obj._state.db = using

@@ -12,12 +12,15 @@ from django.conf import settings
 from games import engines
 from games.delivery import events
 from games.models import Match, Move, Round, Seat, Table
+from games.reads.prepared import PreparedInsert
 from games.reads.presenters import TableSnapshot, seat_name
 from games.services import _common
 from games.services.ending import match_end
 
 #: Seconds the round-end view stays up before the referee deals the next round (unless all are ready).
 ROUND_BREAK_SECONDS = 15
+#: A move's log row, its INSERT compiled once (games.reads.prepared): nothing reads its id back.
+_MOVE_INSERT = PreparedInsert(Move)
 
 
 #: The columns of the table row a change may set besides its version and state (``Play.finish``).
@@ -56,7 +59,7 @@ class Play:
     def log(self, seat: int | None, action: dict, by: str) -> None:
         # The seq is the match's count of logged moves, kept in the locked row (``Table.moves_logged``): no
         # query of the log, and the unique (match, seq) still refuses a move logged twice.
-        Move.objects.create(
+        _MOVE_INSERT.insert(Move(
             table=self.table,
             match=self.match,
             round_number=self.state.round_number,
@@ -65,7 +68,7 @@ class Play:
             action=action,
             by=by,
             version=self.table.version + 1,
-        )
+        ))
         self._next_seq += 1
         self.table.moves_logged = self._next_seq
 

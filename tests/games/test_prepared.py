@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.transaction import TransactionManagementError
 
 from games import services
 from games.models import Seat, Table
-from games.services import _common
 from games.reads.prepared import Prepared
+from games.services import _common
 
 
 @pytest.fixture
@@ -68,3 +68,24 @@ def test_every_marker_must_be_among_the_parameters():
     unused = Prepared(lambda pk, other: Table.objects.filter(pk=pk), -5, -6)
     with pytest.raises(AssertionError):
         unused._compile("default")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_prepared_insert_writes_the_row_create_would(table):
+    from games.models import Move
+    from games.reads.prepared import PreparedInsert
+
+    match = table.current_match
+    action = {"action": "draw", "from": "stock", "note": "ä ♥"}
+    made = Move(table=table, match=match, round_number=1, seq=900, seat=1, action=action, by=Move.By.PLAYER, version=77)
+    PreparedInsert(Move).insert(made)
+    created = Move.objects.create(table=table, match=match, round_number=1, seq=901, seat=1, action=action,
+                                  by=Move.By.PLAYER, version=77)
+    first, second = Move.objects.filter(match=match, seq__in=(900, 901)).order_by("seq")
+    assert made.created_at is not None  # auto_now_add, as save() sets it
+    assert first.action == second.action == action and first.by == second.by and first.version == second.version == 77
+    assert first.table_id == second.table_id == table.pk and first.seat == second.seat == 1
+    assert abs((second.created_at - first.created_at).total_seconds()) < 5 and created.pk != first.pk
+    with pytest.raises(IntegrityError), transaction.atomic():  # the unique (match, seq) refuses a move logged twice
+        PreparedInsert(Move).insert(Move(table=table, match=match, round_number=1, seq=900, seat=1,
+                                         action=action, by=Move.By.PLAYER, version=78))
