@@ -132,3 +132,34 @@ class PreparedInsert(Generic[M]):
             cursor.execute(sql, params)
         obj._state.adding = False
         obj._state.db = using
+
+
+class PreparedUpdate(Generic[M]):
+    """``obj.save(update_fields=names)`` for rows known to exist, its SQL compiled once per database and set of
+    columns: values prepared per field as ``save()`` prepares them (``auto_now`` included). Signals are not
+    sent (the models this serves have no receivers). Returns the number of rows updated."""
+
+    def __init__(self, model: type[M]):
+        self.model = model
+        self._sql: dict[tuple[str, str, tuple[str, ...]], tuple[str, list[Any]]] = {}
+
+    def _compile(self, alias: str, names: tuple[str, ...]) -> tuple[str, list[Any]]:
+        """``UPDATE t SET a = %s, ... WHERE pk = %s``: what Django's update compiler writes for plain values."""
+        quote = connections[alias].ops.quote_name
+        meta = self.model._meta
+        fields: list[Any] = [meta.get_field(name) for name in names]
+        assigned = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+        pk: Any = meta.pk
+        return f"UPDATE {quote(meta.db_table)} SET {assigned} WHERE {quote(pk.column)} = %s", fields
+
+    def update(self, obj: M, names: list[str], *, using: str = "default") -> int:
+        connection = connections[using]
+        key = (using, connection.vendor, tuple(names))
+        compiled = self._sql.get(key)
+        if compiled is None:
+            compiled = self._sql[key] = self._compile(using, tuple(names))
+        sql, fields = compiled
+        params = [field.get_db_prep_save(field.pre_save(obj, False), connection=connection) for field in fields]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [*params, obj.pk])
+            return cursor.rowcount

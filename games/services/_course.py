@@ -8,11 +8,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import DatabaseError
 
 from games import engines
 from games.delivery import events
 from games.models import Match, Move, Round, Seat, Table
-from games.reads.prepared import PreparedInsert
+from games.reads.prepared import PreparedInsert, PreparedUpdate
 from games.reads.presenters import TableSnapshot, seat_name
 from games.services import _common
 from games.services.ending import match_end
@@ -21,6 +22,8 @@ from games.services.ending import match_end
 ROUND_BREAK_SECONDS = 15
 #: A move's log row, its INSERT compiled once (games.reads.prepared): nothing reads its id back.
 _MOVE_INSERT = PreparedInsert(Move)
+#: A move's save of the table row (its changed columns), compiled once per set of columns.
+_TABLE_UPDATE = PreparedUpdate(Table)
 
 
 #: The columns of the table row a change may set besides its version and state (``Play.finish``).
@@ -121,7 +124,8 @@ class Play:
             _common.save_table(table)
         else:
             changed = [name.removesuffix("_id") for name in _TRACKED if getattr(table, name) != self._read[name]]
-            table.save(update_fields=["version", "state", "updated_at", *changed])
+            if not _TABLE_UPDATE.update(table, ["version", "state", "updated_at", *changed]):
+                raise DatabaseError("The table row to save is gone.")  # as save(update_fields=...) says it
         for seat in self.seats:
             if seat.index in self.changed_seats:
                 seat.save(update_fields=["consecutive_timeouts", "left", "ready"])
