@@ -431,6 +431,11 @@ def meld_preview(*, cards: list[str]) -> dict:
     >>> meld_preview(cards=["JK", "JK"])["error"]
     'a meld needs at least 3 cards, not 2'
     """
+    return meld_preview_unsearched(cards=cards) or romme_hints.meld_preview(cards)
+
+
+def meld_preview_unsearched(*, cards: list[str]) -> dict | None:
+    """``meld_preview``'s answer where no search is needed (fewer than 3 cards), else None."""
     if len(cards) < 3:  # no reading to search for (and two jokers alone would be reported as "no cards")
         return {"meld": None, "points": None, "error": f"a meld needs at least 3 cards, not {len(cards)}"}
-    return romme_hints.meld_preview(cards)
+    return None

@@ -9,7 +9,6 @@ import functools
 import json
 import logging
 import re
-from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
@@ -20,7 +19,7 @@ from django.conf import settings
 from games import services
 from games.delivery import events
 from games.delivery import limits as ratelimit
-from games.reads import selectors
+from games.reads import previews, selectors
 from games.services import ServiceError
 from games.web import handshakes, timekeeper
 from games.web.dbthread import in_thread
@@ -40,8 +39,7 @@ PREVIEW_ID_CHARS = 64
 #: How long a preview may take, queue included, before it is answered ``busy`` (the solver's own work is
 #: bounded by ``hints.PREVIEW_BUDGET``; this bounds the wait behind other sockets' previews).
 PREVIEW_SECONDS = 2.0
-#: The previews' own worker thread: off the event loop, and never on the database thread the moves use.
-_PREVIEWS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="meld-preview")
+
 
 
 def _echoable_id(value: object) -> bool:
@@ -421,7 +419,7 @@ class TableConsumer(_JsonConsumer):
         await self._may_preview()
         try:
             answer = await asyncio.wait_for(
-                asyncio.get_running_loop().run_in_executor(_PREVIEWS, functools.partial(selectors.meld_preview, cards=cards)),
+                previews.meld_preview(cards),
                 PREVIEW_SECONDS,
             )
         except TimeoutError:

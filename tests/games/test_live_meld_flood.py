@@ -192,10 +192,9 @@ def test_ten_sockets_flooding_previews_leave_a_seated_players_ping_within_twice_
     for counts, close_code in garbage_results:
         assert counts.get("bad_message", 0) >= 60 and close_code == 4429, (counts, close_code)
     assert len(under) >= 5 and len(garbage) >= 5, "a flood ended before the pings could measure it"
-    # A preview costs the server what any refused message costs: the seated player's ping under ten sockets
-    # of worst previews stays within 2x of its ping under the same flood of garbage. (Before, 1,500 previews
-    # of ~11 ms each ran on the event loop: seconds of delay.) Against idle, see the printed ratio: on a
-    # machine shared with other work any flood of 1,500 frames through daphne costs more than 2x idle.
-    if os.environ.get("FLOOD_IDLE_RATIO"):
-        assert ms["previews"] <= float(os.environ["FLOOD_IDLE_RATIO"]) * ms["idle"], ms
+    # Ten sockets of worst previews leave the seated player's ping within 2x of idle (issue 25): the solver
+    # runs in a worker process of its own (games.reads.previews), so neither the event loop nor the GIL waits
+    # for it. (Before: 1,500 previews of ~11 ms each on the event loop, seconds of delay; then in a thread of
+    # daphne's, 5 ms a ping behind the GIL.) And a preview costs the server no more than a refused message.
+    assert ms["previews"] <= float(os.environ.get("FLOOD_IDLE_RATIO", "2")) * ms["idle"], ms
     assert ms["previews"] <= 2 * ms["garbage"], ms
