@@ -1,14 +1,17 @@
-// Gin's own part of the table: the Restpunkte meter and the Klopfen / Gin! / Big Gin / Tipp buttons. Every
-// number comes from the server's meter (view.meter); the page only shows it.
+// Gin's own part of the table, the hooks the shell (games/static/games/table.js) calls: the Restpunkte meter,
+// the Klopfen / Gin! / Big Gin / Tipp buttons, how a knock reads and sounds, the score sheet with boxes,
+// bonuses and Hollywood's columns, and each hand at a round's end (melds, lay-offs, Restpunkte). Every number
+// comes from the server (view.meter, view.scores); the page only shows it.
 
-import { cardShort } from "../cards.js";
-import { button, el } from "./dom.js";
-import { LANG, t } from "./i18n.js";
-import { selectedCodes } from "./hand.js";
-import { legalOf, rerender, sendAction, store } from "./store.js";
+import { cardShort } from "../games/cards.js";
+import { button, el } from "../games/table/dom.js";
+import { LANG, t } from "../games/table/i18n.js";
+import { selectedCodes } from "../games/table/hand.js";
+import { cardGroup, nameCell, resultName, without } from "../games/table/scores.js";
+import { legalOf, playerName, rerender, sendAction, store } from "../games/table/store.js";
 
 /** The gin meter (view.meter) as {now, afterBest, bestDiscard, byCard, canKnock, knockLimit}. */
-export function ginMeter(v) {
+function ginMeter(v) {
   const meter = v.meter || {};
   const byCard = {};
   for (const choice of meter.discards || []) byCard[choice.card] = choice.deadwood;
@@ -38,7 +41,7 @@ function chosenKnock(v, { ginOnly = false } = {}) {
   return [...candidates].sort((a, b) => score(a) - score(b))[0];
 }
 
-export function renderGinNumbers(box, v) {
+function renderNumbers(box, v) {
   const meter = ginMeter(v);
   const drawn = (v.hand || []).length > 10;
   // After drawing the meter shows what remains after the best discard; before, the hand as it is.
@@ -67,7 +70,7 @@ export function renderGinNumbers(box, v) {
   box.append(wrap);
 }
 
-export function renderGinActions(bar, v) {
+function renderActions(bar, v) {
   const knocks = legalOf("knock");
   if (knocks.length || legalOf("discard").length) {
     const knock = chosenKnock(v);
@@ -106,3 +109,113 @@ export function renderGinActions(bar, v) {
     );
   }
 }
+
+// --- the score sheet ---------------------------------------------------------------------------------------
+
+/** Game, box and shutout bonuses are added when a gin match ends: what the final has above the round points. */
+function ginBonuses(v) {
+  const scores = v.scores || {};
+  if (!v.over || scores.columns || !Array.isArray(scores.final) || !Array.isArray(scores.totals)) return null;
+  const bonuses = scores.final.map((value, seat) => value - scores.totals[seat]);
+  return bonuses.some(Boolean) ? bonuses : null;
+}
+
+const plus = (x) => (x ? `+${x}` : "0");
+
+function sheetRound(v, round, seats) {
+  // Gin rounds end in different ways (knock, undercut, gin): each row names it.
+  const cells = Array.from({ length: seats }, (_, seat) => (round.winner === seat ? `+${round.points}` : round.result === "dead" ? "–" : ""));
+  return { kind: round.result ? resultName(round.result) : null, cells };
+}
+
+function sheetTotals(v, scores) {
+  const rows = [{ label: t("totals"), values: scores.totals }, { label: t("boxes"), values: scores.boxes }];
+  const bonuses = ginBonuses(v);
+  if (bonuses) rows.push({ label: t("bonuses"), values: bonuses.map(plus) });
+  if (v.over || scores.columns) rows.push({ label: t("final"), values: scores.final });
+  return rows;
+}
+
+/** Hollywood: three games scored at once, one small sheet per column with its own bonuses. */
+function sheetAfter(v, scores, seats) {
+  if (!Array.isArray(scores.columns)) return null;
+  const wrap = el("div", { class: "hollywood" });
+  for (const [i, column] of scores.columns.entries()) {
+    const col = el("table", { class: "scores scores--column" });
+    col.append(el("caption", { text: t("column_n", { n: i + 1 }) + (column.finished ? " ✓" : "") }));
+    const head = el("tr");
+    for (let seat = 0; seat < seats; seat += 1) head.append(nameCell("th", seat));
+    col.append(el("thead", {}, head));
+    const row = el("tr");
+    for (let seat = 0; seat < seats; seat += 1) row.append(el("td", { text: column.scores[seat] }));
+    const rows = [row];
+    if (column.finished) {
+      const bonus = el("tr");
+      for (let seat = 0; seat < seats; seat += 1) bonus.append(el("td", { text: `+${column.bonuses[seat]}`, title: t("bonuses") }));
+      rows.push(bonus);
+    }
+    col.append(el("tbody", {}, ...rows));
+    wrap.append(col);
+  }
+  return wrap;
+}
+
+// --- the end of a round and of the match ---------------------------------------------------------------------
+
+function roundHeadline(v, last) {
+  if (last.result === "dead") return t("dead_round");
+  if (!Number.isInteger(last.winner)) return null;
+  return t("round_winner", { name: playerName(last.winner), what: resultName(last.result), n: last.points ?? 0 });
+}
+
+/** A seat's hand at a round's end: its melds, the cards it laid off on the knocker's, its Restpunkte. */
+function roundSeat(v, last, seat) {
+  const parts = [];
+  const figures = [];
+  const melds = (last.melds && last.melds[seat]) || [];
+  const layoffs = seat !== last.knocker ? last.layoffs || [] : [];
+  for (const meld of melds) parts.push(cardGroup(meld));
+  if (layoffs.length && last.knocker !== null) parts.push(el("span", { class: "summary__label", text: t("layoffs") }), cardGroup(layoffs, "meld--layoff"));
+  const dead = without((last.hands && last.hands[seat]) || [], [...melds.flat(), ...layoffs]);
+  if (dead.length) parts.push(el("span", { class: "summary__label", text: t("deadwood_cards") }), cardGroup(dead, "meld--deadwood"));
+  if (last.deadwood && Number.isInteger(last.deadwood[seat])) figures.push(t("deadwood_n", { n: last.deadwood[seat] }));
+  if (last.winner === seat && last.points) figures.push(t("points_n", { n: last.points }));
+  return { tags: last.knocker === seat ? [{ text: t("knocker"), ok: true }] : [], parts, figures };
+}
+
+function finalColumns(v, result) {
+  const scores = v.scores || {};
+  const bonuses = ginBonuses(v);
+  const columns = [];
+  if (!scores.columns) columns.push([t("totals"), scores.totals]);
+  if (bonuses) columns.push([t("bonuses"), bonuses.map(plus)]);
+  columns.push([t("final"), result.final || scores.final]);
+  return columns;
+}
+
+// --- moves and sounds -------------------------------------------------------------------------------------------
+
+function describeMove(move) {
+  if (move.action === "knock") return t("mv_knock", { card: cardShort(move.card, LANG) });
+  if (move.action === "big_gin") return t("mv_big_gin");
+  return null;
+}
+
+const SOUNDS = { knock: "knock", big_gin: "gin" };
+
+export default {
+  multiSelect: false, // gin plays one card at a time
+  arrangement: (v) => (v.meter && Array.isArray(v.meter.melds) ? v.meter.melds : []),
+  renderNumbers,
+  renderActions,
+  describeMove,
+  moveSound: (move) => SOUNDS[move.action] ?? null,
+  roundEndSound: (last) => (["gin", "big_gin"].includes(last.result) ? "gin" : null),
+  sheetRound,
+  sheetTotals,
+  sheetAfter,
+  roundHeadline,
+  roundSeat,
+  finalColumns,
+  standing: (v) => (v.scores || {}).totals ?? null,
+};
