@@ -23,8 +23,7 @@ BRANCH = re.compile(
 #: may name themselves). tournaments/ and templates/tournaments/ are the formats' to clean (issue 26).
 SCANNED = ["games/static", "games/templatetags", "games/web", "games/reads", "games/delivery", "games/services",
            "games/management", "templates/games", "templates/ratings", "templates/account", "templates/accounts",
-           "templates/errors",
-           "ratings"]
+           "templates/errors", "ratings"]
 SUFFIXES = (".py", ".html", ".js", ".css", ".txt")
 
 
