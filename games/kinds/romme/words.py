@@ -29,6 +29,7 @@ def table_words() -> dict[str, Any]:
         "best_opening": _("Beste Auslage auf der Hand"),
         "best_short": _("Beste"),
         "you_opened": _("Du hast ausgelegt"),
+        "melds_on_table": _("Meldungen auf dem Tisch"),
         "no_melds": _("Noch liegt nichts auf dem Tisch."),
         "meld_label": _("Meldung {n}: {cards}"),
         "meld_target": _("Meldung {n}: {cards} – hier anlegen"),

@@ -150,6 +150,7 @@ function meldBox(cards, attrs = {}) {
 
 function renderMelds(area, tb, v) {
   area.replaceChildren();
+  area.setAttribute("aria-label", t("melds_on_table"));
   const onTable = v.melds || [];
   const targets = targetMelds();
   // Grouped by who laid them, so "who has opened" reads at a glance; the own melds first.
