@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from games import services
 from games.models import Table
-from tests.browser.conftest import serving
+from tests.browser.conftest import SCREENSHOT_DIR, serving
 from tests.games.highcard import entry as highcard
 
 pytestmark = pytest.mark.browser
@@ -78,6 +78,11 @@ def make_user(name):
     user = get_user_model().objects.create_user(name, f"{name}@example.com", PASSWORD)
     EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
     return user
+
+
+def shot(page, name):
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT_DIR / f"{name}.png"), full_page=True)
 
 
 def frame(page):
@@ -148,6 +153,8 @@ def test_two_people_play_high_card_on_the_table_page_and_step_through_its_replay
         # The other window shows the card in the middle and says who played it, in the game's words.
         assert other.locator(f"#played .meld[data-seat='{seat}'] [data-card='{card}']").count() == 1
         assert other.locator("#last-move").inner_text() == f"{['anna', 'ben'][seat]} spielt {short(card)}"
+        if rounds_seen == 0 and len(frame(other)["view"]["history"]) == 1:
+            shot(other, "highcard_table")
     else:
         pytest.fail("the match did not end")
 
@@ -195,6 +202,7 @@ def test_two_people_play_high_card_on_the_table_page_and_step_through_its_replay
         assert end_line.endswith(f"{data['players'][summary['winner']]} gewinnt die Runde: höchste Karte.")
     anna.click("#rv-back")
     assert anna.locator("#rv-move").inner_text() == f"{name} spielt {short(move['card'])}"
+    shot(anna, "highcard_replay")
     anna.select_option("#rv-round", "3")
     assert anna.locator("#rv-counter").inner_text() == "Ausgeteilt · Zug 0 von 2"
     assert not anna.errors

@@ -64,6 +64,9 @@ class HighCardEntry(GameEntry):
     def replay_words(self) -> JSON:
         return dict(self.REPLAY_WORDS[self._language()])
 
+    def result_label(self, round_result: JSON) -> str:
+        return self.REPLAY_WORDS[self._language()].get(f"result_{round_result.get('result')}", "–")
+
     def option_summary(self, options: JSON) -> list[str]:
         return [f"{options.get('rounds', 1)} ×"]
 
