@@ -183,3 +183,21 @@ def test_the_table_page_hands_its_script_one_catalogue_and_its_games_module(clie
     assert "strings" not in json.loads(config)
     assert json.loads(strings) == catalogue("en", game)
     assert f'<link rel="modulepreload" id="game-module" href="/static/{game}/client.js">' in html
+
+
+def _msgids_of_words(game: str) -> set[str]:
+    """The German texts a game's words module translates (``_`` and both forms of ``ngettext``)."""
+    import ast
+
+    tree = ast.parse((ROOT / "games" / "kinds" / game / "words.py").read_text(encoding="utf-8"))
+    return {arg.value for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("_", "ngettext") for arg in node.args[:2] if isinstance(arg, ast.Constant)}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_games_words_are_translated_in_its_own_catalogue(game):
+    # The game's package holds its words and their English (games/kinds/<game>/locale), as an app's catalogue.
+    po = (ROOT / "games" / "kinds" / game / "locale" / "en" / "LC_MESSAGES" / "django.po").read_text(encoding="utf-8")
+    in_catalogue = {json.loads(text) for text in re.findall(r'^msgid(?:_plural)? (".*")$', po, re.M)}
+    words = _msgids_of_words(game)
+    assert words and sorted(words - in_catalogue) == []
