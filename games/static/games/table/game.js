@@ -25,6 +25,12 @@ const DEFAULTS = {
   turnHint: plain,
   /** A move of the game's own in a few words without the name ("klopft und wirft ♠10 ab"); null: the shell's. */
   describeMove: plain,
+  /** The actions that put a card on the pile (the pile is a drop target while one is legal; the card flies
+   * there). */
+  pileActions: ["discard"],
+  /** Moves a card of a move of the game's own (not a draw, not onto the pile) where the game's part of the
+   * table shows it, after a render: `(move, {snap, mine, delay, from, seatRect})`, with ./motion.js. */
+  animateMove: () => {},
   /** The sound of a move of the game's own ("knock", "gin", "lay"); null: the shell's for draw and discard. */
   moveSound: plain,
   /** The sound of a round's end (the view's last_round), when it is one worth a sound; null: none. */

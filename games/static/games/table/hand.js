@@ -123,8 +123,9 @@ export function toggleSelect(key) {
   rerender();
 }
 
+/** Whether a card may go on the pile now (a discard, or a move of the game's that ends on the pile). */
 export function discardsAllowed() {
-  return legalOf("discard").length > 0 || legalOf("knock").length > 0;
+  return game.pileActions.some((kind) => legalOf(kind).length > 0);
 }
 
 /** Discards the card of `key` if the rules allow it now (else says why, when discarding is the phase). */

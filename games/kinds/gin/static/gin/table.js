@@ -205,6 +205,7 @@ const SOUNDS = { knock: "knock", big_gin: "gin" };
 
 export default {
   multiSelect: false, // gin plays one card at a time
+  pileActions: ["discard", "knock"], // a knock discards too
   arrangement: (v) => (v.meter && Array.isArray(v.meter.melds) ? v.meter.melds : []),
   renderNumbers,
   renderActions,

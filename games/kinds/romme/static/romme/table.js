@@ -8,6 +8,7 @@ import { cardElement, cardShort } from "../games/cards.js";
 import { button, el, root, toast } from "../games/table/dom.js";
 import { LANG, t } from "../games/table/i18n.js";
 import { addDropTarget, codeOf, handKeys, selectedCodes } from "../games/table/hand.js";
+import { flyFrom, ghostFlight, rectOf } from "../games/table/motion.js";
 import { cardGroup, resultName } from "../games/table/scores.js";
 import { askMeldPreview, legal, legalOf, mySeat, plainName, playerName, rerender, sendAction, store, view } from "../games/table/store.js";
 
@@ -446,8 +447,22 @@ function describeMove(move) {
   }
 }
 
+/** A meld laid flies from the hand (or the seat) to its place; a card laid off or swapped in flies to its meld. */
+function animateMove(move, { snap, mine, delay, from, seatRect }) {
+  if (move.action === "lay") {
+    for (const meld of root.querySelectorAll("#melds .meld[data-meld]")) {
+      if (snap.melds.has(meld.dataset.meld)) continue;
+      flyFrom(meld, mine ? snap.handArea : seatRect(move.seat), { delay });
+    }
+  } else if (move.action === "lay_off" || move.action === "swap") {
+    const meld = root.querySelector(`#melds .meld[data-meld="${move.meld}"]`);
+    ghostFlight(move.card, from, rectOf(meld), { delay });
+  }
+}
+
 export default {
   multiSelect: true, // Rommé builds melds from several cards
+  animateMove,
   arrangement: (v) => (v.best_opening && Array.isArray(v.best_opening.melds) ? v.best_opening.melds : []),
   roundsTotal: (v) => (v.options && v.options.rounds) || null,
   seatTags: (v, seat) => (Array.isArray(v.opened) ? [{ text: v.opened[seat] ? t("opened") : t("not_opened"), ok: Boolean(v.opened[seat]) }] : []),
