@@ -46,6 +46,10 @@ def register(entry: GameEntry) -> GameEntry:
         raise ValueError(f"the game {entry.name!r} is registered already")
     if entry.name != entry.engine.GAME:
         raise ValueError(f"the entry {entry.name!r} names the engine of {entry.engine.GAME!r}")
+    module = entry.client_module
+    if not isinstance(module, str) or not module.endswith(".js") or module.startswith(("/", ".")) or ".." in module:
+        raise ValueError(f"the entry {entry.name!r} names no client module (a static path such as "
+                         f"'{entry.name}/client.js'), but {module!r}")
     low, high = entry.seats
     if not 1 <= low <= entry.default_seats <= high:
         raise ValueError(f"the entry {entry.name!r} has {entry.default_seats} default seats outside {low}..{high}")

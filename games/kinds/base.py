@@ -121,6 +121,22 @@ class GameEntry:
     pool_note: Label = ""
     #: The replay function of the game's engine: a record in, the match's facts out (``InvalidRecord``).
     replay: Callable[[JSON], JSON]
+    #: The game's client module, as a static path ("gin/client.js", in the game's own ``static/<game>/``): an ES
+    #: module that exports ``table`` and ``replay``, each a function that imports that page's hooks. The table
+    #: page and the replay viewer load it (``{% static %}``) and call its hooks; the shells name no game.
+    client_module: str = ""
+
+    # --- words ----------------------------------------------------------------------------------------
+
+    def table_words(self) -> JSON:
+        """The game's own words on the table page (its buttons, numbers, score sheet), in the request's
+        language, beside the shell's (``games.templatetags.table_i18n``): ``{key: text}``, a text with a number
+        as ``{"one": ..., "other": ...}``. A hook: none by default."""
+        return {}
+
+    def replay_words(self) -> JSON:
+        """The game's own words in the replay viewer (its moves, how its rounds end), beside the viewer's."""
+        return {}
 
     # --- tables and options ---------------------------------------------------------------------------
 

@@ -1,10 +1,11 @@
 """The words of the live table page, translated for the request: the catalogue the table's ES modules read
-(``{% table_strings as strings %}{{ strings|json_script:"table-strings" }}``) and the games' names.
+(``{% table_strings table.game as strings %}{{ strings|json_script:"table-strings" }}``: the shell's words here,
+each game's own from its package, ``games/kinds/<game>/words.py`` through its entry) and the games' names.
 
 Texts carry ``{name}`` placeholders that the page fills in. Texts with a number come in both plural forms
 (``{"one": ..., "other": ...}``, from ``ngettext``); the page picks one with ``Intl.PluralRules``, which for
-German and English knows exactly these two. One word per thing: ``Restpunkte`` (gin deadwood), ``Augen``
-(the cards' value in a Rommé hand), ``Meldung`` (a meld), ``Stapel`` (stock), ``Ablagestapel`` (discard pile).
+German and English knows exactly these two. One word per thing: ``Meldung`` (a meld), ``Stapel`` (stock),
+``Ablagestapel`` (discard pile); the games keep theirs (``Restpunkte``, ``Augen``).
 """
 
 from __future__ import annotations
@@ -33,8 +34,19 @@ def _forms(one: str, other: str) -> dict[str, str]:
 
 
 @register.simple_tag
-def table_strings() -> dict:
-    """Every text the live table shows, in the request's language."""
+def table_strings(game: str | None = None) -> dict:
+    """Every text the live table of ``game`` shows, in the request's language: the shell's (below) and the game's
+    own (its entry's ``table_words``, which win where a key is in both). Without a game, the shell's alone;
+    ``UnknownGame`` for a name no game has."""
+    words = _shell_words()
+    if game is not None:
+        words.update(registry.get(game).table_words())
+    return words
+
+
+def _shell_words() -> dict:
+    """The words of the game-free shell (games/static/games/table.js and table/): connection, seats, stock and
+    pile, the moves every game shares, the score sheet's frame, the end of a round and of the match."""
     return {
         # --- connection and errors
         "conn_back": _("Wieder verbunden"),
@@ -79,8 +91,6 @@ def table_strings() -> dict:
             ngettext("{n} Karte auf der Hand", "{n} Karten auf der Hand", 1),
             ngettext("{n} Karte auf der Hand", "{n} Karten auf der Hand", 2),
         ),
-        "opened": _("ausgelegt"),
-        "not_opened": _("noch nicht ausgelegt"),
         "timeouts_n": _("{n}× Zeit abgelaufen"),
         "you_are": _("Deine Karten, {name}"),
         # --- stock, pile, whose turn
@@ -107,79 +117,19 @@ def table_strings() -> dict:
         "hint_first_turn": _("Du bist am Zug: die offene Karte nehmen oder passen?"),
         "hint_draw": _("Du bist am Zug: vom Stapel ziehen oder die offene Karte nehmen."),
         "hint_discard": _("Wirf eine Karte ab: auf den Ablagestapel ziehen oder wählen und „Abwerfen“ tippen."),
-        "hint_discard_romme": _("Melden, anlegen – zum Schluss eine Karte auf den Ablagestapel."),
-        # --- gin: the Restpunkte meter
-        "deadwood": _("Restpunkte"),
-        "deadwood_after": _("Restpunkte nach bestem Abwurf"),
-        "gin_possible": _("Gin möglich!"),
-        "knock_possible": _("Klopfen möglich"),
-        "knock_limit": _forms(
-            ngettext("Klopfen bei höchstens {n} Restpunkt", "Klopfen bei höchstens {n} Restpunkten", 1),
-            ngettext("Klopfen bei höchstens {n} Restpunkt", "Klopfen bei höchstens {n} Restpunkten", 2),
-        ),
-        "gin_only": _("Nur Gin beendet die Runde"),
-        "tip_text": _forms(
-            ngettext("Tipp: {card} abwerfen – dann bleibt {n} Restpunkt.", "Tipp: {card} abwerfen – dann bleiben {n} Restpunkte.", 1),
-            ngettext("Tipp: {card} abwerfen – dann bleibt {n} Restpunkt.", "Tipp: {card} abwerfen – dann bleiben {n} Restpunkte.", 2),
-        ),
-        # --- Rommé: numbers and melds
-        "augen": _("Augen auf der Hand"),
-        "augen_short": _("Augen"),
-        "opening_total": _("Neue Meldungen"),
-        "opening_short": _("Meldungen"),
-        "best_opening": _("Beste Auslage auf der Hand"),
-        "best_short": _("Beste"),
-        "you_opened": _("Du hast ausgelegt"),
-        "no_melds": _("Noch liegt nichts auf dem Tisch."),
-        "meld_label": _("Meldung {n}: {cards}"),
-        "meld_target": _("Meldung {n}: {cards} – hier anlegen"),
-        "your_new_melds": _("Deine neuen Meldungen"),
-        "meld_checking": _("wird geprüft …"),
-        "meld_invalid": _("keine gültige Meldung"),
         # --- action buttons
         "take_upcard": _("{card} nehmen"),
         "pass": _("Passen"),
         "draw_stock": _("Vom Stapel ziehen"),
         "discard": _("Abwerfen"),
         "discard_card": _("{card} abwerfen"),
-        "knock": _("Klopfen"),
-        "knock_with": _forms(
-            ngettext("Klopfen mit {card} ({n} Restpunkt)", "Klopfen mit {card} ({n} Restpunkte)", 1),
-            ngettext("Klopfen mit {card} ({n} Restpunkt)", "Klopfen mit {card} ({n} Restpunkte)", 2),
-        ),
-        "gin": _("Gin!"),
-        "gin_with": _("Gin! ({card} abwerfen)"),
-        "big_gin": _("Big Gin!"),
-        "tip": _("Tipp"),
-        "stage_meld": _("Als Meldung vormerken"),
-        "lay_out": _forms(
-            ngettext("Auslegen ({n} Punkt)", "Auslegen ({n} Punkte)", 1),
-            ngettext("Auslegen ({n} Punkt)", "Auslegen ({n} Punkte)", 2),
-        ),
-        "unstage": _("Zurücknehmen"),
-        "unstage_one": _("{cards} – antippen nimmt die Meldung zurück"),
-        "use_suggestion": _("Vorschlag übernehmen"),
-        "lay_off_at": _("{card} an Meldung {n} anlegen"),
-        "lay_off_low": _("{card} unten an Meldung {n} anlegen"),
-        "lay_off_high": _("{card} oben an Meldung {n} anlegen"),
-        "swap_joker": _("{card} gegen den Joker in Meldung {n} tauschen"),
         "cannot_discard": _("{card} kannst du jetzt nicht abwerfen."),
-        "cannot_lay_off_here": _("{card} passt nicht an Meldung {n}."),
         # --- the score sheet
         "round": _("Runde"),
         "totals": _("Summe"),
-        "boxes": _("Gewonnene Runden"),
-        "bonuses": _("Boni"),
-        "wp": _("Wertungspunkte"),
-        "wp_short": _("WP"),
-        "augen_total": _("Augen"),
-        "result": _("Ergebnis"),
-        "result_short": _("Erg."),
         "final": _("Endstand"),
-        "minus": _("Minuspunkte"),
         "place": _("Platz"),
         "player": _("Spieler"),
-        "column_n": _("Spalte {n}"),
         "no_rounds": _("Noch keine Runde beendet."),
         "left_short": _("ausgestiegen"),
         # --- round end and match end
@@ -187,33 +137,11 @@ def table_strings() -> dict:
         "match_end_title": _("Ende der Partie"),
         "waiting_others": _("Warte auf die anderen …"),
         "next_round": _("Weiter zur nächsten Runde"),
-        "dead_round": _("Tote Runde – niemand punktet, derselbe Geber gibt neu."),
-        "round_winner": _forms(
-            ngettext("{name} gewinnt die Runde – {what}, {n} Punkt", "{name} gewinnt die Runde – {what}, {n} Punkte", 1),
-            ngettext("{name} gewinnt die Runde – {what}, {n} Punkt", "{name} gewinnt die Runde – {what}, {n} Punkte", 2),
-        ),
-        "round_winner_romme": _("{name} gewinnt die Runde – {what}!"),
+        "round_winner_what": _("{name} gewinnt die Runde – {what}!"),
         "round_no_winner": _("Die Runde endet ohne Sieger ({what})."),
-        "result_knock": _("Klopfen"),
-        "result_undercut": _("Unterbieten"),
-        "result_gin": _("Gin"),
-        "result_big_gin": _("Big Gin"),
-        "result_romme": _("Rommé"),
-        "result_hand_romme": _("Hand-Rommé"),
-        "result_dead": _("tote Runde"),
         "result_resign": _("Aufgabe"),
         "result_abandoned": _("abgebrochen"),
-        "knocker": _("klopft"),
-        "layoffs": _("angelegt"),
-        "deadwood_cards": _("Restpunkte"),
-        "in_hand": _("auf der Hand"),
-        "deadwood_n": _forms(ngettext("{n} Restpunkt", "{n} Restpunkte", 1), ngettext("{n} Restpunkt", "{n} Restpunkte", 2)),
-        "augen_n": _forms(ngettext("{n} Auge", "{n} Augen", 1), ngettext("{n} Auge", "{n} Augen", 2)),
-        "wp_n": _forms(
-            ngettext("{n} Wertungspunkt", "{n} Wertungspunkte", 1), ngettext("{n} Wertungspunkt", "{n} Wertungspunkte", 2)
-        ),
         "points_n": _forms(ngettext("{n} Punkt", "{n} Punkte", 1), ngettext("{n} Punkt", "{n} Punkte", 2)),
-        "minus_n": _forms(ngettext("{n} Minuspunkt", "{n} Minuspunkte", 1), ngettext("{n} Minuspunkt", "{n} Minuspunkte", 2)),
         "match_winner": _("{name} gewinnt die Partie!"),
         "match_winner_forfeit": _("{name} hat die Partie kampflos gewonnen."),
         "match_draw": _("Die Partie endet unentschieden."),
@@ -225,14 +153,6 @@ def table_strings() -> dict:
         "mv_draw": _("zieht vom Stapel"),
         "mv_take": _("nimmt {card} vom Ablagestapel"),
         "mv_discard": _("wirft {card} ab"),
-        "mv_knock": _("klopft und wirft {card} ab"),
-        "mv_big_gin": _("macht Big Gin"),
-        "mv_lay_out": _forms(
-            ngettext("legt {n} Meldung aus", "legt {n} Meldungen aus", 1),
-            ngettext("legt {n} Meldung aus", "legt {n} Meldungen aus", 2),
-        ),
-        "mv_lay_off": _("legt {card} an"),
-        "mv_swap": _("tauscht {card} gegen einen Joker"),
         "mv_resign": _("gibt auf"),
         "timeout_played": _("Zeit abgelaufen – für dich wurde gespielt: {moves}"),
         # --- fairness

@@ -33,8 +33,15 @@ def staff_only_page(request: HttpRequest, reason: str) -> HttpResponse:
     return render(request, "errors/403.html", {"reason": reason}, status=403)
 
 
-def _viewer_strings() -> dict[str, str]:
-    """The replay viewer's words, in the page's language (the script has none of its own)."""
+def _viewer_strings(game: str) -> dict[str, str]:
+    """The replay viewer's words, in the page's language (the script has none of its own): the viewer's and the
+    game's own (its entry's ``replay_words``: its moves, how its rounds end)."""
+    return {**_viewer_shell_strings(), **registry.get(game).replay_words()}
+
+
+def _viewer_shell_strings() -> dict[str, str]:
+    """The game-free viewer's words (games/static/games/replay.js): the moves every game shares, positions,
+    stock and pile, the deal check and the signature."""
     return {
         "deal": _("Runde {round}: {name} gibt."),
         "pass": _("{name} passt"),
@@ -42,11 +49,6 @@ def _viewer_strings() -> dict[str, str]:
         "draw_discard": _("{name} nimmt {card} vom Ablagestapel"),
         "draw_empty": _("{name} will ziehen – der Stapel ist leer"),
         "discard": _("{name} wirft {card} ab"),
-        "knock": _("{name} klopft und wirft {card} ab"),
-        "big_gin": _("{name} macht Big Gin"),
-        "lay": _("{name} legt aus: {melds}"),
-        "lay_off": _("{name} legt {card} an Meldung {meld} an"),
-        "swap": _("{name} tauscht {card} gegen den Joker aus Meldung {meld}"),
         "reshuffle": _("Der Ablagestapel wird zum neuen Stapel ({n} Karten)"),
         "resign": _("{name} gibt auf"),
         "position": _("Zug {n} von {total}"),
@@ -55,23 +57,11 @@ def _viewer_strings() -> dict[str, str]:
         "discard_pile": _("Ablage"),
         "next_card": _("oben: {card}"),
         "cards_n": _("{n} Karten"),
-        "deadwood": _("Deadwood {n}"),
-        "opened": _("ausgelegt"),
         "left": _("hat verlassen"),
         "to_act": _("am Zug"),
-        "melds_table": _("Meldungen auf dem Tisch"),
-        "no_melds": _("Noch keine Meldungen."),
-        "owner": _("von {name}"),
-        "joker": _("Joker"),
-        "round_won": _("{name} gewinnt die Runde: {result}, {points} Punkte."),
-        "round_romme": _("{name} gewinnt die Runde: {result}."),
+        "round_won_what": _("{name} gewinnt die Runde: {result}."),
         "round_dead": _("Die Runde endet ohne Sieger."),
-        "result_knock": _("Klopfen"),
-        "result_undercut": _("Unterschnitt"),
-        "result_gin": _("Gin"),
-        "result_big_gin": _("Big Gin"),
-        "result_romme": _("Rommé"),
-        "result_hand_romme": _("Hand-Rommé"),
+        "viewer_unavailable": _("Das Nachspielen dieses Spiels lässt sich hier nicht laden."),
         "result_abandoned": _("abgebrochen"),
         "check_running": _("wird geprüft …"),
         "check_ok": _("stimmt"),
@@ -112,13 +102,16 @@ def _viewer_config(*, record: dict, replay: dict, names: list[str], published: d
     ]
     checks += extra_checks or []
     checks.sort(key=lambda c: c["number"])
+    entry = registry.get(record["game"])
     return {
-        "game": record["game"],
+        "game": entry.name,
+        # The game's client module (a static path; the page puts its URL in #game-module for replay.js).
+        "client_module": entry.client_module,
         "players": names,
         "rounds": rounds,
         "positions": replay["positions"],
         "checks": checks,
-        "strings": _viewer_strings(),
+        "strings": _viewer_strings(entry.name),
         "verify": None if record_text is None else {
             "record_text": record_text,
             "public_key": records_export.site_public_key().hex(),

@@ -286,6 +286,8 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "seat": seat,
         "config": config,
         "labels": option_summary(table.game, table.options),
+        # The game's client module (its package's static folder): table.js imports it for the game's hooks.
+        "client_module": registry.get(table.game).client_module,
         "invite_url": invite_url,
         "invite_token": token,
         "free_seats": free_seats,

@@ -7,8 +7,9 @@ Fixtures for browser tests (this folder):
   database. ``.url``, ``.ws_url``, ``.mail_dir``, ``.log_path``.
 - ``live_server_url`` (function): the server's base URL; brings ``transactional_db``, because the server is
   another process and sees only committed rows (each test starts from empty tables).
-- ``live_server_env`` (session): extra environment for the server (e.g. ``GAMES_TEST_DEAL_SEED``);
-  override it in a conftest of a subfolder.
+- ``live_server_env`` (session): extra environment for the server (e.g. ``GAMES_TEST_DEAL_SEED``, or
+  ``LIVE_SERVER_EXTRA_APPS``: apps of the test suite to install, comma-separated); override it in a conftest
+  of a subfolder.
 - ``browser`` (module): Chromium. Skipped with a reason when ``/usr/bin/chromium`` is missing, failed instead
   when ``REQUIRE_BROWSER=1``.
 - ``new_page(locale="de-DE")`` (function): a fresh context and page per call, base URL set, so
@@ -78,6 +79,9 @@ settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
 settings.EMAIL_FILE_PATH = os.environ["LIVE_SERVER_MAIL_DIR"]
 if "127.0.0.1" not in settings.ALLOWED_HOSTS:
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "127.0.0.1"]
+# Apps of the test suite (a game of its own: its entry, its static files), before Django sets up the apps.
+extra_apps = [app for app in os.environ.get("LIVE_SERVER_EXTRA_APPS", "").split(",") if app]
+settings.INSTALLED_APPS = [*settings.INSTALLED_APPS, *extra_apps]
 from daphne.cli import CommandLineInterface
 CommandLineInterface().run(sys.argv[1:])
 """

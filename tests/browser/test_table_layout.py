@@ -565,11 +565,12 @@ def test_the_english_table_shows_no_german_rank_letter(server_url, open_page):
     assert not page.errors
 
 
-def test_every_text_of_the_table_has_its_english_translation():
+@pytest.mark.parametrize("game", ["gin", "romme"])
+def test_every_text_of_the_table_has_its_english_translation(game):
     with override("de"):
-        german = table_strings()
+        german = table_strings(game)
     with override("en"):
-        english = table_strings()
+        english = table_strings(game)
     same = {key for key, text in german.items() if text == english[key]}
     # Words English shares with German (and placeholders alone) are the only ones left as they are.
     assert same <= {"gin", "result_gin", "turn_line", "offline", "computer_n", "computer_tiny", "computer_name", "computer_plain", "wp_short"}, same

@@ -24,7 +24,7 @@ from games.kinds.base import (
     SheetRow,
     deal_of,
 )
-from games.kinds.gin import points
+from games.kinds.gin import points, words
 
 
 class GinEntry(GameEntry):
@@ -72,6 +72,13 @@ class GinEntry(GameEntry):
         OptionField("turn_seconds", gettext_lazy("Bedenkzeit pro Zug"), TURN_SECONDS, int),
     )
     replay = staticmethod(gin_replay.replay)
+    client_module = "gin/client.js"
+
+    def table_words(self) -> JSON:
+        return words.table_words()
+
+    def replay_words(self) -> JSON:
+        return words.replay_words()
 
     def option_summary(self, options: JSON) -> list[str]:
         parts: list[str] = []

@@ -23,7 +23,7 @@ from games.kinds.base import (
     SheetRow,
     deal_of,
 )
-from games.kinds.romme import points
+from games.kinds.romme import points, words
 
 
 class RommeEntry(GameEntry):
@@ -58,6 +58,13 @@ class RommeEntry(GameEntry):
                      ("masters", gettext_lazy("Masters: Wertungspunkte, ohne Chat")))),
     )
     replay = staticmethod(romme_replay.replay)
+    client_module = "romme/client.js"
+
+    def table_words(self) -> JSON:
+        return words.table_words()
+
+    def replay_words(self) -> JSON:
+        return words.replay_words()
 
     def form_options(self, preset: str, options: JSON) -> JSON:
         # The Masters preset is Masters scoring unless the details say otherwise.

@@ -1,16 +1,16 @@
 // The replay viewer and the deal check of a finished match, or of a pasted record (whose signature it checks
-// too). It knows no rules: the server sent every position (all hands open) in #replay-data; this only draws
-// them and steps between them.
+// too). It knows no rules and no game: the server sent every position (all hands open) in #replay-data; this
+// only draws them and steps between them, with the hooks of the game's client module (its package's static
+// folder, named by the page: ./client.js) for what differs between games: how a hand is grouped, a seat's
+// tags, the game's part of the board, its moves and how its rounds end. Cards are cards.js's, as at the table.
 
 import { dealHash, signatureState } from "./canonical.js";
+import { cardElement, cardShort } from "./cards.js";
+import { clientPart, withDefaults } from "./client.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
 const S = data.strings;
 const lang = document.documentElement.lang || "de";
-const german = !lang.startsWith("en");
-
-const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
-const RANKS = german ? { T: "10", J: "B", Q: "D", K: "K", A: "A" } : { T: "10", J: "J", Q: "Q", K: "K", A: "A" };
 
 function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
@@ -23,16 +23,10 @@ function el(tag, className, text) {
   return node;
 }
 
-function cardText(code) {
-  if (code === "JK") return S.joker;
-  return (RANKS[code[0]] || code[0]) + SUITS[code[1]];
-}
+const cardText = (code) => cardShort(code, lang);
 
 function cardNode(code) {
-  const red = code !== "JK" && (code[1] === "H" || code[1] === "D");
-  const node = el("span", "rv-card" + (red ? " is-red" : "") + (code === "JK" ? " is-joker" : ""), cardText(code));
-  node.dataset.card = code;
-  return node;
+  return cardElement(code, { small: true, lang });
 }
 
 function cardRow(cards, className = "rv-cards") {
@@ -45,10 +39,33 @@ function name(seat) {
   return data.players[seat] ?? `#${seat + 1}`;
 }
 
+/** What a game's replay hooks may use: the words, the page's helpers, one card component. */
+const kit = { S, fill, el, name, cardText, cardNode, cardRow };
+
+/** Every hook of a game's replay part, with what a game that does not name it gets. */
+const DEFAULTS = {
+  /** How many seats a position has. */
+  seats: (pos) => pos.hands.length,
+  /** A seat's hand as groups of cards, each drawn as one row: [{cards, kind: "meld" | "deadwood" | ""}]. */
+  hand: (pos, seat) => [{ cards: pos.hands[seat], kind: "" }],
+  /** Tags in a seat's head: [{text, kind}] (kind: "" or "is-left", "is-turn"). */
+  seatTags: () => [],
+  /** The game's part of the board under the seats and the piles (a node), or null. */
+  board: () => null,
+  /** A move of the game's own in words, with the name ("Anna klopft und wirft ♠10 ab"); null: the viewer's. */
+  moveText: () => null,
+  /** How a round ended, in words (`summary`: the round's replay summary); null: the viewer's. */
+  roundEnd: () => null,
+};
+
+let game = DEFAULTS;
+
 // --- words for moves and round ends --------------------------------------------------------------------------
 
 function moveText(move) {
   if (!move) return "";
+  const own = game.moveText(move, kit);
+  if (own) return own;
   const who = name(move.seat);
   switch (move.action) {
     case "pass":
@@ -58,19 +75,6 @@ function moveText(move) {
       return fill(move.from === "discard" ? S.draw_discard : S.draw_stock, { name: who, card: cardText(move.card) });
     case "discard":
       return fill(S.discard, { name: who, card: cardText(move.card) });
-    case "knock":
-      return fill(S.knock, { name: who, card: cardText(move.card) });
-    case "big_gin":
-      return fill(S.big_gin, { name: who });
-    case "lay": {
-      const melds = (move.melds || []).map((m) => m.map(cardText).join(" ")).join(" · ");
-      const offs = (move.lay_offs || []).map((o) => cardText(o.card)).join(" ");
-      return fill(S.lay, { name: who, melds: offs ? `${melds} + ${offs}` : melds });
-    }
-    case "lay_off":
-      return fill(S.lay_off, { name: who, card: cardText(move.card), meld: move.meld });
-    case "swap":
-      return fill(S.swap, { name: who, card: cardText(move.card), meld: move.meld });
     case "reshuffle":
       return fill(S.reshuffle, { n: move.stock_size });
     case "resign":
@@ -80,19 +84,12 @@ function moveText(move) {
   }
 }
 
-function resultWord(kind, handRomme) {
-  if (handRomme) return S.result_hand_romme;
-  return S[`result_${kind}`] || kind;
-}
-
 function roundEndText(summary) {
   if (!summary) return "";
+  const own = game.roundEnd(summary, kit);
+  if (own) return own;
   if (summary.winner === null || summary.winner === undefined) return S.round_dead;
-  const who = name(summary.winner);
-  if (data.game === "gin") {
-    return fill(S.round_won, { name: who, result: resultWord(summary.result), points: summary.points });
-  }
-  return fill(S.round_romme, { name: who, result: resultWord(summary.result, summary.hand_romme) });
+  return fill(S.round_won_what, { name: name(summary.winner), result: S[`result_${summary.result}`] || summary.result });
 }
 
 // --- drawing one position --------------------------------------------------------------------------------------
@@ -112,68 +109,51 @@ function seatPanel(pos, seat) {
   panel.dataset.seat = seat;
   const head = el("header", "rv-seat__head");
   head.append(el("strong", "", name(seat)));
-  const hand = pos.hands ? pos.hands[seat] : pos.arranged[seat].flat();
-  head.append(el("span", "rv-muted", fill(S.cards_n, { n: hand.length })));
-  if (pos.deadwood) head.append(el("span", "rv-tag", fill(S.deadwood, { n: pos.deadwood[seat] })));
-  if (pos.opened && pos.opened[seat]) head.append(el("span", "rv-tag", S.opened));
+  const groups = game.hand(pos, seat, kit);
+  const count = groups.reduce((n, group) => n + group.cards.length, 0);
+  head.append(el("span", "rv-muted", fill(S.cards_n, { n: count })));
+  for (const tag of game.seatTags(pos, seat, kit)) head.append(el("span", `rv-tag${tag.kind ? ` ${tag.kind}` : ""}`, tag.text));
   if (pos.left && pos.left[seat]) head.append(el("span", "rv-tag is-left", S.left));
   if (pos.to_act === seat) head.append(el("span", "rv-tag is-turn", S.to_act));
   panel.append(head);
   const cards = el("div", "rv-hand");
   cards.dataset.role = "hand";
-  if (data.game === "gin") {
-    // Melds first, then the deadwood (the last group), as the server arranged them.
-    pos.arranged[seat].forEach((group, i, all) => {
-      if (!group.length) return;
-      cards.append(cardRow(group, i === all.length - 1 ? "rv-cards is-deadwood" : "rv-cards is-meld"));
-    });
-  } else {
-    cards.append(cardRow(hand));
+  for (const group of groups) {
+    if (group.cards.length) cards.append(cardRow(group.cards, group.kind ? `rv-cards is-${group.kind}` : "rv-cards"));
   }
   panel.append(cards);
   return panel;
 }
 
 function centre(pos) {
+  // A game without a stock or a pile (positions without stock_size, discard_size) shows none.
   const mid = el("section", "rv-centre");
-  const stock = el("div", "rv-pile");
-  stock.append(el("span", "rv-pile__label", `${S.stock}: ${pos.stock_size}`));
-  if (pos.stock_top) stock.append(el("span", "rv-muted", fill(S.next_card, { card: cardText(pos.stock_top) })));
-  const pile = el("div", "rv-pile");
-  pile.append(el("span", "rv-pile__label", `${S.discard_pile}: ${pos.discard_size}`));
-  if (pos.discard) pile.append(cardNode(pos.discard));
-  pile.dataset.role = "discard";
-  mid.append(stock, pile);
+  if (pos.stock_size !== undefined) {
+    const stock = el("div", "rv-pile");
+    stock.append(el("span", "rv-pile__label", `${S.stock}: ${pos.stock_size}`));
+    if (pos.stock_top) stock.append(el("span", "rv-muted", fill(S.next_card, { card: cardText(pos.stock_top) })));
+    mid.append(stock);
+  }
+  if (pos.discard_size !== undefined) {
+    const pile = el("div", "rv-pile");
+    pile.append(el("span", "rv-pile__label", `${S.discard_pile}: ${pos.discard_size}`));
+    if (pos.discard) pile.append(cardNode(pos.discard));
+    pile.dataset.role = "discard";
+    mid.append(pile);
+  }
   return mid;
-}
-
-function tableMelds(pos) {
-  const box = el("section", "rv-table-melds");
-  box.append(el("h3", "", S.melds_table));
-  if (!pos.melds.length) {
-    box.append(el("p", "rv-muted", S.no_melds));
-    return box;
-  }
-  const list = el("ol", "rv-meld-list");
-  for (const meld of pos.melds) {
-    const item = el("li", "");
-    item.value = meld.number;
-    item.append(cardRow(meld.cards), el("span", "rv-muted", " " + fill(S.owner, { name: name(meld.owner) })));
-    list.append(item);
-  }
-  box.append(list);
-  return box;
 }
 
 function draw() {
   const pos = data.positions[index];
   const round = data.rounds[roundIndex];
   board.replaceChildren();
-  const seats = pos.hands ? pos.hands.length : pos.arranged.length;
+  const seats = game.seats(pos);
   const grid = el("div", "rv-seats");
   for (let seat = 0; seat < seats; seat++) grid.append(seatPanel(pos, seat));
   board.append(grid, centre(pos));
-  if (data.game === "romme") board.append(tableMelds(pos));
+  const extra = game.board(pos, kit);
+  if (extra) board.append(extra);
   board.dataset.position = index;
 
   const step = index - round.first;
@@ -222,11 +202,19 @@ function step(how) {
   else if (how === "end") go(index === round.last && roundIndex < data.rounds.length - 1 ? data.rounds[roundIndex + 1].last : round.last);
 }
 
-function startViewer() {
+async function startViewer() {
   const viewer = document.getElementById("replay");
   if (!data.positions.length) {
     viewer.hidden = true;
     return;
+  }
+  try {
+    game = withDefaults(DEFAULTS, await clientPart("replay"), "replay");
+  } catch (error) {
+    // Without the game's hooks the positions cannot be drawn as that game: say so, keep the deal check.
+    moveLine.textContent = S.viewer_unavailable;
+    viewer.dataset.ready = "error";
+    throw error;
   }
   for (const button of viewer.querySelectorAll("[data-step]")) {
     button.addEventListener("click", () => step(button.dataset.step));
@@ -330,6 +318,6 @@ async function checkSignature() {
   verdict.textContent += S["signature_" + state];
 }
 
-startViewer();
 checkDeals();
 checkSignature();
+startViewer();

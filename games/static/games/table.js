@@ -1,16 +1,17 @@
 // The live table: renders every `state` frame the server sends and turns clicks, taps, drags and keys into
-// the legal actions that frame lists. It knows no rules of its own. The parts live in ./table/: the socket
-// and store, the hand and dragging, gin, Rommé, the score sheet and the end views, chat, motion and sound.
+// the legal actions that frame lists. It knows no rules and no game of its own: the game's client module
+// (its package's static folder, named by the page) brings its hooks (./table/game.js), which this shell
+// calls. The parts live in ./table/: the socket and store, the hand and dragging, the score sheet and the
+// end views, chat, motion and sound.
 
 import { renderActions } from "./table/actions.js";
 import { noticeTimeout, renderCenter, renderHeader, renderOpponents, renderWaiting, tick } from "./table/board.js";
 import { addChat, wireChat } from "./table/chat.js";
 import { $, clearToast, root, toast } from "./table/dom.js";
-import { renderGinNumbers } from "./table/gin.js";
+import { game, loadGame } from "./table/game.js";
 import { LANG, t } from "./table/i18n.js";
 import { codeOf, discardKey, handKeys, orderClicked, renderHand, toggleSelect } from "./table/hand.js";
 import { animate, capture, flights, moving } from "./table/motion.js";
-import { layOff, renderMelds, renderRommeNumbers } from "./table/romme.js";
 import { endClosed, renderEnd, renderScores, reopenEnd } from "./table/scores.js";
 import { play, setSound, soundOn } from "./table/sound.js";
 import { connect, hasLeft, legal, mySeat, onRender, ownSeat, send, sendAction, store } from "./table/store.js";
@@ -36,8 +37,14 @@ function render() {
   if (v) {
     renderOpponents(tb, v);
     renderCenter(tb, v);
-    $("#melds").hidden = v.game !== "romme";
-    if (v.game === "romme") renderMelds(tb, v);
+    // The game's part of the table's middle (melds, cards played), when it has one.
+    const middle = $("#melds");
+    const shown = Boolean(game.renderTable(middle, tb, v));
+    if (!shown) middle.replaceChildren();
+    middle.hidden = !shown;
+    // The layout follows what the table holds, not which game it is: without a middle part (no melds, no
+    // cards played) the piles and the hand get the room.
+    root.dataset.middle = shown ? "1" : "0";
     renderOwn(tb, v);
     renderScores(tb, v);
   }
@@ -67,12 +74,20 @@ function renderOwn(tb, v) {
   renderHand(tb, v);
   const numbers = $("#numbers");
   numbers.replaceChildren();
-  if (v.game === "gin") renderGinNumbers(numbers, v);
-  else renderRommeNumbers(numbers, v);
+  game.renderNumbers(numbers, v);
   renderActions(tb, v);
 }
 
 onRender(render);
+
+// The game's hooks come before the first frame is drawn. A page whose game module does not load says so
+// rather than drawing a table without the game's part.
+try {
+  await loadGame();
+} catch (error) {
+  toast(t("error"));
+  throw error;
+}
 
 // --- frames from the server ---------------------------------------------------------------------------------
 
@@ -111,7 +126,8 @@ function acceptState(frame) {
   noticeTimeout(v);
 }
 
-/** One quiet sound for what this frame changed: a card drawn or laid, a knock, gin, your turn. */
+/** One quiet sound for what this frame changed: a card drawn or laid, the game's own moves (a knock), a
+ * round won in style (the game says which), your turn. */
 function sounds(before, after) {
   if (!before || !before.view || !after.view) return;
   const bv = before.view;
@@ -120,16 +136,16 @@ function sounds(before, after) {
   let sound = null;
   if (bv.round_number === av.round_number) {
     for (const move of (av.history || []).slice((bv.history || []).length)) {
-      if (move.action === "draw") sound = "draw";
+      const own = game.moveSound(move);
+      if (own) sound = own;
+      else if (move.action === "draw") sound = "draw";
       else if (move.action === "discard") sound = "discard";
-      else if (move.action === "knock") sound = "knock";
-      else if (move.action === "big_gin") sound = "gin";
-      else if (["lay", "lay_off", "swap"].includes(move.action)) sound = "lay";
     }
   }
   const wasPlaying = Number.isInteger(bv.to_act);
   const ended = wasPlaying && !Number.isInteger(av.to_act) && av.last_round;
-  if (ended && ["gin", "big_gin", "romme", "hand_romme"].includes(av.last_round.hand_romme ? "hand_romme" : av.last_round.result)) sound = "gin";
+  const endSound = ended ? game.roundEndSound(av.last_round) : null;
+  if (endSound) sound = endSound;
   if (sound) play(sound);
   if (me !== null && av.to_act === me && bv.to_act !== me) setTimeout(() => play("turn"), sound ? 220 : 0);
 }
@@ -218,18 +234,6 @@ root.addEventListener("click", (event) => {
     else if (store.selected.size === 1) discardKey([...store.selected][0]);
     return;
   }
-  const staged = event.target.closest("#melds .meld--staged");
-  if (staged) {
-    // A meld being built goes back to the hand with a click (or Enter).
-    store.staged.splice(Number(staged.dataset.staged), 1);
-    render();
-    return;
-  }
-  const meld = event.target.closest("#melds .meld[data-meld]");
-  if (meld && store.selected.size === 1) {
-    layOff([...store.selected][0], meld.dataset.meld);
-    return;
-  }
   const order = event.target.closest("[data-order]");
   if (order) orderClicked(order);
   const actionButton = event.target.closest("#actions .btn");
@@ -237,16 +241,6 @@ root.addEventListener("click", (event) => {
 });
 
 root.addEventListener("keydown", (event) => {
-  const meld = event.target.closest && event.target.closest("#melds .meld[data-meld]");
-  if (meld && (event.key === "Enter" || event.key === " ") && store.selected.size === 1) {
-    event.preventDefault();
-    layOff([...store.selected][0], meld.dataset.meld);
-  }
-  const staged = event.target.closest && event.target.closest("#melds .meld--staged");
-  if (staged && (event.key === "Enter" || event.key === " ")) {
-    event.preventDefault();
-    staged.click();
-  }
   if (event.key === "Escape") {
     setPanel(false);
     const end = document.getElementById("round-end");

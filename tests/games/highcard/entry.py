@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from django.utils.translation import gettext_lazy
+from django.utils.translation import get_language, gettext_lazy
 
 from games import registry
 from games.kinds.base import JSON, TURN_SECONDS, GameEntry, OptionField, Preset, deal_of
@@ -37,6 +37,35 @@ class HighCardEntry(GameEntry):
         OptionField("turn_seconds", gettext_lazy("Bedenkzeit pro Zug"), TURN_SECONDS, int),
     )
     replay = staticmethod(engine.replay)
+    client_module = "highcard/client.js"
+
+    # A game of the test suite has no catalogue: its few words in both languages here.
+    TABLE_WORDS = {
+        "de": {"hc_play": "Karte ausspielen", "hc_play_card": "{card} ausspielen", "hc_mv_play": "spielt {card}",
+               "hc_hint": "Du bist am Zug: eine Karte wählen und ausspielen.",
+               "hc_nothing_played": "Noch liegt keine Karte.", "result_high": "höchste Karte",
+               "result_tie": "Gleichstand"},
+        "en": {"hc_play": "Play a card", "hc_play_card": "Play {card}", "hc_mv_play": "plays {card}",
+               "hc_hint": "Your turn: choose a card and play it.", "hc_nothing_played": "No card played yet.",
+               "result_high": "high card", "result_tie": "tie"},
+    }
+    REPLAY_WORDS = {
+        "de": {"hc_play": "{name} spielt {card}", "result_high": "höchste Karte", "result_tie": "Gleichstand"},
+        "en": {"hc_play": "{name} plays {card}", "result_high": "high card", "result_tie": "tie"},
+    }
+
+    @staticmethod
+    def _language() -> str:
+        return "en" if (get_language() or "de").startswith("en") else "de"
+
+    def table_words(self) -> JSON:
+        return dict(self.TABLE_WORDS[self._language()])
+
+    def replay_words(self) -> JSON:
+        return dict(self.REPLAY_WORDS[self._language()])
+
+    def result_label(self, round_result: JSON) -> str:
+        return self.REPLAY_WORDS[self._language()].get(f"result_{round_result.get('result')}", "–")
 
     def option_summary(self, options: JSON) -> list[str]:
         return [f"{options.get('rounds', 1)} ×"]

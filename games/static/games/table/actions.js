@@ -1,12 +1,11 @@
-// The action bar under the hand: the moves the server lists for this moment (draw, pass, discard) and
-// each game's own buttons. Only enabled what `legal_actions` allows.
+// The action bar under the hand: the moves the server lists for this moment (draw, pass, discard) and the
+// game's own buttons (its renderActions hook, ./game.js). Only enabled what `legal_actions` allows.
 
 import { cardShort } from "../cards.js";
 import { $, button } from "./dom.js";
 import { LANG, t } from "./i18n.js";
-import { renderGinActions } from "./gin.js";
+import { game } from "./game.js";
 import { selectedCodes } from "./hand.js";
-import { renderRommeActions } from "./romme.js";
 import { legal, legalOf, mySeat, sendAction, store } from "./store.js";
 
 export function renderActions(tb, v) {
@@ -44,7 +43,6 @@ export function renderActions(tb, v) {
       }),
     );
   }
-  if (v.game === "gin") renderGinActions(bar, v);
-  else renderRommeActions(bar, v);
+  game.renderActions(bar, v);
   bar.dataset.pending = store.pending ? "1" : "0";
 }

@@ -4,6 +4,7 @@
 import { cardBack, cardElement, cardName, cardShort } from "../cards.js";
 import { $, el } from "./dom.js";
 import { LANG, listOf, t } from "./i18n.js";
+import { game } from "./game.js";
 import { discardsAllowed } from "./hand.js";
 import { config, hasLeft, legal, legalOf, mySeat, ownSeat, plainName, playerName, store, table, view } from "./store.js";
 
@@ -15,7 +16,7 @@ export function renderHeader(tb, v) {
   const info = $("#table-info");
   const parts = [];
   if (v) {
-    const total = v.options && v.game === "romme" ? v.options.rounds : null;
+    const total = game.roundsTotal(v);
     parts.push(total ? t("round_n_of", { n: v.round_number, total }) : t("round_n", { n: v.round_number }));
   }
   if (tb.ranked) parts.push(t("ranked"));
@@ -61,6 +62,8 @@ export function renderWaiting(tb, v) {
 
 /** One move in a few words, without the player's name ("zieht vom Stapel", "wirft ♠10 ab"). */
 export function describeMove(move) {
+  const own = game.describeMove(move);
+  if (own) return own;
   switch (move.action) {
     case "pass":
       return t("mv_pass");
@@ -68,16 +71,6 @@ export function describeMove(move) {
       return move.from === "discard" && move.card ? t("mv_take", { card: short(move.card) }) : t("mv_draw");
     case "discard":
       return t("mv_discard", { card: short(move.card) });
-    case "knock":
-      return t("mv_knock", { card: short(move.card) });
-    case "big_gin":
-      return t("mv_big_gin");
-    case "lay":
-      return t("mv_lay_out", { n: (move.melds || []).length || 1 });
-    case "lay_off":
-      return t("mv_lay_off", { card: short(move.card) });
-    case "swap":
-      return t("mv_swap", { card: short(move.card) });
     case "resign":
       return t("mv_resign");
     default:
@@ -127,9 +120,7 @@ function seatBox(tb, v, seat, turn) {
   const fan = el("div", { class: "fan", role: "img", "aria-label": t("cards_in_hand", { n: count }) });
   for (let i = 0; i < Math.min(count, 15); i += 1) fan.append(cardBack({ small: true }));
   const hand = el("div", { class: "seat__hand" }, fan, el("span", { class: "seat__count", dataset: { role: "count" }, text: count }));
-  if (v.game === "romme" && Array.isArray(v.opened)) {
-    hand.append(el("span", { class: `tag ${v.opened[seat] ? "tag--ok" : "tag--closed"}`, text: v.opened[seat] ? t("opened") : t("not_opened") }));
-  }
+  for (const tag of game.seatTags(v, seat)) hand.append(el("span", { class: `tag ${tag.ok ? "tag--ok" : "tag--closed"}`, text: tag.text }));
   box.append(hand);
   box.append(el("p", { class: "seat__last", dataset: { role: "last" }, text: turn ? listOf(turn.moves.map(describeMove)) : "" }));
   return box;
@@ -158,6 +149,9 @@ export function renderCenter(tb, v) {
   const pile = $("#pile");
   const drawStock = legal().find((a) => a.action === "draw" && a.from === "stock");
   const drawPile = legal().find((a) => a.action === "draw" && a.from === "discard");
+  // A game without a stock or a pile (its view carries no stock_size, no discard_size) shows none.
+  stock.hidden = v.stock_size === undefined;
+  pile.hidden = v.discard_size === undefined;
   stock.replaceChildren(cardBack());
   stock.append(el("span", { class: "pile__count", dataset: { role: "stock-size" }, text: v.stock_size }));
   stock.classList.toggle("is-playable", Boolean(drawStock));
@@ -191,8 +185,8 @@ export function renderCenter(tb, v) {
 function phaseHint(v) {
   if (legalOf("pass").length) return t("hint_first_turn");
   if (legalOf("draw").length) return t("hint_draw");
-  if (legalOf("discard").length || legalOf("knock").length) return v.game === "romme" ? t("hint_discard_romme") : t("hint_discard");
-  return t("your_turn");
+  if (legalOf("discard").length) return game.turnHint(v) || t("hint_discard");
+  return game.turnHint(v) || t("your_turn");
 }
 
 /** The latest turn of another player, every move of it ("Computer 3 zieht vom Stapel, legt an und wirft ♠10 ab"). */

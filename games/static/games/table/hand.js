@@ -5,9 +5,10 @@
 import { cardElement, cardShort, cardSortKey } from "../cards.js";
 import { $, el, root, toast } from "./dom.js";
 import { LANG, t } from "./i18n.js";
-import { config, legalOf, mySeat, rerender, sendAction, store, table, view } from "./store.js";
+import { game } from "./game.js";
+import { config, legalOf, mySeat, rerender, sendAction, store, view } from "./store.js";
 
-/** Keys that tell identical cards apart (Rommé has two of each): "7H#0", "7H#1". */
+/** Keys that tell identical cards apart (a game may have two of each): "7H#0", "7H#1". */
 export function handKeys(hand) {
   const seen = {};
   return hand.map((code) => {
@@ -38,11 +39,10 @@ function saveOwnOrder(keys) {
   localStorage.setItem(orderKey, JSON.stringify(keys.map(codeOf)));
 }
 
-/** The melds of the hand's best arrangement, as the server sent them (gin meter, Rommé best opening). */
+/** The melds of the hand's best arrangement, as the server sent them (the game's arrangement hook). */
 export function arrangementMelds(v) {
-  if (v.meter && Array.isArray(v.meter.melds)) return v.meter.melds;
-  if (v.best_opening && Array.isArray(v.best_opening.melds)) return v.best_opening.melds;
-  return [];
+  const melds = game.arrangement(v);
+  return Array.isArray(melds) ? melds : [];
 }
 
 /** The hand as groups of keys: melds first (server's best arrangement), by suit, or the player's own order. */
@@ -114,8 +114,8 @@ function moveInOwnOrder(key, targetKey, after) {
 export function toggleSelect(key) {
   if (store.selected.has(key)) store.selected.delete(key);
   else {
-    // Gin plays one card at a time; Rommé builds melds from several.
-    if (table().game === "gin") store.selected.clear();
+    // A game that plays one card at a time forgets the last choice; one that builds melds keeps several.
+    if (!game.multiSelect) store.selected.clear();
     store.selected.add(key);
   }
   store.tip = null;
@@ -123,8 +123,9 @@ export function toggleSelect(key) {
   rerender();
 }
 
+/** Whether a card may go on the pile now (a discard, or a move of the game's that ends on the pile). */
 export function discardsAllowed() {
-  return legalOf("discard").length > 0 || legalOf("knock").length > 0;
+  return game.pileActions.some((kind) => legalOf(kind).length > 0);
 }
 
 /** Discards the card of `key` if the rules allow it now (else says why, when discarding is the phase). */
@@ -152,7 +153,7 @@ export function renderHand(tb, v) {
   const groups = orderedHand(v);
   const discardable = new Set(legalOf("discard").map((a) => a.card));
   const drawnCode = v.taken || v.drawn || null;
-  // One card is marked as just drawn, even when the hand holds its twin (Rommé has two of each).
+  // One card is marked as just drawn, even when the hand holds its twin (a game may have two of each).
   const drawn = drawnCode ? groups.flat().find((key) => codeOf(key) === drawnCode) : null;
   const melds = store.order === "melds" ? arrangementMelds(v).length : 0;
   const keys = groups.flat();

@@ -4,6 +4,7 @@
 
 import { cardBack, cardElement } from "../cards.js";
 import { root } from "./dom.js";
+import { game } from "./game.js";
 import { LANG } from "./i18n.js";
 
 const DURATION = 260;
@@ -26,9 +27,10 @@ export function flights() {
   return started;
 }
 
-const rectOf = (node) => (node ? node.getBoundingClientRect() : null);
+export const rectOf = (node) => (node ? node.getBoundingClientRect() : null);
 
-/** Where things are before a render: hand cards by key, stock, pile, seats, melds by number. */
+/** Where things are before a render: hand cards by key, stock, pile, seats, the melds of the table's middle
+ * by number (a game's renderTable marks them data-meld). */
 export function capture() {
   if (reduced()) return null;
   const snap = { hand: new Map(), melds: new Map(), seats: new Map() };
@@ -52,7 +54,7 @@ function track(animation) {
 }
 
 /** Plays an element from where `from` was to where it is now (added to whatever transform CSS gives it). */
-function flyFrom(node, from, { delay = 0, scale = true } = {}) {
+export function flyFrom(node, from, { delay = 0, scale = true } = {}) {
   if (!node || !from) return;
   const to = node.getBoundingClientRect();
   const dx = from.left - to.left;
@@ -72,7 +74,7 @@ function flyFrom(node, from, { delay = 0, scale = true } = {}) {
 }
 
 /** A stand-in card that flies from one place to another (a hidden card to a seat, a card onto a meld). */
-function ghostFlight(face, from, to, { delay = 0 } = {}) {
+export function ghostFlight(face, from, to, { delay = 0 } = {}) {
   if (!from || !to) return;
   const ghost = face ? cardElement(face, { small: true, lang: LANG }) : cardBack({ small: true });
   ghost.classList.add("pcard--flying");
@@ -123,19 +125,13 @@ export function animate(snap, before, after) {
       } else {
         ghostFlight(move.from === "discard" ? move.card : null, from, seatRect(move.seat), { delay });
       }
-    } else if (move.action === "discard" || move.action === "knock") {
+    } else if (game.pileActions.includes(move.action)) {
       const top = root.querySelector("#pile .pcard");
       const from = mine ? snap.hand.get(removedKey(move.card)) : seatRect(move.seat);
       flyFrom(top, from, { delay });
-    } else if (move.action === "lay") {
-      for (const meld of root.querySelectorAll("#melds .meld[data-meld]")) {
-        if (snap.melds.has(meld.dataset.meld)) continue;
-        flyFrom(meld, mine ? snap.handArea : seatRect(move.seat), { delay });
-      }
-    } else if (move.action === "lay_off" || move.action === "swap") {
-      const meld = root.querySelector(`#melds .meld[data-meld="${move.meld}"]`);
-      const from = mine ? snap.hand.get(removedKey(move.card)) : seatRect(move.seat);
-      ghostFlight(move.card, from, rectOf(meld), { delay });
+    } else {
+      // The game's own moves (a meld laid, a card laid off) fly where its part of the table shows them.
+      game.animateMove(move, { snap, mine, delay, from: mine ? snap.hand.get(removedKey(move.card)) : seatRect(move.seat), seatRect });
     }
   });
 }

@@ -10,10 +10,11 @@ export const store = {
   previous: null, // the frame before it (motion and sounds compare the two)
   version: config.state ? config.state.version : -1,
   receivedAt: Date.now(),
-  selected: new Set(), // keys of selected hand cards ("7H#0": Rommé has two of each card)
-  staged: [], // Rommé: melds being built, each a list of keys
-  tip: null, // gin: the card the Tipp button points at
-  endChoice: [], // Rommé: a lay-off that fits both ends of a run waits for the player's pick
+  selected: new Set(), // keys of selected hand cards ("7H#0": a game may have two of each card)
+  // What a game's hooks keep between frames (their own choices, forgotten as cards leave the hand):
+  staged: [], // melds being built, each a list of keys
+  tip: null, // the card a hint points at
+  endChoice: [], // a lay-off that fits both ends of a run, waiting for the player's pick
   pending: false, // a move is on its way; buttons wait for the answer
   sentAt: undefined, // the version a move of ours was sent at (tells our moves from the server's timeouts)
   offline: new Set(), // user ids whose socket is known to be gone
@@ -109,7 +110,7 @@ function socketUrl() {
 }
 
 /** The `state` a `delta` frame makes of `frame`, the state at its `after` version: the keys of `table` and
- * `view` it names replaced, those in `drop` gone, of each list in `lists` (Rommé's melds) the first `length`
+ * `view` it names replaced, those in `drop` gone, of each list in `lists` (the melds on the table) the first `length`
  * entries kept and those in `set` replaced or added, the history cut at `history.from` and `append`ed. A
  * new object: `frame` stays as it was (motion and sounds compare the two). */
 export function applyDelta(frame, delta) {
@@ -218,7 +219,8 @@ export function sendAction(action) {
   return true;
 }
 
-/** Asks the server what `cards` make as one Rommé meld: {meld, points, kind} or {error}; null offline. */
+/** Asks the server what `cards` make as one meld (docs/protocol.md, meld_preview): {meld, points, kind} or
+ * {error}; null offline. */
 export function askMeldPreview(cards) {
   return new Promise((resolve) => {
     previewId += 1;

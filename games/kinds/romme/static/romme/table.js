@@ -1,12 +1,16 @@
-// Rommé's own part of the table: the melds on the table (numbered, grouped by who laid them), the meld
-// builder, lay-offs and joker swaps. The page knows no rules: a meld's order and points come from the
-// server (`meld_preview`), and whether a lay-off or a lay-out is allowed is the server's call.
+// Rommé's own part of the table, the hooks the shell (games/static/games/table.js) calls: the melds on the
+// table (numbered, grouped by who laid them), the meld builder, lay-offs and joker swaps, Augen and the
+// opening total, the score sheet in Minuspunkte or Masters' Wertungspunkte, and each hand at a round's end.
+// The page knows no rules: a meld's order and points come from the server (`meld_preview`), and whether a
+// lay-off or a lay-out is allowed is the server's call.
 
-import { cardElement, cardShort } from "../cards.js";
-import { $, button, el, toast } from "./dom.js";
-import { LANG, t } from "./i18n.js";
-import { addDropTarget, codeOf, handKeys, selectedCodes } from "./hand.js";
-import { askMeldPreview, legal, legalOf, mySeat, plainName, playerName, rerender, sendAction, store, view } from "./store.js";
+import { cardElement, cardShort } from "../games/cards.js";
+import { button, el, root, toast } from "../games/table/dom.js";
+import { LANG, t } from "../games/table/i18n.js";
+import { addDropTarget, codeOf, handKeys, selectedCodes } from "../games/table/hand.js";
+import { flyFrom, ghostFlight, rectOf } from "../games/table/motion.js";
+import { cardGroup, resultName } from "../games/table/scores.js";
+import { askMeldPreview, legal, legalOf, mySeat, plainName, playerName, rerender, sendAction, store, view } from "../games/table/store.js";
 
 const short = (code) => cardShort(code, LANG);
 
@@ -76,7 +80,7 @@ function targetMelds() {
 }
 
 /** Lays the card of `key` off on meld `number` (or swaps it for the joker there), as the server allows. */
-export function layOff(key, number) {
+function layOff(key, number) {
   const code = codeOf(key);
   const fits = legalOf("lay_off").filter((a) => a.card === code && String(a.meld) === String(number));
   if (fits.length > 1) {
@@ -110,6 +114,33 @@ addDropTarget(
   { active: layingAllowed },
 );
 
+// A click on a meld lays the one chosen card off there; a click on a meld being built takes it back to the
+// hand. Enter and space do the same for the keyboard.
+root.addEventListener("click", (event) => {
+  const staged = event.target.closest("#melds .meld--staged");
+  if (staged) {
+    store.staged.splice(Number(staged.dataset.staged), 1);
+    rerender();
+    return;
+  }
+  const meld = event.target.closest("#melds .meld[data-meld]");
+  if (meld && store.selected.size === 1) layOff([...store.selected][0], meld.dataset.meld);
+});
+
+root.addEventListener("keydown", (event) => {
+  if (!event.target.closest || (event.key !== "Enter" && event.key !== " ")) return;
+  const meld = event.target.closest("#melds .meld[data-meld]");
+  if (meld && store.selected.size === 1) {
+    event.preventDefault();
+    layOff([...store.selected][0], meld.dataset.meld);
+  }
+  const staged = event.target.closest("#melds .meld--staged");
+  if (staged) {
+    event.preventDefault();
+    staged.click();
+  }
+});
+
 // --- drawing the melds ---------------------------------------------------------------------------------------
 
 function meldBox(cards, attrs = {}) {
@@ -118,9 +149,9 @@ function meldBox(cards, attrs = {}) {
   return box;
 }
 
-export function renderMelds(tb, v) {
-  const area = $("#melds");
+function renderMelds(area, tb, v) {
   area.replaceChildren();
+  area.setAttribute("aria-label", t("melds_on_table"));
   const onTable = v.melds || [];
   const targets = targetMelds();
   // Grouped by who laid them, so "who has opened" reads at a glance; the own melds first.
@@ -179,6 +210,7 @@ export function renderMelds(tb, v) {
   const chosen = selectedCodes().join(",");
   if (chosen && chosen !== lastChosen) area.querySelector(".meld.is-target")?.scrollIntoView({ block: "nearest" });
   lastChosen = chosen;
+  return true;
 }
 
 let lastChosen = "";
@@ -190,7 +222,7 @@ function label(long, shortText) {
   return el("span", { class: "stat__label" }, el("span", { class: "stat__long", text: long }), el("span", { class: "stat__short", "aria-hidden": "true", text: shortText }));
 }
 
-export function renderRommeNumbers(box, v) {
+function renderNumbers(box, v) {
   const augen = v.hand_augen ?? null;
   if (augen !== null) box.append(el("div", { class: "stat", id: "augen" }, label(t("augen"), t("augen_short")), el("strong", { text: augen })));
   const me = mySeat();
@@ -219,7 +251,7 @@ export function renderRommeNumbers(box, v) {
 
 // --- the buttons ------------------------------------------------------------------------------------------
 
-export function renderRommeActions(bar, v) {
+function renderActions(bar, v) {
   const selected = selectedCodes();
   const choice = (store.endChoice || []).filter((a) => legal().some((b) => JSON.stringify(a) === JSON.stringify(b)));
   store.endChoice = choice;
@@ -306,3 +338,145 @@ export function renderRommeActions(bar, v) {
     bar.append(button(t("swap_joker", { card: short(swap.card), n: swap.meld }), { kind: "ghost", extra: "btn-swap", onclick: () => sendAction(swap) }));
   }
 }
+
+// --- the score sheet: Minuspunkte, or Masters' Wertungspunkte -------------------------------------------------
+
+/** Masters scoring (Wertungspunkte), under its new name and its old one. */
+function mastersScoring(v, scores = v.scores) {
+  const options = v.options || {};
+  return Boolean(
+    (scores && (scores.mode === "masters" || scores.mode === "tournament")) || options.scoring === "masters" || options.tournament === true,
+  );
+}
+
+const signedMinus = (x) => (x ? `−${x}` : "0");
+
+/** How a round ended: a hand laid out all at once is Hand-Rommé. */
+const roundKind = (round) => (round.hand_romme ? "hand_romme" : round.result);
+
+function sheetRound(v, round, seats) {
+  const masters = mastersScoring(v);
+  const cells = Array.from({ length: seats }, (_, seat) => {
+    if (masters && round.wertungspunkte) {
+      const cell = [String(round.wertungspunkte[seat])];
+      if (round.augen) cell.push(el("small", { class: "scores__sub", text: `(${round.augen[seat]})` }));
+      return cell;
+    }
+    return round.minus ? signedMinus(round.minus[seat]) : "";
+  });
+  // A Rommé round is only remarkable when it is not plain.
+  const kind = roundKind(round);
+  return { kind: kind && kind !== "romme" ? resultName(kind) : null, cells };
+}
+
+function sheetTotals(v, scores) {
+  if (mastersScoring(v)) {
+    return [
+      { label: t("wp_short"), values: scores.wertungspunkte, title: t("wp") },
+      { label: t("augen_total"), values: scores.augen },
+      { label: t("result_short"), values: scores.results, title: t("result") },
+    ];
+  }
+  return [{ label: t("totals"), values: Array.isArray(scores.minus) ? scores.minus.map(signedMinus) : null }];
+}
+
+// --- the end of a round and of the match ---------------------------------------------------------------------
+
+/** The cards each seat laid off during the round, by the public moves. */
+function layoffsBySeat(v) {
+  const bySeat = new Map();
+  for (const move of v.history || []) {
+    if (move.action !== "lay_off") continue;
+    if (!bySeat.has(move.seat)) bySeat.set(move.seat, []);
+    bySeat.get(move.seat).push(move);
+  }
+  return bySeat;
+}
+
+function roundHeadline(v, last) {
+  if (!last.hand_romme || !Number.isInteger(last.winner)) return null;
+  return t("round_winner_what", { name: playerName(last.winner), what: resultName("hand_romme") });
+}
+
+/** A seat's part of a round's end: its melds (the cards others laid off on them marked), what it laid off,
+ * what stayed in its hand, and its points. */
+function roundSeat(v, last, seat) {
+  const bySeat = layoffsBySeat(v);
+  const laidOffByMeld = new Map();
+  for (const moves of bySeat.values()) {
+    for (const move of moves) laidOffByMeld.set(move.meld, [...(laidOffByMeld.get(move.meld) || []), move.card]);
+  }
+  const parts = [];
+  const figures = [];
+  for (const meld of (last.melds || []).filter((m) => m.owner === seat)) parts.push(cardGroup(meld.cards, "", laidOffByMeld.get(meld.number) || []));
+  const mine = bySeat.get(seat) || [];
+  if (mine.length) parts.push(el("span", { class: "summary__label", text: t("layoffs") }), cardGroup(mine.map((m) => m.card), "meld--layoff"));
+  const hand = (last.hands && last.hands[seat]) || [];
+  if (hand.length) parts.push(el("span", { class: "summary__label", text: t("in_hand") }), cardGroup(hand, "meld--deadwood"));
+  if (last.augen) figures.push(t("augen_n", { n: last.augen[seat] }));
+  if (mastersScoring(v) && last.wertungspunkte) figures.push(t("wp_n", { n: last.wertungspunkte[seat] }));
+  else if (last.minus) figures.push(t("minus_n", { n: last.minus[seat] }));
+  if (last.opened && !last.opened[seat]) figures.push(t("not_opened"));
+  return { tags: [], parts, figures };
+}
+
+function finalColumns(v, result) {
+  const scores = v.scores || {};
+  if (mastersScoring(v)) return [[t("wp"), scores.wertungspunkte], [t("augen_total"), scores.augen], [t("result"), scores.results]];
+  return [[t("minus"), (scores.minus || result.final || []).map(signedMinus)]];
+}
+
+function standing(v) {
+  const scores = v.scores || {};
+  if (mastersScoring(v)) return scores.wertungspunkte ?? null;
+  return (scores.minus || []).map(signedMinus);
+}
+
+// --- the rest of the table ---------------------------------------------------------------------------------------
+
+function describeMove(move) {
+  switch (move.action) {
+    case "lay":
+      return t("mv_lay_out", { n: (move.melds || []).length || 1 });
+    case "lay_off":
+      return t("mv_lay_off", { card: short(move.card) });
+    case "swap":
+      return t("mv_swap", { card: short(move.card) });
+    default:
+      return null;
+  }
+}
+
+/** A meld laid flies from the hand (or the seat) to its place; a card laid off or swapped in flies to its meld. */
+function animateMove(move, { snap, mine, delay, from, seatRect }) {
+  if (move.action === "lay") {
+    for (const meld of root.querySelectorAll("#melds .meld[data-meld]")) {
+      if (snap.melds.has(meld.dataset.meld)) continue;
+      flyFrom(meld, mine ? snap.handArea : seatRect(move.seat), { delay });
+    }
+  } else if (move.action === "lay_off" || move.action === "swap") {
+    const meld = root.querySelector(`#melds .meld[data-meld="${move.meld}"]`);
+    ghostFlight(move.card, from, rectOf(meld), { delay });
+  }
+}
+
+export default {
+  multiSelect: true, // Rommé builds melds from several cards
+  animateMove,
+  arrangement: (v) => (v.best_opening && Array.isArray(v.best_opening.melds) ? v.best_opening.melds : []),
+  roundsTotal: (v) => (v.options && v.options.rounds) || null,
+  seatTags: (v, seat) => (Array.isArray(v.opened) ? [{ text: v.opened[seat] ? t("opened") : t("not_opened"), ok: Boolean(v.opened[seat]) }] : []),
+  turnHint: (v) => (legalOf("discard").length ? t("hint_discard_romme") : null),
+  describeMove,
+  moveSound: (move) => (["lay", "lay_off", "swap"].includes(move.action) ? "lay" : null),
+  roundEndSound: (last) => (last.hand_romme || last.result === "romme" ? "gin" : null),
+  renderTable: renderMelds,
+  renderNumbers,
+  renderActions,
+  sheetRound,
+  sheetTotals,
+  roundHeadline,
+  roundSeat,
+  finalColumns,
+  standing,
+};
