@@ -14,7 +14,7 @@ from tournaments.formats.swiss import SwissFormat
 from tournaments.models import Tournament
 
 __all__ = ["KnockoutFormat", "PairedFormat", "RoundRobinFormat", "SeriesFormat", "SwissFormat", "TournamentFormat",
-           "games", "get", "names", "of", "register", "unregister"]
+           "classes", "games", "get", "label_of", "names", "of", "of_kind", "register", "unregister"]
 
 F = TypeVar("F", bound=type[TournamentFormat])
 
@@ -52,6 +52,22 @@ def of(tournament: Tournament) -> TournamentFormat:
 def names(game: str | None = None) -> tuple[str, ...]:
     """The registered formats' names (of one game), in the order they were registered."""
     return tuple(name for name, cls in _REGISTRY.items() if game is None or cls.game == game)
+
+
+def classes() -> tuple[type[TournamentFormat], ...]:
+    """The registered format classes, in the order they were registered (the create form's order)."""
+    return tuple(_REGISTRY.values())
+
+
+def of_kind(kind: object) -> type[TournamentFormat] | None:
+    """The format whose create-form value (``game:format``, "gin:swiss") is ``kind``; None for anything else."""
+    return next((cls for cls in _REGISTRY.values() if cls.kind() == kind), None)
+
+
+def label_of(name: str) -> str:
+    """What pages call the format named ``name`` (translated); the bare name of one no longer registered."""
+    cls = _REGISTRY.get(name)
+    return str(cls.label) if cls is not None else name
 
 
 def games() -> tuple[str, ...]:
