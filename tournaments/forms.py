@@ -134,6 +134,25 @@ def check_format_fields(form: StaffForm, fmt: type[TournamentFormat], names: lis
             form.add_error(name, message)
 
 
+def refuse_other_kinds(form: StaffForm, fmt: type[TournamentFormat], own: list[str]) -> None:
+    """Refuse a post that fills a field of another kind (a format's option that ``fmt`` does not have), naming
+    the fields: staff learn that the value would not apply, instead of it being dropped without a word. An
+    empty field is no value (a page without its script posts the other kinds' empty fields)."""
+    mine = set(own) | set(form.base_fields)
+    labels: dict[str, str] = {}
+    for cls in formats.classes():
+        for name, field in cls.form_fields().items():
+            if name not in mine and name not in labels and _posted(form.data, name):
+                labels[name] = str(field.label)
+    if labels:
+        form.add_error(None, ngettext(
+            "Das Feld %(fields)s gehört nicht zu „%(kind)s“. Bitte leeren oder die Art wählen, zu der es gehört.",
+            "Die Felder %(fields)s gehören nicht zu „%(kind)s“. Bitte leeren oder die Art wählen, zu der sie "
+            "gehören.", len(labels)) % {"kind": fmt.kind_label(),
+                                        "fields": ", ".join(gettext("„%(label)s“") % {"label": label}
+                                                          for label in labels.values())})
+
+
 class TournamentCreateForm(StaffForm):
     """A new tournament (a draft): its kind (the format), name and start, and the options the chosen format
     declares (``TournamentFormat.form_fields``); an empty option takes its default. A value posted for an
@@ -174,28 +193,12 @@ class TournamentCreateForm(StaffForm):
                          "fields": fields})
         return sets
 
-    def _others_posted(self) -> list[str]:
-        """The labels of every field of another kind that the post fills (in the registry's order)."""
-        own = set(self.options) | set(self.base_fields)
-        labels: dict[str, str] = {}
-        for cls in formats.classes():
-            for name, field in cls.form_fields().items():
-                if name not in own and name not in labels and _posted(self.data, name):
-                    labels[name] = str(field.label)
-        return list(labels.values())
-
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         fmt = self.format
         if fmt is None:
             return data
-        others = self._others_posted()
-        if others:
-            self.add_error(None, ngettext(
-                "Das Feld %(fields)s gehört nicht zu „%(kind)s“. Bitte leeren oder die Art wählen, zu der es gehört.",
-                "Die Felder %(fields)s gehören nicht zu „%(kind)s“. Bitte leeren oder die Art wählen, zu der sie "
-                "gehören.", len(others)) % {"kind": fmt.kind_label(),
-                                            "fields": ", ".join(f"„{label}“" for label in others)})
+        refuse_other_kinds(self, fmt, self.options)
         check_format_fields(self, fmt, self.options)
         if not self.errors:  # every rule the service applies, as the page's message rather than a refusal later
             settings_, options = self.format_values()
@@ -238,6 +241,7 @@ class TournamentEditForm(StaffForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        refuse_other_kinds(self, self.format, self.options)
         check_format_fields(self, self.format, self.options)
         return data
 
