@@ -5,7 +5,7 @@ range, minutes, and a game's table option as its registry entry offers it (``gam
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -18,7 +18,10 @@ DAY_MINUTES = 24 * 60
 #: A bound on what the field takes, not a rule of the game: "no limit" is an empty field.
 MAX_PLAYERS = 10_000
 
-Label = str | Promise
+if TYPE_CHECKING:  # the stubs' name for a text or a lazy translation
+    from django_stubs_ext import StrOrPromise as Label
+else:
+    Label = str | Promise
 
 
 def lazy_format(message: Label, **values: Any) -> str:
@@ -77,7 +80,7 @@ def table_option_field(game: str, name: str, *, label: Label | None = None, help
         return None
     choices = [(value, text) for value, text in option.choices if only is None or value in only]
     coerce: Any = int if option.kind is int else _coerce_bool if option.kind is bool else str
-    return forms.TypedChoiceField(label=label or option.label, choices=choices, coerce=coerce, required=False,
+    return forms.TypedChoiceField(label=label or cast("Label", option.label), choices=choices, coerce=coerce, required=False,
                                   empty_value=None, initial=choices[0][0] if choices else None,
                                   help_text=help_text)
 

@@ -75,6 +75,8 @@ class StartField(forms.DateTimeField):
         if isinstance(value, str) and not self._shape.fullmatch(value.strip()):
             raise ValidationError(self.error_messages["invalid"], code="invalid")
         when = super().to_python(value)
+        if when is None:
+            return None
         try:  # the database keeps UTC: a time that has no UTC (year 1 in Berlin, 9999-12-31 at -12:00) is bad
             when.astimezone(UTC)
             when = timezone.localtime(when)
@@ -194,7 +196,7 @@ class TournamentCreateForm(StaffForm):
         return sets
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         fmt = self.format
         if fmt is None:
             return data
@@ -240,7 +242,7 @@ class TournamentEditForm(StaffForm):
         return [self[n] for n in self.options]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         refuse_other_kinds(self, self.format, self.options)
         check_format_fields(self, self.format, self.options)
         return data
@@ -265,8 +267,8 @@ class PublishForm(StaffForm):
     """Publishing opens registration: refused while the draft's start has already passed (the referee would
     start the tournament the moment it is published, before anyone could register)."""
 
-    def clean(self) -> dict:
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
         starts_at = self.tournament.starts_at if self.tournament else None
         if starts_at is not None and starts_at <= timezone.now():
             raise ValidationError(
@@ -296,7 +298,9 @@ class PlayerForm(StaffForm):
         super().__init__(*args, tournament=tournament, **kwargs)
         if user_ids is None:
             user_ids = list(tournament.entries.values_list("user_id", flat=True))
-        self.fields["user_id"].choices = [(str(u), str(u)) for u in user_ids]
+        field = self.fields["user_id"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [(str(u), str(u)) for u in user_ids]
 
 
 class ResultCorrectForm(StaffForm):
@@ -312,7 +316,9 @@ class ResultCorrectForm(StaffForm):
                  tables: list[StageTable], names: dict[int, str], **kwargs: Any) -> None:
         super().__init__(*args, tournament=tournament, **kwargs)
         self.stage_table = stage_table
-        self.fields["stage_table_id"].choices = [(str(st.pk), str(st.pk)) for st in tables]
+        field = self.fields["stage_table_id"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [(str(st.pk), str(st.pk)) for st in tables]
         self.groups: list[tuple[str, list[str]]] = []
         if stage_table is None:
             return

@@ -6,6 +6,7 @@ format has it."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Q
 from django.utils import formats, timezone
@@ -14,11 +15,11 @@ from django.utils.translation import ngettext
 
 from games.models import Table
 from ratings.pool import TOURNAMENT_LEAD
-from tournaments import formats
+from tournaments import formats as tournament_formats
 from tournaments.models import Entry, StageTable, Tournament
 
 
-def entered_tournament(*, user, now: datetime) -> Tournament | None:
+def entered_tournament(*, user: Any, now: datetime) -> Tournament | None:
     """The tournament ``user`` is entered in that is running, or open for registration and starting within
     ``TOURNAMENT_LEAD`` (a Rommé player out of the series after an Abbruch is no longer entered)."""
     entry = (
@@ -35,7 +36,7 @@ def entered_tournament(*, user, now: datetime) -> Tournament | None:
     return entry.tournament if entry is not None else None
 
 
-def pool_guard(user, now: datetime) -> str | None:
+def pool_guard(user: Any, now: datetime) -> str | None:
     tournament = entered_tournament(user=user, now=now)
     if tournament is None:
         return None
@@ -54,7 +55,7 @@ def abort_refusal_note(table: Table) -> str | None:
     if st is None:
         return None
     try:
-        minutes = formats.of(st.stage.tournament).forfeit_minutes()
+        minutes = tournament_formats.of(st.stage.tournament).forfeit_minutes()
     except KeyError:  # a format no longer registered says nothing
         return None
     if not isinstance(minutes, int):

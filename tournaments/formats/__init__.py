@@ -24,7 +24,7 @@ _REGISTRY: dict[str, type[TournamentFormat]] = {}
 def register(cls: F) -> F:
     """Add a format class under its ``name`` (usable as a class decorator). A name belongs to one class and
     fits ``Tournament.format``."""
-    longest = Tournament._meta.get_field("format").max_length
+    longest = Tournament._meta.get_field("format").max_length or 0
     if not cls.name or len(cls.name) > longest:
         raise ValueError(f"a tournament format's name has 1 to {longest} characters, not {cls.name!r}")
     existing = _REGISTRY.get(cls.name)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from django import forms
 from django.utils.functional import Promise
@@ -26,6 +26,7 @@ from tournaments import pairing
 from tournaments.errors import TournamentError
 from tournaments.fields import (
     MAX_PLAYERS,
+    Label,
     WholeNumberField,
     lazy_format,
     minutes_field,
@@ -70,7 +71,7 @@ class TournamentFormat(ABC):
     #: The game every table of the tournament plays (a ``games.engines`` name).
     game: ClassVar[str]
     #: What the page calls the format (German source, translated when shown).
-    label: ClassVar[str | Promise]
+    label: ClassVar[Label]
     #: The format's own options and their defaults (besides :data:`COMMON_DEFAULTS` and ``min_players``).
     defaults: ClassVar[dict[str, Any]] = {}
     #: The fewest players staff may set as ``min_players``, and its default.
@@ -80,7 +81,7 @@ class TournamentFormat(ABC):
     #: The create form's fields whose values are table options (``Tournament.options``), not settings.
     table_option_names: ClassVar[tuple[str, ...]] = ("turn_seconds",)
     #: The create form's label of ``break_minutes`` (a Rommé series says "Serien").
-    break_label: ClassVar[str | Promise] = gettext_lazy("Pause zwischen den Runden (Minuten)")
+    break_label: ClassVar[Label] = gettext_lazy("Pause zwischen den Runden (Minuten)")
 
     def __init__(self, tournament: Tournament) -> None:
         self.t = tournament
@@ -465,7 +466,7 @@ class PairedFormat(TournamentFormat):
         per_stage = self.stage_entries(players)
         rows = []
         for g in self.ranked(players, self.results()):
-            row = {"user_id": g.player, "place": g.place, "stages": per_stage[g.player],
+            row = {"user_id": g.player, "place": g.place, "stages": per_stage[cast(int, g.player)],
                    "match_points": g.match_points, "margin": g.margin}
             if self.buchholz:
                 row["buchholz"] = g.buchholz
@@ -475,7 +476,7 @@ class PairedFormat(TournamentFormat):
     # --- the page -----------------------------------------------------------------------------------
 
     def description(self) -> str:
-        return self.label
+        return str(self.label)
 
     def more_words(self) -> list[str]:
         return []

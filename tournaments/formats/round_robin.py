@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -39,7 +39,8 @@ class RoundRobinFormat(PairedFormat):
         return players - 1 if players % 2 == 0 else players
 
     def seating(self, number: int, rating: Rating) -> Seating:
-        schedule = pairing.round_robin_rounds([e.user_id for e in self.participants()])
+        schedule = cast(list[list[tuple[int, int | None]]],
+                        pairing.round_robin_rounds([e.user_id for e in self.participants()]))
         removed = self.removed()
         seats: Seating = []
         for a, b in schedule[number - 1]:

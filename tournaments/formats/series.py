@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any, ClassVar
+from collections import Counter
+from typing import Any, ClassVar, cast
 
 from django import forms
 from django.conf import settings as django_settings
@@ -123,9 +124,10 @@ class SeriesFormat(TournamentFormat):
         active = [e.user_id for e in self.playing() if not e.out]
         sizes = pairing.romme_table_sizes(len(active), self.settings["table_size"])
         if number == 1:
-            return pairing.romme_seating_random(active, sizes, secrets.SystemRandom())
+            return cast(Seating, pairing.romme_seating_random(active, sizes, secrets.SystemRandom()))
         seated = set(active)
-        return pairing.romme_seating([row["user_id"] for row in self.standings() if row["user_id"] in seated], sizes)
+        return cast(Seating, pairing.romme_seating([row["user_id"] for row in self.standings()
+                                                    if row["user_id"] in seated], sizes))
 
     def deal_seeds(self, seating: Seating) -> dict[str, str]:
         if not self.settings.get("same_deals"):
@@ -154,7 +156,7 @@ class SeriesFormat(TournamentFormat):
     def corrected_result(self, st: StageTable, result: dict) -> dict:
         seats = result.get("seats")
         if (not isinstance(seats, list)
-                or sorted(s.get("user_id") for s in seats if isinstance(s, dict)) != sorted(st.users)):
+                or Counter(s.get("user_id") for s in seats if isinstance(s, dict)) != Counter(st.users)):
             raise bad_result()
         out = []
         for seat in seats:
@@ -204,7 +206,7 @@ class SeriesFormat(TournamentFormat):
 
     def standings(self) -> list[dict]:
         stages = self.t.stages.count()
-        rows = {e.user_id: {"user_id": e.user_id, "place": None, "stages": [None] * stages, "result": 0,
+        rows: dict[int, dict[str, Any]] = {e.user_id: {"user_id": e.user_id, "place": None, "stages": [None] * stages, "result": 0,
                             "wertungspunkte": 0, "augen": 0, "rounds_won": 0, "out": e.out,
                             "removed": e.status == Entry.Status.REMOVED} for e in self.participants()}
         for st in self.finished_tables():
@@ -220,7 +222,7 @@ class SeriesFormat(TournamentFormat):
                             for u, r in rows.items()])
         out = []
         for place, standing in ranked:
-            row = rows[standing.player]
+            row = rows[cast(int, standing.player)]
             row["place"] = place
             out.append(row)
         return out

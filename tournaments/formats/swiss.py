@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from django import forms
 from django.utils.translation import gettext as _
@@ -58,7 +58,7 @@ class SwissFormat(PairedFormat):
         ranked = sorted((e.user_id for e in entries), key=lambda u: -rated[u])  # stable: registration order
         ranked.sort(key=lambda u: -points.get(u, 0))
         pairs, bye = pairing.swiss_pairings(ranked, points, history)
-        return [list(p) for p in pairs] + ([[bye, None]] if bye is not None else [])
+        return cast(Seating, [list(p) for p in pairs] + ([[bye, None]] if bye is not None else []))
 
     def ranked(self, players: list[int], results: list[pairing.GinResult]) -> list[pairing.GinStanding]:
         return pairing.swiss_standings(players, results, **self.points())
