@@ -241,6 +241,9 @@ class TournamentEditForm(StaffForm):
     def option_fields(self) -> list[forms.BoundField]:
         return [self[n] for n in self.options]
 
+    def kind_label(self) -> str:
+        return self.format.kind_label()
+
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         refuse_other_kinds(self, self.format, self.options)

@@ -328,3 +328,17 @@ def test_a_format_without_a_forfeit_rule_adds_no_note(staff, make_players):
     t = started(staff, make_players(3), name="Serie", game="romme", format="series",
                 settings={"series": 1, "rounds": 1, "check_in_minutes": 0, "break_minutes": 0}, options={})
     assert hooks.abort_refusal_note(StageTable.objects.get(stage__tournament=t).table) is None
+
+
+# --- the staff page ---------------------------------------------------------------------------------------------
+
+
+def test_the_drafts_edit_form_shows_its_formats_fields_and_cancelling_stands_apart(staff_client, staff):
+    t = tournament_services.tournament_create(by=staff, name="Serie", game="romme", format="series")
+    page = staff_client.get(reverse("tournaments:staff", args=[t.pk])).content.decode()
+    edit = re.search(r'<form method="post" class="tn-form tn-edit"[^>]*>(.*?)</form>', page, re.S).group(1)
+    assert "Optionen: Rommé: Serienturnier (Masters)" in edit
+    assert names_in(edit)[3:] == ["series", "rounds", "table_size", "same_deals", "turn_seconds", "min_players",
+                                  "max_players", "check_in_minutes", "break_minutes"]
+    danger = re.search(r'<section class="tn-staff tn-danger">(.*?)</section>', page, re.S).group(1)
+    assert 'class="button button-danger"' in danger and "Absagen" in danger and "Veröffentlichen" not in danger
