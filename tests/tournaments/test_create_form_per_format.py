@@ -337,7 +337,7 @@ def test_the_drafts_edit_form_shows_its_formats_fields_and_cancelling_stands_apa
     t = tournament_services.tournament_create(by=staff, name="Serie", game="romme", format="series")
     page = staff_client.get(reverse("tournaments:staff", args=[t.pk])).content.decode()
     edit = re.search(r'<form method="post" class="tn-form tn-edit"[^>]*>(.*?)</form>', page, re.S).group(1)
-    assert "Optionen: Rommé: Serienturnier (Masters)" in edit
+    assert "Optionen für Rommé: Serienturnier (Masters)" in edit
     assert names_in(edit)[3:] == ["series", "rounds", "table_size", "same_deals", "turn_seconds", "min_players",
                                   "max_players", "check_in_minutes", "break_minutes"]
     danger = re.search(r'<section class="tn-staff tn-danger">(.*?)</section>', page, re.S).group(1)
