@@ -23,11 +23,9 @@ from django.utils.translation import gettext_lazy as _
 
 from tournaments import formats
 from tournaments.errors import TournamentError
-from tournaments.fields import DAY_MINUTES, MAX_PLAYERS, Label, WholeNumberField, lazy_format, minutes_field
-from tournaments.formats.base import MAX_RESULT, TournamentFormat
+from tournaments.fields import Label, lazy_format
+from tournaments.formats.base import TournamentFormat
 from tournaments.models import StageTable, Tournament
-
-__all__ = ["DAY_MINUTES", "MAX_PLAYERS", "MAX_RESULT", "WholeNumberField", "lazy_format", "minutes_field"]
 
 NAME_LENGTH = 120  # Tournament.name
 REASON_LENGTH = 300  # AuditEntry.reason and Tournament.notice (a cancel's reason becomes the notice)

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, cast
 
 from django import forms
-from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
