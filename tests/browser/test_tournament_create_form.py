@@ -74,3 +74,18 @@ def test_the_create_form_fits_a_phone_with_controls_large_enough_to_tap(new_page
         .map(el => el.getBoundingClientRect().height)""")
     assert heights and min(heights) >= 44
     screenshot(page, "tournament-create-knockout-390")
+
+
+def test_a_drafts_staff_page_with_its_edit_form_and_the_cancel_box_fits_a_phone(new_page, screenshot):
+    from tournaments import services as tournament_services
+
+    page = new_page("de-DE")
+    sign_in_staff(page)
+    staff = get_user_model().objects.get(username="leitung")
+    t = tournament_services.tournament_create(by=staff, name="Rommé-Abend", game="romme", format="series")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"/turniere/{t.pk}/leitung/")
+    assert page.locator("form.tn-edit [name=table_size]").is_visible()
+    assert page.locator(".tn-danger button.button-danger").is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(page, "tournament-staff-draft-390")
