@@ -10,7 +10,7 @@ import pytest
 from django import forms
 from django.urls import reverse
 
-from games import engines
+from games import registry
 from games.models import Match, Table
 from tests.tournaments.helpers import play_tournament, started
 from tournaments import formats
@@ -51,7 +51,7 @@ class HomeAndAwayFormat(TournamentFormat):
     @classmethod
     def check_options(cls, options, settings):
         try:
-            engines.engine(cls.game).normalize_options(options)
+            registry.get(cls.game).engine.normalize_options(options)
         except ValueError as error:
             raise TournamentError("bad_options", f"Ungültige Tischoption: {error}") from None
         return options

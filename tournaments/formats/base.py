@@ -19,7 +19,7 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from games import engines, registry
+from games import registry
 from games.models import Match
 from tournaments import pairing
 from tournaments.errors import TournamentError
@@ -67,7 +67,7 @@ class TournamentFormat(ABC):
 
     #: The name stored in ``Tournament.format`` and used in the registry.
     name: ClassVar[str]
-    #: The game every table of the tournament plays (a ``games.engines`` name).
+    #: The game every table of the tournament plays (a ``games.registry`` name).
     game: ClassVar[str]
     #: What the page calls the format (German source, translated when shown).
     label: ClassVar[Label]
@@ -388,7 +388,7 @@ class PairedFormat(TournamentFormat):
     @classmethod
     def check_options(cls, options: dict, settings: dict[str, Any]) -> dict:
         try:
-            normalized = engines.engine(cls.game).normalize_options(options)
+            normalized = registry.get(cls.game).engine.normalize_options(options)
         except ValueError as error:
             raise TournamentError("bad_options", f"Ungültige Tischoption: {error}") from None
         if normalized["hollywood"]:

@@ -11,7 +11,7 @@ from django.conf import settings as django_settings
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from games import engines
+from games import registry
 from games.models import Match
 from tournaments import pairing
 from tournaments.errors import TournamentError
@@ -102,7 +102,7 @@ class SeriesFormat(TournamentFormat):
             if name in options:
                 raise TournamentError("bad_options", f"Die Tischoption {name} legt das Turnier fest.")
         try:
-            engines.engine(cls.game).normalize_options(masters_options({**options, "rounds": settings["rounds"]}),
+            registry.get(cls.game).engine.normalize_options(masters_options({**options, "rounds": settings["rounds"]}),
                                                        seats=settings["table_size"])
         except ValueError as error:
             raise TournamentError("bad_options", f"Ungültige Tischoption: {error}") from None
