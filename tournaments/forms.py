@@ -1,12 +1,13 @@
 """The staff's forms on the tournament pages: every field staff can post (create, edit, publish, start, next
 stage, pause, resume, cancel, remove, reinstate, correct a result) is checked here by a Django form before a
 service is called, so bad input is a field error in German (English through gettext), never a server error.
+The options of a tournament are the fields its format declares (``tournaments.formats``; a table option's
+choices come from the game's registry entry): nothing here knows a game or a format by name.
 Times are read in the site's time zone (``settings.TIME_ZONE``) unless they name an offset, and a start in the
 past is refused: the referee would start (and, short of players, cancel) such a tournament at once."""
 
 from __future__ import annotations
 
-import copy
 import re
 from datetime import UTC, datetime
 from typing import Any
@@ -14,95 +15,35 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.http import QueryDict
 from django.utils import timezone
 from django.utils.formats import date_format
-from django.utils.functional import lazy
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from games.engine.gin.match import OPTION_CHOICES as GIN_OPTION_CHOICES
-from tournaments import services
-from tournaments.formats.series import romme_rounds_allowed
+from tournaments import formats
+from tournaments.errors import TournamentError
+from tournaments.fields import Label, lazy_format
+from tournaments.formats.base import TournamentFormat
 from tournaments.models import StageTable, Tournament
 
 NAME_LENGTH = 120  # Tournament.name
 REASON_LENGTH = 300  # AuditEntry.reason and Tournament.notice (a cancel's reason becomes the notice)
-DAY_MINUTES = 24 * 60
-#: A bound on what the field takes, not a rule of the game: "no limit" is an empty field.
-MAX_PLAYERS = 10_000
-#: What a hand-corrected list or match may hold; far beyond any real result, small enough for every database.
-MAX_RESULT = 100_000
-
-KINDS = (
-    ("romme:series", _("Rommé: Serienturnier (Masters)")),
-    ("gin:swiss", _("Gin Rommé: Schweizer System")),
-    ("gin:knockout", _("Gin Rommé: K.-o.-System")),
-    ("gin:round_robin", _("Gin Rommé: Jeder gegen jeden")),
-)
-#: Which of the create form's options each game has (the others' fieldset is ignored for it).
-ROMME_ONLY = ("series", "table_size", "same_deals")
-GIN_ONLY = ("target", "forfeit_minutes")
-COMMON = ("rounds", "max_players", "check_in_minutes", "break_minutes")
-#: Formats whose number of stages staff choose (the others follow from the number of players).
-ROUNDS_CHOSEN = ("series", "swiss")
 
 
-def lazy_format(message, **values: Any):
-    """``message % values``, translated when it is shown (fields are built once, at import, in no language)."""
-    return lazy(lambda: str(message) % values, str)()
+def kind_choices() -> list[tuple[str, str]]:
+    """The create form's kinds: every registered format, as ``game:format`` with its label."""
+    return [(cls.kind(), cls.kind_label()) for cls in formats.classes()]
 
 
-def option_names(game: str, format: str) -> tuple[str, ...]:
-    """The options of the create form that a tournament of ``game`` and ``format`` has."""
-    common = COMMON if format in ROUNDS_CHOSEN else tuple(n for n in COMMON if n != "rounds")
-    return common + (ROMME_ONLY if game == "romme" else GIN_ONLY)
-
-
-def check_options(form: forms.Form, game: str, format: str) -> None:
-    """The rules between a tournament's kind and its options, as field errors of ``form``."""
-    data = form.cleaned_data
-    rounds = data.get("rounds")
-    if rounds is not None and format not in ROUNDS_CHOSEN:
-        form.add_error("rounds", gettext("Die Zahl der Runden wählt man nur bei Rommé und im Schweizer "
-                                         "System; hier folgt sie aus der Zahl der Teilnehmer."))
-    elif rounds is not None and game == "romme" and rounds not in romme_rounds_allowed():
-        form.add_error("rounds", gettext("Rommé: %(allowed)s Runden je Liste.") % {
-            "allowed": ", ".join(map(str, romme_rounds_allowed()))})
-    minimum = 3 if game == "romme" else 2
-    if data.get("max_players") is not None and data["max_players"] < minimum:
-        form.add_error("max_players", gettext("Mindestens %(n)d Teilnehmer braucht dieses Turnier.") % {
-            "n": minimum})
+def default_kind() -> str:
+    classes = formats.classes()
+    return classes[0].kind() if classes else ""
 
 
 def time_zone_name() -> str:
     """The zone every time on the staff pages is entered and shown in."""
     return settings.TIME_ZONE
-
-
-class WholeNumberField(forms.IntegerField):
-    """A whole number in ASCII digits (an optional minus sign) from ``min_value`` to ``max_value``. "4.5",
-    "1e3", "١٢", a NUL byte or 5,000 digits are the same clear field error, with the range in it."""
-
-    _shape = re.compile(r"-?[0-9]+")
-
-    def __init__(self, *, min_value: int, max_value: int, placeholder: int | None = None, **kwargs: Any) -> None:
-        super().__init__(min_value=min_value, max_value=max_value, **kwargs)
-        if placeholder is not None:  # the default an empty field takes
-            self.widget.attrs["placeholder"] = str(placeholder)
-        message = lazy_format(_("Bitte eine ganze Zahl von %(low)s bis %(high)s eingeben."), low=min_value,
-                              high=max_value)
-        self.error_messages = {**self.error_messages, "invalid": message, "min_value": message,
-                               "max_value": message}
-
-    def to_python(self, value: Any) -> int | None:
-        if value in self.empty_values:
-            return None
-        text = str(value).strip()
-        if not self._shape.fullmatch(text):
-            raise ValidationError(self.error_messages["invalid"], code="invalid")
-        if len(text.lstrip("-")) > len(str(self.max_value)) + 1:  # never hand int() thousands of digits
-            raise ValidationError(self.error_messages["max_value"], code="max_value")
-        return int(text)
 
 
 class StartField(forms.DateTimeField):
@@ -132,6 +73,8 @@ class StartField(forms.DateTimeField):
         if isinstance(value, str) and not self._shape.fullmatch(value.strip()):
             raise ValidationError(self.error_messages["invalid"], code="invalid")
         when = super().to_python(value)
+        if when is None:
+            return None
         try:  # the database keeps UTC: a time that has no UTC (year 1 in Berlin, 9999-12-31 at -12:00) is bad
             when.astimezone(UTC)
             when = timezone.localtime(when)
@@ -149,12 +92,8 @@ def name_field() -> forms.CharField:
     return forms.CharField(label=_("Name"), max_length=NAME_LENGTH, strip=True)
 
 
-def reason_field(*, required: bool, label=None) -> forms.CharField:
+def reason_field(*, required: bool, label: Label | None = None) -> forms.CharField:
     return forms.CharField(label=label or _("Grund"), max_length=REASON_LENGTH, strip=True, required=required)
-
-
-def minutes_field(label, *, low: int = 0, default: int) -> WholeNumberField:
-    return WholeNumberField(label=label, min_value=low, max_value=DAY_MINUTES, required=False, placeholder=default)
 
 
 class StaffForm(forms.Form):
@@ -174,98 +113,163 @@ class StaffForm(forms.Form):
         return lines
 
 
+def _posted(data: Any, name: str) -> bool:
+    """Whether a post carries a value for ``name`` (an empty field is no value: it takes the default)."""
+    values = data.getlist(name) if isinstance(data, QueryDict) else [data.get(name)]
+    return any(v not in (None, "") for v in values)
+
+
+def add_format_fields(form: forms.Form, fmt: type[TournamentFormat]) -> list[str]:
+    """Add the fields ``fmt`` declares for its options to ``form``; their names, in the page's order."""
+    fields = fmt.form_fields()
+    form.fields.update(fields)
+    return list(fields)
+
+
+def check_format_fields(form: StaffForm, fmt: type[TournamentFormat], names: list[str]) -> None:
+    """The format's own rules between its fields, as field errors of ``form``."""
+    values = {n: form.cleaned_data.get(n) for n in names if n in form.cleaned_data}
+    for name, message in fmt.form_errors(values).items():
+        if name in form.fields and name not in form.errors:
+            form.add_error(name, message)
+
+
+def refuse_other_kinds(form: StaffForm, fmt: type[TournamentFormat], own: list[str]) -> None:
+    """Refuse a post that fills a field of another kind (a format's option that ``fmt`` does not have), naming
+    the fields: staff learn that the value would not apply, instead of it being dropped without a word. An
+    empty field is no value (a page without its script posts the other kinds' empty fields)."""
+    mine = set(own) | set(form.base_fields)
+    labels: dict[str, str] = {}
+    for cls in formats.classes():
+        for name, field in cls.form_fields().items():
+            if name not in mine and name not in labels and _posted(form.data, name):
+                labels[name] = str(field.label)
+    if labels:
+        form.add_error(None, ngettext(
+            "Das Feld %(fields)s gehört nicht zu „%(kind)s“. Bitte leeren oder die Art wählen, zu der es gehört.",
+            "Die Felder %(fields)s gehören nicht zu „%(kind)s“. Bitte leeren oder die Art wählen, zu der sie "
+            "gehören.", len(labels)) % {"kind": fmt.kind_label(),
+                                        "fields": ", ".join(gettext("„%(label)s“") % {"label": label}
+                                                          for label in labels.values())})
+
+
 class TournamentCreateForm(StaffForm):
-    """A new tournament (a draft): its kind, name, start and options; an empty option takes its default."""
+    """A new tournament (a draft): its kind (the format), name and start, and the options the chosen format
+    declares (``TournamentFormat.form_fields``); an empty option takes its default. A value posted for an
+    option the chosen kind does not have (one of another kind's fields) is refused, never dropped."""
 
     name = name_field()
-    kind = forms.ChoiceField(label=_("Art"), choices=KINDS, initial="romme:series")
+    kind = forms.ChoiceField(label=_("Art"), choices=kind_choices)
     starts_at = StartField(label=_("Start"), required=False)
-    series = WholeNumberField(label=_("Serien"), min_value=1, max_value=10, required=False, placeholder=3)
-    table_size = WholeNumberField(label=_("Tischgröße"), min_value=3, max_value=6, required=False, placeholder=4)
-    same_deals = forms.BooleanField(label=_("Gleiche Karten an allen Tischen einer Größe"), required=False)
-    target = forms.TypedChoiceField(
-        label=_("Ziel"), coerce=int, required=False, empty_value=None, initial=GIN_OPTION_CHOICES["target"][0],
-        choices=[(str(v), lazy_format(_("%(n)d Punkte"), n=v) if v else _("eine Runde")) for v in
-                 sorted(GIN_OPTION_CHOICES["target"])],
-    )
-    forfeit_minutes = minutes_field(_("Aufgabe nach (Minuten)"), low=1, default=5)
-    rounds = WholeNumberField(label=_("Runden (Rommé: je Liste 6, 12, 18, 24; Gin Schweizer System: Anzahl)"),
-                              min_value=1, max_value=30, required=False)
-    max_players = WholeNumberField(label=_("Höchstens Teilnehmer"), min_value=2, max_value=MAX_PLAYERS,
-                                   required=False)
-    check_in_minutes = minutes_field(_("Einchecken (Minuten vor dem Start, 0: keins)"), default=10)
-    break_minutes = minutes_field(_("Pause zwischen den Runden (Minuten)"), default=2)
 
-    def game_format(self) -> tuple[str, str]:
-        game, _sep, format = self.cleaned_data["kind"].partition(":")
-        return game, format
+    def __init__(self, data: Any = None, *, kind: object = None, **kwargs: Any) -> None:
+        super().__init__(data, **kwargs)
+        chosen = self.data.get("kind") if self.is_bound else kind
+        fmt = formats.of_kind(chosen)
+        if fmt is None and not self.is_bound:
+            fmt = formats.of_kind(default_kind())
+        self.format = fmt
+        self.fields["kind"].widget.attrs["data-role"] = "kind"
+        if fmt is not None:
+            self.initial.setdefault("kind", fmt.kind())
+        self.options = add_format_fields(self, fmt) if fmt is not None else []
 
-    def clean(self) -> dict:
-        data = super().clean()
-        if "kind" in data:
-            check_options(self, *self.game_format())
+    def option_fields(self) -> list[forms.BoundField]:
+        return [self[n] for n in self.options]
+
+    def kind_fieldsets(self) -> list[dict[str, Any]]:
+        """One set of option fields per kind, for the page: the chosen kind's are this form's fields (with what
+        was posted); every other kind's are a form of their own, with ids of their own and the same names.
+        The page shows the chosen set and disables the others (disabled fields are not posted); its script
+        swaps them as the kind changes."""
+        sets = []
+        for cls in formats.classes():
+            if cls is self.format:
+                fields = self.option_fields()
+            else:
+                other = StaffForm(auto_id=f"id_create_{cls.game}_{cls.name}_%s")
+                fields = [other[n] for n in add_format_fields(other, cls)]
+            sets.append({"kind": cls.kind(), "label": cls.kind_label(), "chosen": cls is self.format,
+                         "fields": fields})
+        return sets
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        fmt = self.format
+        if fmt is None:
+            return data
+        refuse_other_kinds(self, fmt, self.options)
+        check_format_fields(self, fmt, self.options)
+        if not self.errors:  # every rule the service applies, as the page's message rather than a refusal later
+            settings_, options = self.format_values()
+            try:
+                fmt.check_options(options, fmt.normalize_settings(settings_))
+            except TournamentError as error:
+                self.add_error(None, error.message)
         return data
 
-    def service_kwargs(self) -> dict:
+    def format_values(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        assert self.format is not None
+        return self.format.form_values({n: self.cleaned_data.get(n) for n in self.options})
+
+    def service_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of ``services.tournament_create`` (``by`` aside)."""
-        data = self.cleaned_data
-        game, format = self.game_format()
-        names = COMMON + (ROMME_ONLY if game == "romme" else GIN_ONLY)
-        chosen = {n: data[n] for n in names if n != "target" and data.get(n) is not None}
-        if game == "romme":
-            chosen["same_deals"] = bool(data.get("same_deals"))
-        options = {"target": data["target"]} if game == "gin" and data.get("target") is not None else {}
-        return {"name": data["name"], "game": game, "format": format, "settings": chosen, "options": options,
-                "starts_at": data.get("starts_at")}
+        assert self.format is not None
+        settings_, options = self.format_values()
+        return {"name": self.cleaned_data["name"], "game": self.format.game, "format": self.format.name,
+                "settings": settings_, "options": options, "starts_at": self.cleaned_data.get("starts_at")}
 
 
 class TournamentEditForm(StaffForm):
-    """A draft's name, start (empty: staff start it) and the options of its kind, as on the create form. An
-    option left empty takes its default; one the post does not name at all stays as it is."""
+    """A draft's name, start (empty: staff start it) and the options its format declares, as on the create
+    form. An option left empty takes its default; one the post does not name at all stays as it is."""
 
     name = name_field()
     starts_at = StartField(label=_("Start"), required=False)
 
     def __init__(self, *args: Any, tournament: Tournament, **kwargs: Any) -> None:
-        given = {**tournament.settings, "target": tournament.options.get("target")}
+        self.format = formats.get(tournament.format)
+        given = {**tournament.settings, **{n: tournament.options.get(n) for n in self.format.table_option_names}}
         initial = {"name": tournament.name, "starts_at": tournament.starts_at}
-        self.options = option_names(tournament.game, tournament.format)
-        initial.update({n: given.get(n) for n in self.options})
-        kwargs.setdefault("initial", initial)
-        super().__init__(*args, tournament=tournament, **kwargs)
+        super().__init__(*args, tournament=tournament, initial=kwargs.pop("initial", None) or initial, **kwargs)
+        self.options = add_format_fields(self, self.format)
         for n in self.options:
-            self.fields[n] = copy.deepcopy(TournamentCreateForm.base_fields[n])
+            self.initial.setdefault(n, given.get(n))
 
-    def option_fields(self) -> list:
+    def option_fields(self) -> list[forms.BoundField]:
         return [self[n] for n in self.options]
 
-    def clean(self) -> dict:
-        data = super().clean()
-        check_options(self, self.tournament.game, self.tournament.format)
+    def kind_label(self) -> str:
+        return self.format.kind_label()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        refuse_other_kinds(self, self.format, self.options)
+        check_format_fields(self, self.format, self.options)
         return data
 
-    def service_kwargs(self) -> dict:
+    def service_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of ``services.tournament_edit`` (``tournament_id`` and ``by`` aside)."""
-        t, data = self.tournament, self.cleaned_data
-        defaults = {**services.normalize_settings(t.game, t.format, {}),
-                    "target": GIN_OPTION_CHOICES["target"][0]}
+        t, data, fmt = self.tournament, self.cleaned_data, self.format
+        assert t is not None
+        defaults = fmt.form_defaults()
         posted = [n for n in self.options if n in self.data]
         chosen = {n: defaults[n] if data.get(n) is None else data[n] for n in posted}
-        if "same_deals" in self.options and posted:
-            chosen["same_deals"] = bool(data.get("same_deals"))  # an unticked box is not posted at all
-        options = None
-        if "target" in chosen:
-            options = {**t.options, "target": chosen.pop("target")}
-        return {"name": data["name"], "starts_at": data["starts_at"], "settings": chosen or None,
-                "options": options}
+        if posted:  # an unticked box is not posted at all
+            chosen.update({n: bool(data.get(n)) for n in self.options
+                           if isinstance(self.fields[n], forms.BooleanField)})
+        settings_ = {n: v for n, v in chosen.items() if n not in fmt.table_option_names}
+        options = {n: v for n, v in chosen.items() if n in fmt.table_option_names}
+        return {"name": data["name"], "starts_at": data["starts_at"], "settings": settings_ or None,
+                "options": {**t.options, **options} if options else None}
 
 
 class PublishForm(StaffForm):
     """Publishing opens registration: refused while the draft's start has already passed (the referee would
     start the tournament the moment it is published, before anyone could register)."""
 
-    def clean(self) -> dict:
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
         starts_at = self.tournament.starts_at if self.tournament else None
         if starts_at is not None and starts_at <= timezone.now():
             raise ValidationError(
@@ -295,64 +299,46 @@ class PlayerForm(StaffForm):
         super().__init__(*args, tournament=tournament, **kwargs)
         if user_ids is None:
             user_ids = list(tournament.entries.values_list("user_id", flat=True))
-        self.fields["user_id"].choices = [(str(u), str(u)) for u in user_ids]
+        field = self.fields["user_id"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [(str(u), str(u)) for u in user_ids]
 
 
 class ResultCorrectForm(StaffForm):
-    """A finished table's corrected result: gin, the winner and the margin; Rommé, each seat's Wertungspunkte,
-    Augen, rounds won and Abbruch. ``stage_table`` is the table the post names (None: not a finished table
+    """A finished table's corrected result, with the fields its format declares
+    (``TournamentFormat.correction_fields``: a gin match's winner and margin, each Rommé seat's Wertungspunkte,
+    Augen, rounds won and Abbruch). ``stage_table`` is the table the post names (None: not a finished table
     of this tournament, which ``stage_table_id`` then reports)."""
 
     stage_table_id = forms.TypedChoiceField(label=_("Tisch"), coerce=int, widget=forms.HiddenInput)
     reason = reason_field(required=True, label=_("Begründung"))
 
     def __init__(self, *args: Any, tournament: Tournament, stage_table: StageTable | None,
-                 tables: list[StageTable], names: dict, **kwargs: Any) -> None:
+                 tables: list[StageTable], names: dict[int, str], **kwargs: Any) -> None:
         super().__init__(*args, tournament=tournament, **kwargs)
         self.stage_table = stage_table
-        self.fields["stage_table_id"].choices = [(str(st.pk), str(st.pk)) for st in tables]
+        field = self.fields["stage_table_id"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [(str(st.pk), str(st.pk)) for st in tables]
+        self.groups: list[tuple[str, list[str]]] = []
         if stage_table is None:
             return
+        self.format = formats.of(tournament)
         self.initial.setdefault("stage_table_id", stage_table.pk)
-        result = stage_table.result or {}
-        self.seat_names = [(u, names.get(u, str(u))) for u in stage_table.users]
-        if tournament.game == "gin":
-            self.fields["winner"] = forms.TypedChoiceField(
-                label=_("Sieger"), coerce=int, choices=[(str(u), name) for u, name in self.seat_names])
-            self.fields["margin"] = WholeNumberField(label=_("Differenz"), min_value=0, max_value=MAX_RESULT)
-            self.initial.setdefault("winner", result.get("winner"))
-            self.initial.setdefault("margin", result.get("margin", 0))
-            return
-        rounds = tournament.settings.get("rounds") or 24
-        seats = {s.get("user_id"): s for s in result.get("seats", [])}
-        for u, name in self.seat_names:
-            seat = seats.get(u, {})
-            self.fields[f"wp_{u}"] = WholeNumberField(label=_("WP %(name)s") % {"name": name},
-                                                      min_value=-MAX_RESULT, max_value=MAX_RESULT)
-            self.fields[f"augen_{u}"] = WholeNumberField(label=_("Augen %(name)s") % {"name": name},
-                                                         min_value=0, max_value=MAX_RESULT)
-            self.fields[f"won_{u}"] = WholeNumberField(label=_("Gewonnene Runden %(name)s") % {"name": name},
-                                                       min_value=0, max_value=rounds)
-            self.fields[f"abbruch_{u}"] = forms.BooleanField(label=_("Abbruch %(name)s") % {"name": name},
-                                                             required=False)
-            self.initial.update({f"wp_{u}": seat.get("wertungspunkte", 0), f"augen_{u}": seat.get("augen", 0),
-                                 f"won_{u}": seat.get("rounds_won", 0), f"abbruch_{u}": seat.get("abbruch", False)})
+        for heading, fields, initial in self.format.correction_fields(stage_table, names):
+            self.fields.update(fields)
+            for name, value in initial.items():
+                self.initial.setdefault(name, value)
+            self.groups.append((heading, list(fields)))
 
-    def seat_fields(self) -> list[dict]:
-        """Rommé: each seat's name and its four fields, in seat order (for the template)."""
-        if self.stage_table is None or self.tournament.game == "gin":
-            return []
-        return [{"name": name, "fields": [self[f"{k}_{u}"] for k in ("wp", "augen", "won", "abbruch")]}
-                for u, name in self.seat_names]
+    def seat_fields(self) -> list[dict[str, Any]]:
+        """The correction's fields in their groups (a heading, e.g. a Rommé seat's player, and the fields)."""
+        return [{"name": heading, "fields": [self[n] for n in names]} for heading, names in self.groups]
 
     def result(self) -> dict:
         """The result in the shape ``services.tournament_result_correct`` takes."""
-        data = self.cleaned_data
-        if self.tournament.game == "gin":
-            return {"winner": data["winner"], "margin": data["margin"]}
-        return {"seats": [{"user_id": u, "wertungspunkte": data[f"wp_{u}"], "augen": data[f"augen_{u}"],
-                           "rounds_won": data[f"won_{u}"], "abbruch": data[f"abbruch_{u}"]}
-                          for u, _name in self.seat_names]}
+        assert self.stage_table is not None
+        return self.format.correction_result(self.stage_table, self.cleaned_data)
 
 
 def correctable_tables(t: Tournament) -> list[StageTable]:
@@ -362,8 +348,9 @@ def correctable_tables(t: Tournament) -> list[StageTable]:
             if None not in st.users]
 
 
-def result_correct_form(data=None, *, tournament: Tournament, names: dict, stage_table: StageTable | None = None,
-                        tables: list[StageTable] | None = None, **kwargs: Any) -> ResultCorrectForm:
+def result_correct_form(data: Any = None, *, tournament: Tournament, names: dict[int, str],
+                        stage_table: StageTable | None = None, tables: list[StageTable] | None = None,
+                        **kwargs: Any) -> ResultCorrectForm:
     """The correction form of the table a post names (``data['stage_table_id']``) or of ``stage_table``."""
     tables = correctable_tables(tournament) if tables is None else tables
     if data is not None:

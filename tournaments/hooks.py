@@ -1,21 +1,25 @@
 """What tournaments plug into the lower layers at start-up (``TournamentsConfig.ready``): the ranked pool
 refuses whoever is entered in a tournament that is running or starts soon (ratings.md "One live table at a
-time"), and a refused abort at a tournament table names the tournament's forfeit rule (tournaments.md)."""
+time"), and a refused abort at a tournament table names the tournament's forfeit rule (tournaments.md), as its
+format has it."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Q
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games.models import Table
 from ratings.pool import TOURNAMENT_LEAD
+from tournaments import formats as tournament_formats
 from tournaments.models import Entry, StageTable, Tournament
 
 
-def entered_tournament(*, user, now: datetime) -> Tournament | None:
+def entered_tournament(*, user: Any, now: datetime) -> Tournament | None:
     """The tournament ``user`` is entered in that is running, or open for registration and starting within
     ``TOURNAMENT_LEAD`` (a Rommé player out of the series after an Abbruch is no longer entered)."""
     entry = (
@@ -32,7 +36,7 @@ def entered_tournament(*, user, now: datetime) -> Tournament | None:
     return entry.tournament if entry is not None else None
 
 
-def pool_guard(user, now: datetime) -> str | None:
+def pool_guard(user: Any, now: datetime) -> str | None:
     tournament = entered_tournament(user=user, now=now)
     if tournament is None:
         return None
@@ -45,12 +49,19 @@ def pool_guard(user, now: datetime) -> str | None:
 
 
 def abort_refusal_note(table: Table) -> str | None:
-    """Gin tournaments: who has not made a move of their own ``forfeit_minutes`` after the start loses."""
+    """Formats with a forfeit rule (gin): who has not made a move of their own ``forfeit_minutes`` after the
+    start loses. None for a table of no tournament, or of a format without that rule."""
     st = StageTable.objects.filter(table_id=table.pk).select_related("stage__tournament").first()
-    if st is None or st.stage.tournament.game != "gin":
+    if st is None:
         return None
-    minutes = st.stage.tournament.settings.get("forfeit_minutes")
+    try:
+        minutes = tournament_formats.of(st.stage.tournament).forfeit_minutes()
+    except KeyError:  # a format no longer registered says nothing
+        return None
     if not isinstance(minutes, int):
         return None
-    return (f"Wer {minutes} Minuten nach dem Beginn noch keinen eigenen Zug gemacht hat, während der Server "
-            "schon für ihn ziehen musste, verliert die Partie kampflos.")
+    return ngettext(
+        "Wer %(m)d Minute nach dem Beginn noch keinen eigenen Zug gemacht hat, während der Server schon für ihn "
+        "ziehen musste, verliert die Partie kampflos.",
+        "Wer %(m)d Minuten nach dem Beginn noch keinen eigenen Zug gemacht hat, während der Server schon für ihn "
+        "ziehen musste, verliert die Partie kampflos.", minutes) % {"m": minutes}

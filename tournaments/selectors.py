@@ -119,6 +119,14 @@ def audit_in_words(*, tournament: Tournament) -> list[dict]:
             what += ": " + names[d["user_id"]]
         elif a.action == "stage_start" and "stage" in d:
             what = fmt.stage_started_label(d["stage"])
+        elif a.action == "cancel" and d.get("why") == "too_few_players" and isinstance(d.get("players"), list):
+            count, minimum = len(d["players"]), d.get("min_players")
+            what = (ngettext("Turnier abgesagt: beim Start nur %(n)d Teilnehmer eingecheckt, mindestens %(m)s",
+                             "Turnier abgesagt: beim Start nur %(n)d Teilnehmer eingecheckt, mindestens %(m)s", count)
+                    if d.get("checked_in") else
+                    ngettext("Turnier abgesagt: beim Start nur %(n)d Teilnehmer angemeldet, mindestens %(m)s",
+                             "Turnier abgesagt: beim Start nur %(n)d Teilnehmer angemeldet, mindestens %(m)s", count)
+                    ) % {"n": count, "m": minimum}
         rows.append({"at": a.at, "by": a.by.get_username() if a.by else None, "what": what, "reason": a.reason})
     return rows
 

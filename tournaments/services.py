@@ -333,16 +333,20 @@ def tournament_start(*, tournament_id, by=None, now: datetime | None = None) -> 
             dropped = list(registered.filter(checked_in_at__isnull=True).values_list("user_id", flat=True))
             registered.filter(checked_in_at__isnull=True).update(status=Entry.Status.DROPPED)
         playing = list(t.entries.filter(status=Entry.Status.REGISTERED).select_related("user").order_by("number"))
-        _audit(t, by, "start", dropped=dropped, players=[e.user_id for e in playing])
-        if len(playing) < t.settings["min_players"]:
+        minimum = t.settings["min_players"]
+        if len(playing) < minimum:
+            # tournaments.md: fewer than min_players at the start (by the referee or by staff) cancels it, with
+            # a notice; the log says why in one entry (it never started, so there is no "start" entry).
             t.status = Tournament.Status.CANCELLED
-            t.notice = (f"Abgesagt: zu wenige Teilnehmer ({len(playing)}, mindestens "
-                        f"{t.settings['min_players']}).")
+            counted = "eingecheckt" if t.settings.get("check_in_minutes") else "angemeldet"
+            t.notice = f"Abgesagt: zu wenige Teilnehmer beim Start ({len(playing)} {counted}, mindestens {minimum})."
             t.finished_at = now
             t.save(update_fields=["status", "notice", "finished_at"])
-            _audit(t, by, "cancel", reason=t.notice)
+            _audit(t, by, "cancel", reason=t.notice, why="too_few_players", players=[e.user_id for e in playing],
+                   min_players=minimum, dropped=dropped, checked_in=bool(t.settings.get("check_in_minutes")))
             tournament_notices.tell(t, "tournament_cancelled")
             return t
+        _audit(t, by, "start", dropped=dropped, players=[e.user_id for e in playing])
         Entry.objects.filter(pk__in=[e.pk for e in playing]).update(status=Entry.Status.PLAYING)
         t.status = Tournament.Status.RUNNING
         t.started_at = now
@@ -684,27 +688,15 @@ def tournament_standings_csv(*, tournament_id, by) -> str:
                  .values_list("pk", get_user_model().USERNAME_FIELD))
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";")
-    columns = [c for c in ("result", "wertungspunkte", "augen", "rounds_won", "match_points", "buchholz", "margin")
-               if rows and c in rows[0]]
+    # The format names its columns and its stages' cells; a number gets a cell of its own, written as a number
+    # (a spreadsheet sums it): a Rommé stage is its list result; a gin stage the margin, the opponent beside it.
+    fmt = formats.of(t)
+    columns = [c for c in fmt.csv_columns() if rows and c in rows[0]]
     stages = max((len(r["stages"]) for r in rows), default=0)
-    # A number gets a cell of its own, written as a number (a spreadsheet sums it): a Rommé stage is its list
-    # result; a gin stage is the margin (won positive, lost negative) with the opponent in the next cell.
-    paired = any("opponent" in e for r in rows for e in r["stages"] if e)
-    stage_codes = [code for n in range(1, stages + 1)
-                   for code in ((f"stage {n}", f"stage {n} opponent") if paired else (f"stage {n}",))]
+    stage_codes = [code for n in range(1, stages + 1) for code in fmt.csv_stage_codes(n)]
     writer.writerow(["place", "player", *columns, *stage_codes])
     for r in rows:
-        cells: list = []
-        for entry in r["stages"]:
-            if entry is None:
-                cells.extend([""] * (2 if paired else 1))
-            elif "result" in entry:
-                cells.append(entry["result"])
-            elif not entry.get("opponent"):
-                cells.extend(["", "bye"])
-            else:
-                margin = entry["margin"] if entry["won"] else -entry["margin"]
-                cells.extend([margin, names.get(entry["opponent"], "?")])
+        cells = [cell for entry in r["stages"] for cell in fmt.csv_stage_cells(entry, names)]
         writer.writerow([r["place"], names.get(r["user_id"], r["user_id"]), *[r[c] for c in columns], *cells])
     return buffer.getvalue()
 

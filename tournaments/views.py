@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
+from django.utils.translation import ngettext, pgettext
 from django.views.decorators.http import require_GET, require_POST
 
 from games.reads import selectors as games_selectors
@@ -50,6 +50,10 @@ def settings_in_words(t: Tournament) -> list[str]:
     else:
         words.append(_("Kein Einchecken nötig"))
     words.append(fmt.stage_break_words(s["break_minutes"]))
+    turn = t.options.get("turn_seconds")
+    if isinstance(turn, int):
+        words.append(ngettext("%(s)d Sekunde Bedenkzeit pro Zug", "%(s)d Sekunden Bedenkzeit pro Zug", turn)
+                     % {"s": turn})
     words.append(_("Gewertete Tische, kein Chat, keine Computergegner"))
     return words
 
@@ -171,7 +175,10 @@ check_in = _player_action(services.tournament_check_in, lambda: _("Du bist einge
 
 @staff_member_required
 def staff_create(request: HttpRequest) -> HttpResponse:
-    form = forms.TournamentCreateForm(request.POST if request.method == "POST" else None, auto_id="id_create_%s")
+    """The create form, with the fields of the kind chosen (``?kind=gin:swiss`` without JavaScript; the page's
+    script swaps the kinds' fields in place)."""
+    form = forms.TournamentCreateForm(request.POST if request.method == "POST" else None, auto_id="id_create_%s",
+                                      kind=request.GET.get("kind"))
     if form.is_bound and form.is_valid():
         try:
             t = services.tournament_create(by=request.user, **form.service_kwargs())

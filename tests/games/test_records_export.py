@@ -281,7 +281,7 @@ def test_ratings_and_tournaments_register_their_panels_at_start_up():
 def test_a_tournament_match_page_names_and_links_its_tournament(bot_match):
     from tournaments.models import Stage, StageTable, Tournament
 
-    tournament = Tournament.objects.create(name="Herbstpokal", game="gin", format=Tournament.Format.SWISS)
+    tournament = Tournament.objects.create(name="Herbstpokal", game="gin", format="swiss")
     stage = Stage.objects.create(tournament=tournament, number=2)
     StageTable.objects.create(stage=stage, number=3, table_id=bot_match.table_id)
     url = reverse("matches:detail", kwargs={"match_id": bot_match.pk})

@@ -11,9 +11,12 @@ from tests.tournaments.helpers import play_tournament, started
 from tournaments import formats
 
 ROOT = Path(__file__).resolve().parents[2]
-#: The code that asks the format and must not branch on a format's name.
-ABOVE_THE_FORMATS = ["tournaments/services.py", "tournaments/selectors.py", "templates/tournaments/detail.html",
-                     "templates/tournaments/_live.html"]
+#: The code that asks the format and must not branch on a format's name or a game's: every module, template
+#: and script of tournaments but the format classes themselves (and the migrations, which are history).
+ABOVE_THE_FORMATS = sorted(
+    str(p.relative_to(ROOT)) for folder in ("tournaments", "templates/tournaments")
+    for p in (ROOT / folder).rglob("*")
+    if p.suffix in (".py", ".html", ".js") and not {"formats", "migrations", "locale"} & set(p.parts))
 FAST = {"check_in_minutes": 0, "break_minutes": 0}
 
 
@@ -24,11 +27,17 @@ def test_the_registry_holds_one_class_per_format_with_its_game():
     assert formats.names("romme") == ("series",) and formats.games() == ("romme", "gin")
 
 
+def test_the_guard_reads_the_forms_the_hooks_and_the_templates():
+    assert {"tournaments/forms.py", "tournaments/hooks.py", "tournaments/services.py", "tournaments/views.py",
+            "templates/tournaments/staff_create.html", "templates/tournaments/staff.html",
+            "tournaments/static/tournaments/create.js"} <= set(ABOVE_THE_FORMATS)
+
+
 @pytest.mark.parametrize("path", ABOVE_THE_FORMATS)
-def test_code_above_the_formats_names_no_format(path):
+def test_code_above_the_formats_names_no_format_and_no_game(path):
     text = (ROOT / path).read_text()
-    names = "|".join(formats.names())
-    assert re.findall(rf"""["']({names})["']|format ==|\.format\s*==""", text) == []
+    names = "|".join((*formats.names(), *formats.games()))
+    assert re.findall(rf"""["']({names})["']|format ==|\.format\s*==|\.game\s*[!=]=""", text) == []
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,19 +1,23 @@
 """The format seam: a format that exists only in this file, registered by a fixture, is run end to end by
-the tournament machinery as it is (create, publish, register, start, tables played by the bots, stages
-advancing, finish, standings, the page) — no line outside this file knows it."""
+the tournament machinery as it is (the staff's create form with its own field, create, publish, register,
+start, tables played by the bots, stages advancing, finish, standings, the page, the CSV) — no line outside
+this file knows it."""
 
+import re
 from typing import Any, ClassVar
 
 import pytest
+from django import forms
 from django.urls import reverse
 
-from games import engines
+from games import registry
 from games.models import Match, Table
 from tests.tournaments.helpers import play_tournament, started
 from tournaments import formats
 from tournaments import selectors as tournament_selectors
 from tournaments import services as tournament_services
 from tournaments.errors import TournamentError
+from tournaments.fields import table_option_field, whole_number_field
 from tournaments.formats.base import TournamentFormat, int_setting
 from tournaments.models import StageTable, Tournament
 
@@ -31,6 +35,15 @@ class HomeAndAwayFormat(TournamentFormat):
     label = "Hin- und Rückspiel"
     defaults: ClassVar[dict[str, Any]] = {"legs": 2}
 
+    table_option_names = ("target", "turn_seconds")
+
+    @classmethod
+    def own_form_fields(cls) -> dict[str, forms.Field]:
+        # Its own option, and a gin table option as the game's registry entry offers it.
+        return {"legs": whole_number_field("Partien je Paarung", low=1, high=4, default=cls.defaults["legs"],
+                                           help_text="Die Plätze werden jede Partie getauscht."),
+                "target": table_option_field(cls.game, "target")}
+
     @classmethod
     def check_settings(cls, s):
         int_setting("legs", s["legs"], 1, 4)
@@ -38,7 +51,7 @@ class HomeAndAwayFormat(TournamentFormat):
     @classmethod
     def check_options(cls, options, settings):
         try:
-            engines.engine(cls.game).normalize_options(options)
+            registry.get(cls.game).engine.normalize_options(options)
         except ValueError as error:
             raise TournamentError("bad_options", f"Ungültige Tischoption: {error}") from None
         return options
@@ -139,6 +152,42 @@ def test_a_format_registered_by_a_test_runs_a_whole_tournament(home_and_away, st
 
     page = client.get(reverse("tournaments:detail", args=[t.pk])).content.decode()
     assert "Hin- und Rückspiel" in page and "<th>Siege</th>" in page and "<th>Spiel 2</th>" in page
+
+    client.force_login(staff)  # the CSV: the format's columns, its stages' cells in words (the base's default)
+    rows = client.get(reverse("tournaments:staff_csv", args=[t.pk])).content.decode("utf-8-sig").splitlines()
+    assert rows[0] == "Platz;Spieler;Siege;Differenz;Spiel 1;Spiel 2"
+    assert any(";Freilos;Freilos" in row for row in rows[1:6])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_format_registered_by_a_test_goes_through_the_staff_create_form_with_its_own_field(home_and_away,
+                                                                                             staff, client):
+    client.force_login(staff)
+    url = reverse("tournaments:staff_create")
+    page = client.get(url, {"kind": "gin:hin_rueck"}).content.decode()
+    own = re.search(r'<fieldset class="tn-fields" data-kind="gin:hin_rueck">(.*?)</fieldset>', page, re.S)
+    assert own is not None, "the test format's fields are the ones shown"
+    assert 'name="legs"' in own.group(1) and "Partien je Paarung" in own.group(1)
+    assert '<option value="gin:hin_rueck" selected>Gin Rommé: Hin- und Rückspiel</option>' in page
+    swiss = re.search(r'<fieldset class="tn-fields" data-kind="gin:swiss" hidden disabled>(.*?)</fieldset>', page,
+                      re.S)
+    assert swiss is not None and 'name="legs"' not in swiss.group(1)
+
+    response = client.post(url, {"name": "Hin und zurück", "kind": "gin:hin_rueck", "legs": "3", "target": "0",
+                                 "turn_seconds": "30", "check_in_minutes": "0"})
+    assert response.status_code == 302
+    t = Tournament.objects.get()
+    assert (t.game, t.format, t.settings["legs"], t.settings["check_in_minutes"]) == ("gin", "hin_rueck", 3, 0)
+    assert t.options == {"target": 0, "turn_seconds": 30}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_test_formats_own_field_is_refused_for_another_kind(home_and_away, staff, client):
+    client.force_login(staff)
+    response = client.post(reverse("tournaments:staff_create"), {"name": "Abend", "kind": "gin:swiss", "legs": "2"})
+    assert response.status_code == 400
+    assert "„Partien je Paarung“ gehört nicht zu „Gin Rommé: Schweizer System“" in response.content.decode()
+    assert not Tournament.objects.exists()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -14,7 +14,7 @@ from tournaments.formats.swiss import SwissFormat
 from tournaments.models import Tournament
 
 __all__ = ["KnockoutFormat", "PairedFormat", "RoundRobinFormat", "SeriesFormat", "SwissFormat", "TournamentFormat",
-           "games", "get", "names", "of", "register", "unregister"]
+           "classes", "games", "get", "label_of", "names", "of", "of_kind", "register", "unregister"]
 
 F = TypeVar("F", bound=type[TournamentFormat])
 
@@ -24,7 +24,7 @@ _REGISTRY: dict[str, type[TournamentFormat]] = {}
 def register(cls: F) -> F:
     """Add a format class under its ``name`` (usable as a class decorator). A name belongs to one class and
     fits ``Tournament.format``."""
-    longest = Tournament._meta.get_field("format").max_length
+    longest = Tournament._meta.get_field("format").max_length or 0
     if not cls.name or len(cls.name) > longest:
         raise ValueError(f"a tournament format's name has 1 to {longest} characters, not {cls.name!r}")
     existing = _REGISTRY.get(cls.name)
@@ -52,6 +52,22 @@ def of(tournament: Tournament) -> TournamentFormat:
 def names(game: str | None = None) -> tuple[str, ...]:
     """The registered formats' names (of one game), in the order they were registered."""
     return tuple(name for name, cls in _REGISTRY.items() if game is None or cls.game == game)
+
+
+def classes() -> tuple[type[TournamentFormat], ...]:
+    """The registered format classes, in the order they were registered (the create form's order)."""
+    return tuple(_REGISTRY.values())
+
+
+def of_kind(kind: object) -> type[TournamentFormat] | None:
+    """The format whose create-form value (``game:format``, "gin:swiss") is ``kind``; None for anything else."""
+    return next((cls for cls in _REGISTRY.values() if cls.kind() == kind), None)
+
+
+def label_of(name: str) -> str:
+    """What pages call the format named ``name`` (translated); the bare name of one no longer registered."""
+    cls = _REGISTRY.get(name)
+    return str(cls.label) if cls is not None else name
 
 
 def games() -> tuple[str, ...]:

@@ -13,21 +13,36 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
+from django import forms
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
-from games import engines
+from games import registry
 from games.models import Match
 from tournaments import pairing
 from tournaments.errors import TournamentError
+from tournaments.fields import (
+    MAX_PLAYERS,
+    Label,
+    WholeNumberField,
+    lazy_format,
+    minutes_field,
+    table_option_default,
+    table_option_field,
+    whole_number_field,
+)
 from tournaments.models import Entry, StageTable, Tournament
 
 #: Who sits where at each table of a stage (user ids by seat); a list with None is a bye or a walkover.
 Seating = list[list[int | None]]
 #: The rating that seeds a user: anything with ``display`` (a number) and ``provisional`` (a bool).
 Rating = Callable[[Any], Any]
+#: A group of the result correction's fields: its heading ("" for none), the fields by name, their initial values.
+CorrectionGroup = tuple[str, dict[str, forms.Field], dict[str, Any]]
+#: What a hand-corrected list or match may hold; far beyond any real result, small enough for every database.
+MAX_RESULT = 100_000
 
 #: The options every format has, with their defaults (spec/tournaments.md).
 COMMON_DEFAULTS: dict[str, Any] = {"max_players": None, "check_in_minutes": 10, "break_minutes": 2}
@@ -52,16 +67,22 @@ class TournamentFormat(ABC):
 
     #: The name stored in ``Tournament.format`` and used in the registry.
     name: ClassVar[str]
-    #: The game every table of the tournament plays (a ``games.engines`` name).
+    #: The game every table of the tournament plays (a ``games.registry`` name).
     game: ClassVar[str]
-    #: What the page calls the format (German).
-    label: ClassVar[str]
+    #: What the page calls the format (German source, translated when shown).
+    label: ClassVar[Label]
     #: The format's own options and their defaults (besides :data:`COMMON_DEFAULTS` and ``min_players``).
     defaults: ClassVar[dict[str, Any]] = {}
     #: The fewest players staff may set as ``min_players``, and its default.
     min_players: ClassVar[int] = 2
+    #: The most players the format takes (``max_players`` and ``min_players`` stay within it).
+    max_players: ClassVar[int] = MAX_PLAYERS
+    #: The create form's fields whose values are table options (``Tournament.options``), not settings.
+    table_option_names: ClassVar[tuple[str, ...]] = ("turn_seconds",)
+    #: The create form's label of ``break_minutes`` (a Rommé series says "Serien").
+    break_label: ClassVar[Label] = gettext_lazy("Pause zwischen den Runden (Minuten)")
 
-    def __init__(self, tournament: Tournament):
+    def __init__(self, tournament: Tournament) -> None:
         self.t = tournament
 
     @property
@@ -83,11 +104,14 @@ class TournamentFormat(ABC):
             )
         s = {**defaults, **(given or {})}
         if s["max_players"] is not None:
-            int_setting("max_players", s["max_players"], 2)
-        int_setting("min_players", s["min_players"], cls.min_players)
+            int_setting("max_players", s["max_players"], 2, cls.max_players)
+        int_setting("min_players", s["min_players"], cls.min_players, cls.max_players)
         int_setting("check_in_minutes", s["check_in_minutes"], 0, 24 * 60)
         int_setting("break_minutes", s["break_minutes"], 0, 24 * 60)
         cls.check_settings(s)
+        if s["max_players"] is not None and s["min_players"] > s["max_players"]:
+            raise TournamentError("bad_settings", "Mindestens mehr Teilnehmer als höchstens: "
+                                  f"min_players {s['min_players']} > max_players {s['max_players']}.")
         return s
 
     @classmethod
@@ -103,6 +127,81 @@ class TournamentFormat(ABC):
     @abstractmethod
     def table_options(self, seats: int) -> dict:
         """The options a table of this tournament with ``seats`` seats opens with."""
+
+    # --- the staff's create and edit forms ------------------------------------------------------------
+
+    @classmethod
+    def kind(cls) -> str:
+        """The create form's value for this format: ``game:format`` ("gin:swiss")."""
+        return f"{cls.game}:{cls.name}"
+
+    @classmethod
+    def kind_label(cls) -> str:
+        """The create form's label for this format, in the page's language ("Gin Rommé: Schweizer System")."""
+        return _("%(game)s: %(format)s") % {"game": registry.get(cls.game).title, "format": cls.label}
+
+    @classmethod
+    def form_fields(cls) -> dict[str, forms.Field]:
+        """The create and edit forms' fields of this format's options, in the page's order, each a new field
+        whose empty value takes the option's default: the format's own (:meth:`own_form_fields`), then the
+        turn time, then what every format has. A value goes to the settings, or to the tables' options when
+        its name is in ``table_option_names``."""
+        return {**cls.own_form_fields(), **cls.common_form_fields()}
+
+    @classmethod
+    def own_form_fields(cls) -> dict[str, forms.Field]:
+        """The fields of the format's own options (none by default)."""
+        return {}
+
+    @classmethod
+    def common_form_fields(cls) -> dict[str, forms.Field]:
+        """The turn time (the game's choices, through its registry entry) and the options every format has."""
+        fields: dict[str, forms.Field] = {}
+        turn = table_option_field(cls.game, "turn_seconds", label=gettext_lazy("Bedenkzeit pro Zug"),
+                                  help_text=gettext_lazy("Für jeden Zug an den Turniertischen; wer sie überschreitet, "
+                                                         "für den zieht der Server."))
+        if turn is not None:
+            fields["turn_seconds"] = turn
+        fields["min_players"] = whole_number_field(
+            gettext_lazy("Mindestens Teilnehmer"), low=cls.min_players, high=cls.max_players, default=cls.min_players,
+            help_text=gettext_lazy("Sind beim Start weniger da (eingecheckt, oder ohne Einchecken "
+                                   "angemeldet), wird das Turnier abgesagt."))
+        fields["max_players"] = whole_number_field(
+            gettext_lazy("Höchstens Teilnehmer"), low=cls.min_players, high=cls.max_players,
+            help_text=gettext_lazy("Leer: keine Grenze. Wer sich danach anmeldet, kommt auf die Warteliste.")
+            if cls.max_players == MAX_PLAYERS else
+            lazy_format(gettext_lazy("Leer: %(n)d. Wer sich danach anmeldet, kommt auf die Warteliste."),
+                        n=cls.max_players))
+        fields["check_in_minutes"] = minutes_field(
+            gettext_lazy("Einchecken (Minuten vor dem Start)"), default=COMMON_DEFAULTS["check_in_minutes"],
+            help_text=gettext_lazy("0: kein Einchecken. Wer beim Start nicht eingecheckt ist, spielt nicht mit."))
+        fields["break_minutes"] = minutes_field(cls.break_label, default=COMMON_DEFAULTS["break_minutes"])
+        return fields
+
+    @classmethod
+    def form_defaults(cls) -> dict[str, Any]:
+        """What each of the form's fields takes when it is left empty."""
+        settings = cls.normalize_settings({})
+        return {name: table_option_default(cls.game, name) if name in cls.table_option_names else settings.get(name)
+                for name in cls.form_fields()}
+
+    @classmethod
+    def form_errors(cls, values: dict[str, Any]) -> dict[str, str]:
+        """The rules between the form's checked ``values`` (None: left empty), as messages by field name."""
+        errors: dict[str, str] = {}
+        low, high = values.get("min_players"), values.get("max_players")
+        if low is not None and high is not None and low > high:
+            errors["min_players"] = _("Mindestens %(low)d Teilnehmer, aber höchstens %(high)d: das passt "
+                                      "nicht zusammen.") % {"low": low, "high": high}
+        return errors
+
+    @classmethod
+    def form_values(cls, values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The settings and the table options that the form's checked ``values`` give; an empty field (None)
+        is left out, so it takes its default."""
+        settings = {n: v for n, v in values.items() if v is not None and n not in cls.table_option_names}
+        options = {n: v for n, v in values.items() if v is not None and n in cls.table_option_names}
+        return settings, options
 
     # --- stages -------------------------------------------------------------------------------------
 
@@ -204,6 +303,36 @@ class TournamentFormat(ABC):
         """Everyone against everyone as a grid, for formats where that is the picture; None otherwise."""
         return None
 
+    # --- correcting a result (the staff page) ---------------------------------------------------------
+
+    def correction_fields(self, st: StageTable, names: dict[int, str]) -> list[CorrectionGroup]:
+        """The correction form of the finished table ``st``: by default a table of two that someone won, its
+        winner and the margin (what :meth:`corrected_result` takes by default)."""
+        result = st.result or {}
+        winner = forms.TypedChoiceField(label=gettext_lazy("Sieger"), coerce=int,
+                                        choices=[(str(u), names.get(u, str(u))) for u in st.users if u is not None])
+        margin = WholeNumberField(label=gettext_lazy("Differenz"), min_value=0, max_value=MAX_RESULT)
+        return [("", {"winner": winner, "margin": margin},
+                 {"winner": result.get("winner"), "margin": result.get("margin", 0)})]
+
+    def correction_result(self, st: StageTable, values: dict[str, Any]) -> dict:
+        """The correction form's checked ``values`` in the shape :meth:`corrected_result` takes."""
+        return {"winner": values["winner"], "margin": values["margin"]}
+
+    # --- the standings as CSV -------------------------------------------------------------------------
+
+    def csv_columns(self) -> list[str]:
+        """The standings keys the CSV has after place and player (by default those of :meth:`columns`)."""
+        return [key for _label, key in self.columns()]
+
+    def csv_stage_codes(self, number: int) -> list[str]:
+        """The CSV's header codes of stage ``number`` (the page puts them in words)."""
+        return [f"stage {number}"]
+
+    def csv_stage_cells(self, entry: dict | None, names: dict[int, str]) -> list[Any]:
+        """One player's cells of one stage (as many as :meth:`csv_stage_codes`); numbers stay numbers."""
+        return [self.stage_cell(entry, names) if entry else ""]
+
     # --- the tournament's rows, for the methods above -----------------------------------------------
 
     def playing(self) -> list[Entry]:
@@ -234,6 +363,21 @@ class PairedFormat(TournamentFormat):
     #: Whether the standings carry Buchholz (the Swiss tie-break).
     buchholz: ClassVar[bool] = False
     defaults: ClassVar[dict[str, Any]] = {"forfeit_minutes": 5, "win": 1, "loss": 0, "bye": 1}
+    table_option_names: ClassVar[tuple[str, ...]] = ("target", "turn_seconds")
+
+    @classmethod
+    def own_form_fields(cls) -> dict[str, forms.Field]:
+        fields: dict[str, forms.Field] = {}
+        target = table_option_field(cls.game, "target", label=gettext_lazy("Partie bis"),
+                                    help_text=gettext_lazy("Punkte, mit denen eine Partie gewonnen ist, mit "
+                                                           "Partie- und Rundenbonus."))
+        if target is not None:
+            fields["target"] = target
+        fields["forfeit_minutes"] = minutes_field(
+            gettext_lazy("Kampflos verloren nach (Minuten)"), low=1, default=cls.defaults["forfeit_minutes"],
+            help_text=gettext_lazy("Wer so lange nach dem Beginn der Partie keinen eigenen Zug gemacht hat, "
+                                   "verliert sie kampflos."))
+        return fields
 
     @classmethod
     def check_settings(cls, s: dict[str, Any]) -> None:
@@ -244,7 +388,7 @@ class PairedFormat(TournamentFormat):
     @classmethod
     def check_options(cls, options: dict, settings: dict[str, Any]) -> dict:
         try:
-            normalized = engines.engine(cls.game).normalize_options(options)
+            normalized = registry.get(cls.game).engine.normalize_options(options)
         except ValueError as error:
             raise TournamentError("bad_options", f"Ungültige Tischoption: {error}") from None
         if normalized["hollywood"]:
@@ -321,7 +465,7 @@ class PairedFormat(TournamentFormat):
         per_stage = self.stage_entries(players)
         rows = []
         for g in self.ranked(players, self.results()):
-            row = {"user_id": g.player, "place": g.place, "stages": per_stage[g.player],
+            row = {"user_id": g.player, "place": g.place, "stages": per_stage[cast(int, g.player)],
                    "match_points": g.match_points, "margin": g.margin}
             if self.buchholz:
                 row["buchholz"] = g.buchholz
@@ -331,7 +475,7 @@ class PairedFormat(TournamentFormat):
     # --- the page -----------------------------------------------------------------------------------
 
     def description(self) -> str:
-        return self.label
+        return str(self.label)
 
     def more_words(self) -> list[str]:
         return []
@@ -356,3 +500,15 @@ class PairedFormat(TournamentFormat):
             return _("Freilos")
         sign = "+" if entry["won"] else "−"
         return f"{sign}{entry['margin']} {_('gegen')} {names.get(entry['opponent'], _('Freilos'))}"
+
+    def csv_stage_codes(self, number: int) -> list[str]:
+        return [f"stage {number}", f"stage {number} opponent"]
+
+    def csv_stage_cells(self, entry: dict | None, names: dict[int, str]) -> list[Any]:
+        # The margin in a cell of its own, as a number (won positive, lost negative); the opponent beside it.
+        if not entry:
+            return ["", ""]
+        if not entry.get("opponent"):
+            return ["", "bye"]
+        margin = entry["margin"] if entry["won"] else -entry["margin"]
+        return [margin, names.get(entry["opponent"], "?")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from typing import Any, cast
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -35,7 +36,8 @@ class KnockoutFormat(PairedFormat):
 
     def seeds(self, entries: list[Entry], rating: Rating) -> dict[int, int]:
         rng = secrets.SystemRandom()
-        rated, provisional = [], []
+        rated: list[tuple[Any, Entry]] = []
+        provisional: list[tuple[Any, Entry]] = []
         for entry in entries:
             r = rating(entry.user)
             (provisional if getattr(r, "provisional", False) else rated).append((r.display, entry))
@@ -51,12 +53,12 @@ class KnockoutFormat(PairedFormat):
     def seating(self, number: int, rating: Rating) -> Seating:
         if number == 1:
             seeded = [e.user_id for e in sorted(self.playing(), key=lambda e: e.seed or 0)]
-            return [list(p) for p in pairing.knockout_first_round(seeded)]
+            return cast(Seating, [list(p) for p in pairing.knockout_first_round(seeded)])
         previous = self.t.stages.get(number=number - 1)
         removed = self.removed()
         # A removed player forfeits: the other goes through (a walkover is recorded as a bye).
         winners = [None if w in removed else w for w in map(self.winner_of, previous.tables.order_by("number"))]
-        return [[a, b] if a is not None else [b, a] for a, b in pairing.knockout_next_round(winners)]
+        return cast(Seating, [[a, b] if a is not None else [b, a] for a, b in pairing.knockout_next_round(winners)])
 
     def bye_result(self, seats: list[int | None]) -> dict:
         if all(u is None for u in seats):
@@ -114,7 +116,7 @@ class KnockoutFormat(PairedFormat):
             totals = match.final_scores or []
             scores[match.table_id] = {p["user_id"]: totals[p["seat"]] for p in match.players
                                       if p.get("user_id") is not None and p["seat"] < len(totals)}
-        rounds = []
+        rounds: list[dict[str, Any]] = []
         for stage in stages:
             matches = []
             for st in stage.tables.all():

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from tournaments import pairing
-from tournaments.formats.base import PairedFormat, Rating, Seating, int_setting
+from tournaments.formats.base import PairedFormat, Rating, Seating
 
 #: The most players a round robin takes (spec/tournaments.md: n ≤ 10).
 MAX_ROUND_ROBIN = 10
@@ -24,12 +24,14 @@ class RoundRobinFormat(PairedFormat):
 
     name = "round_robin"
     label = gettext_lazy("Jeder gegen jeden")
+    max_players = MAX_ROUND_ROBIN
 
     @classmethod
     def check_settings(cls, s: dict[str, Any]) -> None:
         super().check_settings(s)
-        cap = MAX_ROUND_ROBIN if s["max_players"] is None else min(s["max_players"], MAX_ROUND_ROBIN)
-        s["max_players"] = int_setting("max_players", cap, 2, MAX_ROUND_ROBIN)
+        # No limit given is the format's own: more than ten is refused, never cut silently.
+        if s["max_players"] is None:
+            s["max_players"] = MAX_ROUND_ROBIN
 
     def stage_count(self, players: int | None = None) -> int:
         if players is None:
@@ -37,7 +39,8 @@ class RoundRobinFormat(PairedFormat):
         return players - 1 if players % 2 == 0 else players
 
     def seating(self, number: int, rating: Rating) -> Seating:
-        schedule = pairing.round_robin_rounds([e.user_id for e in self.participants()])
+        schedule = cast(list[list[tuple[int, int | None]]],
+                        pairing.round_robin_rounds([e.user_id for e in self.participants()]))
         removed = self.removed()
         seats: Seating = []
         for a, b in schedule[number - 1]:

@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any, ClassVar
+from collections import Counter
+from typing import Any, ClassVar, cast
 
+from django import forms
 from django.conf import settings as django_settings
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from games import engines
+from games import registry
 from games.models import Match
 from tournaments import pairing
 from tournaments.errors import TournamentError
-from tournaments.formats.base import Rating, Seating, TournamentFormat, bad_result, int_setting
+from tournaments.fields import WholeNumberField, lazy_format, whole_number_field
+from tournaments.formats.base import (
+    MAX_RESULT,
+    CorrectionGroup,
+    Rating,
+    Seating,
+    TournamentFormat,
+    bad_result,
+    int_setting,
+)
 from tournaments.models import Entry, StageTable
 from tournaments.scoring import ListStanding, list_result, rank_list
 
@@ -44,6 +55,36 @@ class SeriesFormat(TournamentFormat):
     label = gettext_lazy("Serienturnier (Masters)")
     min_players = 3
     defaults: ClassVar[dict[str, Any]] = {"series": 3, "rounds": 12, "table_size": 4, "same_deals": False}
+    break_label = gettext_lazy("Pause zwischen den Serien (Minuten)")
+
+    @classmethod
+    def own_form_fields(cls) -> dict[str, forms.Field]:
+        allowed = ", ".join(map(str, romme_rounds_allowed()))
+        return {
+            "series": whole_number_field(gettext_lazy("Serien"), low=1, high=10, default=cls.defaults["series"],
+                                         help_text=gettext_lazy("Ab der zweiten Serie wird nach dem Tabellenstand "
+                                                                "gesetzt.")),
+            "rounds": whole_number_field(gettext_lazy("Runden je Liste"), low=1, high=30,
+                                         default=cls.defaults["rounds"],
+                                         help_text=lazy_format(gettext_lazy("Möglich: %(allowed)s (so gibt an Tischen "
+                                                                            "zu 3 und zu 4 jeder gleich oft)."),
+                                                               allowed=allowed)),
+            "table_size": whole_number_field(gettext_lazy("Tischgröße"), low=3, high=6,
+                                             default=cls.defaults["table_size"],
+                                             help_text=gettext_lazy("Spieler je Tisch, 3 bis 6; die Tische werden so "
+                                                                    "gleich groß wie möglich.")),
+            "same_deals": forms.BooleanField(label=gettext_lazy("Gleiche Karten an allen Tischen einer Größe"),
+                                             required=False),
+        }
+
+    @classmethod
+    def form_errors(cls, values: dict[str, Any]) -> dict[str, str]:
+        errors = super().form_errors(values)
+        rounds = values.get("rounds")
+        if rounds is not None and rounds not in romme_rounds_allowed():
+            errors["rounds"] = _("Runden je Liste: %(allowed)s.") % {
+                "allowed": ", ".join(map(str, romme_rounds_allowed()))}
+        return errors
 
     @classmethod
     def check_settings(cls, s: dict[str, Any]) -> None:
@@ -61,7 +102,7 @@ class SeriesFormat(TournamentFormat):
             if name in options:
                 raise TournamentError("bad_options", f"Die Tischoption {name} legt das Turnier fest.")
         try:
-            engines.engine(cls.game).normalize_options(masters_options({**options, "rounds": settings["rounds"]}),
+            registry.get(cls.game).engine.normalize_options(masters_options({**options, "rounds": settings["rounds"]}),
                                                        seats=settings["table_size"])
         except ValueError as error:
             raise TournamentError("bad_options", f"Ungültige Tischoption: {error}") from None
@@ -83,9 +124,10 @@ class SeriesFormat(TournamentFormat):
         active = [e.user_id for e in self.playing() if not e.out]
         sizes = pairing.romme_table_sizes(len(active), self.settings["table_size"])
         if number == 1:
-            return pairing.romme_seating_random(active, sizes, secrets.SystemRandom())
+            return cast(Seating, pairing.romme_seating_random(active, sizes, secrets.SystemRandom()))
         seated = set(active)
-        return pairing.romme_seating([row["user_id"] for row in self.standings() if row["user_id"] in seated], sizes)
+        return cast(Seating, pairing.romme_seating([row["user_id"] for row in self.standings()
+                                                    if row["user_id"] in seated], sizes))
 
     def deal_seeds(self, seating: Seating) -> dict[str, str]:
         if not self.settings.get("same_deals"):
@@ -114,7 +156,7 @@ class SeriesFormat(TournamentFormat):
     def corrected_result(self, st: StageTable, result: dict) -> dict:
         seats = result.get("seats")
         if (not isinstance(seats, list)
-                or sorted(s.get("user_id") for s in seats if isinstance(s, dict)) != sorted(st.users)):
+                or Counter(s.get("user_id") for s in seats if isinstance(s, dict)) != Counter(st.users)):
             raise bad_result()
         out = []
         for seat in seats:
@@ -131,11 +173,40 @@ class SeriesFormat(TournamentFormat):
         order = {u: i for i, u in enumerate(st.users)}
         return {"seats": sorted(out, key=lambda s: order[s["user_id"]])}
 
+    def correction_fields(self, st: StageTable, names: dict[int, str]) -> list[CorrectionGroup]:
+        """Each seat's Wertungspunkte, Augen, rounds won and Abbruch, a group per seat in seat order."""
+        seats = {s.get("user_id"): s for s in (st.result or {}).get("seats", [])}
+        rounds = self.settings.get("rounds") or 24
+        groups: list[CorrectionGroup] = []
+        for u in st.users:
+            name = names.get(u, str(u))
+            seat = seats.get(u, {})
+            fields: dict[str, forms.Field] = {
+                f"wp_{u}": WholeNumberField(label=_("WP %(name)s") % {"name": name}, min_value=-MAX_RESULT,
+                                            max_value=MAX_RESULT),
+                f"augen_{u}": WholeNumberField(label=_("Augen %(name)s") % {"name": name}, min_value=0,
+                                               max_value=MAX_RESULT),
+                f"won_{u}": WholeNumberField(label=_("Gewonnene Runden %(name)s") % {"name": name}, min_value=0,
+                                             max_value=rounds),
+                f"abbruch_{u}": forms.BooleanField(label=_("Abbruch %(name)s") % {"name": name}, required=False),
+            }
+            initial = {f"wp_{u}": seat.get("wertungspunkte", 0), f"augen_{u}": seat.get("augen", 0),
+                       f"won_{u}": seat.get("rounds_won", 0), f"abbruch_{u}": seat.get("abbruch", False)}
+            groups.append((name, fields, initial))
+        return groups
+
+    def correction_result(self, st: StageTable, values: dict[str, Any]) -> dict:
+        return {"seats": [{"user_id": u, "wertungspunkte": values[f"wp_{u}"], "augen": values[f"augen_{u}"],
+                           "rounds_won": values[f"won_{u}"], "abbruch": values[f"abbruch_{u}"]} for u in st.users]}
+
+    def csv_stage_cells(self, entry: dict | None, names: dict[int, str]) -> list[Any]:
+        return [entry["result"] if entry else ""]
+
     # --- reads --------------------------------------------------------------------------------------
 
     def standings(self) -> list[dict]:
         stages = self.t.stages.count()
-        rows = {e.user_id: {"user_id": e.user_id, "place": None, "stages": [None] * stages, "result": 0,
+        rows: dict[int, dict[str, Any]] = {e.user_id: {"user_id": e.user_id, "place": None, "stages": [None] * stages, "result": 0,
                             "wertungspunkte": 0, "augen": 0, "rounds_won": 0, "out": e.out,
                             "removed": e.status == Entry.Status.REMOVED} for e in self.participants()}
         for st in self.finished_tables():
@@ -151,7 +222,7 @@ class SeriesFormat(TournamentFormat):
                             for u, r in rows.items()])
         out = []
         for place, standing in ranked:
-            row = rows[standing.player]
+            row = rows[cast(int, standing.player)]
             row["place"] = place
             out.append(row)
         return out

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
+from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from tournaments import pairing
+from tournaments.fields import whole_number_field
 from tournaments.formats.base import PairedFormat, Rating, Seating, int_setting
 from tournaments.models import Entry
 
@@ -25,6 +27,14 @@ class SwissFormat(PairedFormat):
     label = gettext_lazy("Schweizer System")
     buchholz = True
     defaults: ClassVar[dict[str, Any]] = {"rounds": None, **PairedFormat.defaults}
+
+    @classmethod
+    def own_form_fields(cls) -> dict[str, forms.Field]:
+        rounds = whole_number_field(
+            gettext_lazy("Runden"), low=1, high=30,
+            help_text=gettext_lazy("Leer: nach der Zahl der Teilnehmer, mindestens 3 (bei 8 Spielern 3, bei 20 "
+                                   "Spielern 5), höchstens eine weniger als Teilnehmer."))
+        return {"rounds": rounds, **super().own_form_fields()}
 
     @classmethod
     def check_settings(cls, s: dict[str, Any]) -> None:
@@ -48,9 +58,9 @@ class SwissFormat(PairedFormat):
         ranked = sorted((e.user_id for e in entries), key=lambda u: -rated[u])  # stable: registration order
         ranked.sort(key=lambda u: -points.get(u, 0))
         pairs, bye = pairing.swiss_pairings(ranked, points, history)
-        return [list(p) for p in pairs] + ([[bye, None]] if bye is not None else [])
+        return cast(Seating, [list(p) for p in pairs] + ([[bye, None]] if bye is not None else []))
 
-    def ranked(self, players, results):
+    def ranked(self, players: list[int], results: list[pairing.GinResult]) -> list[pairing.GinStanding]:
         return pairing.swiss_standings(players, results, **self.points())
 
     def description(self) -> str:

@@ -19,3 +19,11 @@ def stage_now(tournament) -> str:
     from tournaments import formats
 
     return formats.of(tournament).stage_label(tournament.current_stage)
+
+
+@register.filter
+def format_label(tournament) -> str:
+    """What pages call the tournament's format, in the page's language (its class's label, from the registry)."""
+    from tournaments import formats
+
+    return formats.label_of(tournament.format)
