@@ -24,6 +24,7 @@ from games.kinds.base import (
     SheetRow,
     deal_of,
 )
+from games.kinds.gin import glossary as gin_glossary
 from games.kinds.gin import points, words
 
 
@@ -63,7 +64,7 @@ class GinEntry(GameEntry):
         OptionField("next_dealer", gettext_lazy("Nächster Geber"),
                     (("winner", gettext_lazy("Gewinner der Runde")), ("loser", gettext_lazy("Verlierer der Runde")),
                      ("alternate", gettext_lazy("abwechselnd")))),
-        OptionField("undercut_bonus", gettext_lazy("Unterbieten-Bonus"), (("25", "25"), ("20", "20"), ("10", "10")),
+        OptionField("undercut_bonus", gin_glossary.UNDERCUT_BONUS, (("25", "25"), ("20", "20"), ("10", "10")),
                     int),
         OptionField("gin_bonus", gettext_lazy("Gin-Bonus"), (("25", "25"), ("20", "20")), int),
         OptionField("big_gin", gettext_lazy("Big Gin erlaubt (31 Bonus)"), NO_YES, bool),
@@ -126,7 +127,7 @@ class GinEntry(GameEntry):
             note = ""
             deadwood = r.get("deadwood")
             if isinstance(deadwood, list) and len(deadwood) == 2:
-                note = _("Deadwood %(a)s : %(b)s") % {"a": deadwood[0], "b": deadwood[1]}
+                note = _("Restpunkte %(a)s : %(b)s") % {"a": deadwood[0], "b": deadwood[1]}
             rows.append(SheetRow(label=str(rnd.number), cells=cells, note=self.result_label(r) +
                                  (f" · {note}" if note else ""), winner=winner))
         totals = result.get("totals") or [0, 0]
@@ -151,9 +152,9 @@ class GinEntry(GameEntry):
         average = stats.get("deadwood_average")
         return [
             ("gins", _("Gin"), str(stats.get("gins", 0))),
-            ("undercuts-given", _("Unterschnitte geschafft"), str(stats.get("undercuts_given", 0))),
-            ("undercuts-suffered", _("Unterschnitten worden"), str(stats.get("undercuts_suffered", 0))),
-            ("knock-deadwood", _("Deadwood beim Klopfen (Schnitt)"),
+            ("undercuts-given", _("Unterschnitt geschafft"), str(stats.get("undercuts_given", 0))),
+            ("undercuts-suffered", _("Unterschnitt erlitten"), str(stats.get("undercuts_suffered", 0))),
+            ("knock-deadwood", _("Restpunkte beim Klopfen (Schnitt)"),
              "–" if average is None else number_format(average, 1)),
         ]
 

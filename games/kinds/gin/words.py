@@ -9,6 +9,8 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from games.kinds.gin import glossary as g
+
 
 def _forms(one: str, other: str) -> dict[str, str]:
     return {"one": one, "other": other}
@@ -18,7 +20,7 @@ def table_words() -> dict[str, Any]:
     """The words of ``gin/table.js``."""
     return {
         # --- the Restpunkte meter
-        "deadwood": _("Restpunkte"),
+        "deadwood": str(g.DEADWOOD),
         "deadwood_after": _("Restpunkte nach bestem Abwurf"),
         "gin_possible": _("Gin möglich!"),
         "knock_possible": _("Klopfen möglich"),
@@ -32,7 +34,7 @@ def table_words() -> dict[str, Any]:
             ngettext("Tipp: {card} abwerfen – dann bleibt {n} Restpunkt.", "Tipp: {card} abwerfen – dann bleiben {n} Restpunkte.", 2),
         ),
         # --- the buttons
-        "knock": _("Klopfen"),
+        "knock": str(g.KNOCK),
         "knock_with": _forms(
             ngettext("Klopfen mit {card} ({n} Restpunkt)", "Klopfen mit {card} ({n} Restpunkte)", 1),
             ngettext("Klopfen mit {card} ({n} Restpunkt)", "Klopfen mit {card} ({n} Restpunkte)", 2),
@@ -54,27 +56,30 @@ def table_words() -> dict[str, Any]:
             ngettext("{name} gewinnt die Runde – {what}, {n} Punkt", "{name} gewinnt die Runde – {what}, {n} Punkte", 1),
             ngettext("{name} gewinnt die Runde – {what}, {n} Punkt", "{name} gewinnt die Runde – {what}, {n} Punkte", 2),
         ),
-        "result_knock": _("Klopfen"),
-        "result_undercut": _("Unterbieten"),
-        "result_gin": _("Gin"),
-        "result_big_gin": _("Big Gin"),
-        "result_dead": _("tote Runde"),
-        "knocker": _("klopft"),
-        "layoffs": _("angelegt"),
-        "deadwood_cards": _("Restpunkte"),
+        "result_knock": str(g.KNOCK),
+        "result_undercut": str(g.UNDERCUT),
+        "result_gin": str(g.GIN),
+        "result_big_gin": str(g.BIG_GIN),
+        "result_dead": str(g.DEAD_ROUND),
+        "knocker": str(g.KNOCKER),
+        "layoffs": str(g.LAID_OFF),
+        "deadwood_cards": str(g.DEADWOOD),
         "deadwood_n": _forms(ngettext("{n} Restpunkt", "{n} Restpunkte", 1), ngettext("{n} Restpunkt", "{n} Restpunkte", 2)),
     }
 
 
-def replay_words() -> dict[str, str]:
+def replay_words() -> dict[str, Any]:
     """The words of ``gin/replay.js``."""
     return {
         "knock": _("{name} klopft und wirft {card} ab"),
         "big_gin": _("{name} macht Big Gin"),
-        "deadwood": _("Deadwood {n}"),
-        "round_won": _("{name} gewinnt die Runde: {result}, {points} Punkte."),
-        "result_knock": _("Klopfen"),
-        "result_undercut": _("Unterschnitt"),
-        "result_gin": _("Gin"),
-        "result_big_gin": _("Big Gin"),
+        "deadwood": _("Restpunkte: {n}"),
+        "round_won": _forms(
+            ngettext("{name} gewinnt die Runde: {result}, {n} Punkt.", "{name} gewinnt die Runde: {result}, {n} Punkte.", 1),
+            ngettext("{name} gewinnt die Runde: {result}, {n} Punkt.", "{name} gewinnt die Runde: {result}, {n} Punkte.", 2),
+        ),
+        "result_knock": str(g.KNOCK),
+        "result_undercut": str(g.UNDERCUT),
+        "result_gin": str(g.GIN),
+        "result_big_gin": str(g.BIG_GIN),
     }

@@ -10,6 +10,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
+from games import glossary
 from games.engine.romme import bots as romme_bots
 from games.engine.romme import match as romme_match
 from games.engine.romme import replay as romme_replay
@@ -83,7 +84,7 @@ class RommeEntry(GameEntry):
         opening = options.get("opening_points", 40)
         parts.append(_("Auslegen ab %(n)s") % {"n": opening} if opening else _("Auslegen sofort"))
         if options.get("rounds"):
-            parts.append(_("%(n)s Runden") % {"n": options["rounds"]})
+            parts.append(glossary.rounds(int(options["rounds"])))
         return parts
 
     # Looked up in ``points`` at each call (a test may count them).

@@ -12,8 +12,15 @@ const data = JSON.parse(document.getElementById("replay-data").textContent);
 const S = data.strings;
 const lang = document.documentElement.lang || "de";
 
+const plurals = new Intl.PluralRules(lang);
+
+/** A text with its {name} placeholders filled; a text with plural forms ({one, other}) follows `values.n`. */
 function fill(template, values) {
-  return template.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
+  if (template && typeof template === "object") {
+    const n = Number(values.n);
+    template = template[Number.isFinite(n) ? plurals.select(n) : "other"] ?? template.other;
+  }
+  return String(template).replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
 }
 
 function el(tag, className, text) {

@@ -14,6 +14,6 @@ export default {
   },
   roundEnd(summary, { S, fill, name }) {
     if (summary.winner === null || summary.winner === undefined) return null;
-    return fill(S.round_won, { name: name(summary.winner), result: S[`result_${summary.result}`] || summary.result, points: summary.points });
+    return fill(S.round_won, { name: name(summary.winner), result: S[`result_${summary.result}`] || summary.result, points: summary.points, n: summary.points });
   },
 };

@@ -168,6 +168,9 @@ function roundHeadline(v, last) {
   return t("round_winner", { name: playerName(last.winner), what: resultName(last.result), n: last.points ?? 0 });
 }
 
+// Gin ends a round as a knock does, but the table says what it was: "Gin", not "klopft".
+const KNOCKER_TAG = { gin: "result_gin", big_gin: "result_big_gin" };
+
 /** A seat's hand at a round's end: its melds, the cards it laid off on the knocker's, its Restpunkte. */
 function roundSeat(v, last, seat) {
   const parts = [];
@@ -180,7 +183,7 @@ function roundSeat(v, last, seat) {
   if (dead.length) parts.push(el("span", { class: "summary__label", text: t("deadwood_cards") }), cardGroup(dead, "meld--deadwood"));
   if (last.deadwood && Number.isInteger(last.deadwood[seat])) figures.push(t("deadwood_n", { n: last.deadwood[seat] }));
   if (last.winner === seat && last.points) figures.push(t("points_n", { n: last.points }));
-  return { tags: last.knocker === seat ? [{ text: t("knocker"), ok: true }] : [], parts, figures };
+  return { tags: last.knocker === seat ? [{ text: t(KNOCKER_TAG[last.result] ?? "knocker"), ok: true }] : [], parts, figures };
 }
 
 function finalColumns(v, result) {
