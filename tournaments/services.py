@@ -26,6 +26,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from games import services as games_services
 from games.models import Match, Table
@@ -300,8 +301,10 @@ def tournament_check_in(*, tournament_id, user, now: datetime | None = None) -> 
             raise TournamentError("no_check_in", "Bei diesem Turnier gibt es kein Einchecken.")
         opens = check_in_opens_at(t)
         if opens is not None and now < opens:
-            raise TournamentError("check_in_closed", "Das Einchecken beginnt erst "
-                                  f"{t.settings['check_in_minutes']} Minuten vor dem Start.")
+            m = t.settings["check_in_minutes"]
+            raise TournamentError("check_in_closed", ngettext("Das Einchecken beginnt erst %(m)d Minute vor dem Start.",
+                                                              "Das Einchecken beginnt erst %(m)d Minuten vor dem Start.",
+                                                              m) % {"m": m})
         if entry.checked_in_at is None:
             _require_no_abandon_wait(t, user, now=now)
             entry.checked_in_at = now

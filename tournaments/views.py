@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 from django.views.decorators.http import require_GET, require_POST
 
+from games import glossary
 from games.reads import selectors as games_selectors
 from tournaments import forms, selectors, services
 from tournaments.models import Entry, StageTable, Tournament
@@ -46,7 +47,8 @@ def settings_in_words(t: Tournament) -> list[str]:
         words.append(_("Höchstens %(n)d Teilnehmer") % {"n": s["max_players"]})
     words.append(_("Mindestens %(n)d Teilnehmer") % {"n": s["min_players"]})
     if s["check_in_minutes"]:
-        words.append(_("Einchecken %(m)d Minuten vor dem Start") % {"m": s["check_in_minutes"]})
+        words.append(ngettext("Einchecken %(m)d Minute vor dem Start", "Einchecken %(m)d Minuten vor dem Start",
+                              s["check_in_minutes"]) % {"m": s["check_in_minutes"]})
     else:
         words.append(_("Kein Einchecken nötig"))
     words.append(fmt.stage_break_words(s["break_minutes"]))
@@ -74,7 +76,8 @@ def _context(request: HttpRequest, t: Tournament) -> dict:
                 if user_id and table_id not in staff_only}
     finished_tables = {table_id for _n, table_id, _u in finished}
     for row in tables:
-        row["names"] = [names.get(u, _("Freilos")) if u else _("Freilos") for u in row["users"]]
+        # A bye's row names its one player; the row's note says "Freilos" (once).
+        row["names"] = [names.get(u, str(glossary.BYE)) for u in row["users"] if u]
         row["mine"] = me in row["users"]
         row["staff_only"] = row["table"] in staff_only
         row["finished"] = row["table"] in finished_tables

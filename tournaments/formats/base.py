@@ -19,7 +19,7 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from games import registry
+from games import glossary, registry
 from games.models import Match
 from tournaments import pairing
 from tournaments.errors import TournamentError
@@ -486,8 +486,11 @@ class PairedFormat(TournamentFormat):
         return [
             self.description(), *self.more_words(),
             _("Eine Partie bis %(t)d Punkte") % {"t": target} if target else _("Eine Runde entscheidet"),
-            _("Sieg %(w)d, Niederlage %(l)d, Freilos %(b)d Punkt(e)") % {"w": s["win"], "l": s["loss"], "b": s["bye"]},
-            _("Wer %(m)d Minuten nach Beginn nicht gespielt hat, verliert") % {"m": s["forfeit_minutes"]},
+            _("Sieg: %(w)s, Niederlage: %(l)s, Freilos: %(b)s") % {
+                "w": glossary.points(s["win"]), "l": glossary.points(s["loss"]), "b": glossary.points(s["bye"])},
+            ngettext("Wer %(m)d Minute nach Beginn nicht gespielt hat, verliert",
+                     "Wer %(m)d Minuten nach Beginn nicht gespielt hat, verliert", s["forfeit_minutes"])
+            % {"m": s["forfeit_minutes"]},
         ]
 
     def columns(self) -> list[tuple[str, str]]:
@@ -497,9 +500,9 @@ class PairedFormat(TournamentFormat):
         if not entry:
             return "–"
         if not entry.get("opponent"):
-            return _("Freilos")
-        sign = "+" if entry["won"] else "−"
-        return f"{sign}{entry['margin']} {_('gegen')} {names.get(entry['opponent'], _('Freilos'))}"
+            return str(glossary.BYE)
+        margin = glossary.signed(entry["margin"] if entry["won"] else -entry["margin"])
+        return f"{margin} {_('gegen')} {names.get(entry['opponent'], str(glossary.BYE))}"
 
     def csv_stage_codes(self, number: int) -> list[str]:
         return [f"stage {number}", f"stage {number} opponent"]

@@ -7,6 +7,7 @@ from typing import Any, cast
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from games import glossary
 from tournaments import pairing
 from tournaments.formats.base import PairedFormat, Rating, Seating
 
@@ -67,7 +68,7 @@ class RoundRobinFormat(PairedFormat):
                 elif entry is None:
                     cells.append({"self": False, "text": "", "won": None})
                 else:
-                    sign = "+" if entry["won"] else "−"
-                    cells.append({"self": False, "text": f"{sign}{entry['margin']}", "won": entry["won"]})
+                    margin = entry["margin"] if entry["won"] else -entry["margin"]
+                    cells.append({"self": False, "text": glossary.signed(margin), "won": entry["won"]})
             rows.append({"place": row["place"], "name": names.get(row["user_id"], "?"), "cells": cells})
         return {"columns": [names.get(u, "?") for u in order], "rows": rows}

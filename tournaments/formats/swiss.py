@@ -6,7 +6,9 @@ from typing import Any, ClassVar, cast
 
 from django import forms
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
+
+from games import glossary
 
 from tournaments import pairing
 from tournaments.fields import whole_number_field
@@ -67,7 +69,13 @@ class SwissFormat(PairedFormat):
         return _("Schweizer System, keine Paarung doppelt")
 
     def more_words(self) -> list[str]:
-        return [_("%(n)s Runden") % {"n": self.settings["rounds"] or _("automatisch viele")}]
+        if self.settings["rounds"]:
+            return [glossary.rounds(self.settings["rounds"])]
+        # The automatic number, for the players registered so far (at least the minimum the tournament needs).
+        players = max(len(self.participants()), int(self.settings.get("min_players") or 2))
+        n = pairing.swiss_rounds(players)
+        return [ngettext("%(n)d Runde (automatisch bei %(p)d Teilnehmern)",
+                         "%(n)d Runden (automatisch bei %(p)d Teilnehmern)", n) % {"n": n, "p": players}]
 
     def columns(self) -> list[tuple[str, str]]:
         return [(_("Punkte"), "match_points"), (_("Buchholz"), "buchholz"), (_("Differenz"), "margin")]
