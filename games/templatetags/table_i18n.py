@@ -155,6 +155,7 @@ def _shell_words() -> dict:
         "mv_discard": _("wirft {card} ab"),
         "mv_resign": _("gibt auf"),
         "timeout_played": _("Zeit abgelaufen – für dich wurde gespielt: {moves}"),
+        "match_over_elsewhere": _("Die Partie ist beendet – der letzte Zug kam aus einem anderen Fenster."),
         # --- fairness
         "deal_hash": _("Runde {n}, Prüfsumme der Mischung: {hash}…"),
         "deal_download": _("Mischung von Runde {n} zum Nachprüfen (JSON)"),

@@ -210,24 +210,31 @@ function renderLastMove(v) {
 
 // --- the server played for you ---------------------------------------------------------------------------
 
-// A move of the own seat that this page did not send was the server's, when the turn time ran out.
+// A move of the own seat that this page did not send was the server's when the seat's timeouts rose; else
+// another tab of the same player sent it (and, if it ended the match, this tab says so, not "Zeit abgelaufen").
 let ownMoves = null;
 export function noticeTimeout(v) {
   const me = mySeat();
   if (me === null || !v) return;
+  const tb = table();
   const history = v.history || [];
   const key = `${v.round_number}`;
   const mine = history.filter((move) => move.seat === me);
+  const timeouts = (tb && tb.seats && tb.seats[me] && tb.seats[me].timeouts) || 0;
   if (ownMoves && ownMoves.key === key && mine.length > ownMoves.count && store.sentAt === undefined) {
     const line = $("#timeout-note");
-    if (line) {
-      line.textContent = t("timeout_played", { moves: listOf(mine.slice(ownMoves.count).map(describeMove)) });
+    const over = Boolean(v.over || (tb && tb.status === "finished"));
+    let text = null;
+    if (timeouts > ownMoves.timeouts) text = t("timeout_played", { moves: listOf(mine.slice(ownMoves.count).map(describeMove)) });
+    else if (over) text = t("match_over_elsewhere");
+    if (line && text) {
+      line.textContent = text;
       line.hidden = false;
       clearTimeout(noticeTimeout.timer);
       noticeTimeout.timer = setTimeout(() => (line.hidden = true), 8000);
     }
   }
-  ownMoves = { key, count: mine.length };
+  ownMoves = { key, count: mine.length, timeouts };
   store.sentAt = undefined;
 }
 
