@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from games import panels, registry
 from games.engine.errors import InvalidRecord
+from games.web.record_errors import record_problem
 from games.engine.records import load_record
 from games.models import Match
 from games.reads import matches as selectors
@@ -289,8 +290,9 @@ def record_view(request: HttpRequest) -> HttpResponse:
                              "(ein einzelnes UTF-16-Ersatzzeichen wie \\ud800).")
         return render(request, "games/replay_paste.html", context, status=400)
     except InvalidRecord as exc:
-        reason = str(exc).encode("utf-16", "surrogatepass").decode("utf-16", "replace")  # nothing a page cannot show
-        context["error"] = _("Dieses Protokoll lässt sich nicht abspielen: %(reason)s") % {"reason": reason}
+        context["error"] = record_problem(exc)
+        # The engine's own words (English) stay available beside it, for whoever wrote the record.
+        context["error_detail"] = str(exc).encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         return render(request, "games/replay_paste.html", context, status=400)
     except (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError):
         # The engine names what is wrong with any record it reads; this is for shapes it never expected.

@@ -431,13 +431,13 @@ def error_of(response) -> str:
     ("text", "says"),
     [
         ("", "Bitte ein Protokoll einfügen"),
-        ("{not json", "not valid JSON"),
-        ("[1, 2]", "a record is a JSON object"),
-        ('{"game": "chess", "rounds": []}', "unknown game"),
-        ('{"game": "gin"}', "a record needs a list of rounds"),
+        ("{not json", "lässt sich nicht abspielen: es ist kein gültiges JSON."),
+        ("[1, 2]", "es hat nicht die Form eines Spielprotokolls."),
+        ('{"game": "chess", "rounds": []}', "eines Spiels, das diese Seite nicht kennt."),
+        ('{"game": "gin"}', "es hat nicht die Form eines Spielprotokolls."),
         ('{"game": "gin", "rounds": [{"dealer": 0, "hands": "xx", "upcard": "5D", "stock": [], "moves": []}]}',
-         "round 1"),
-        ('{"game": "gin", "options": {"target": 7}, "rounds": []}', "bad options"),
+         "Runde 1: es hat nicht die Form eines Spielprotokolls."),
+        ('{"game": "gin", "options": {"target": 7}, "rounds": []}', "die Spieleinstellungen sind ungültig."),
         ("[" * 100_000 + "]" * 100_000, "lässt sich nicht abspielen"),
     ],
 )
@@ -454,7 +454,32 @@ def test_an_illegal_move_is_named_by_round_and_move(people, ranked_gin):
     record["rounds"][0]["moves"][1] = {"seat": 0, "action": "big_gin"}
     response = paste(json.dumps(record))
     assert response.status_code == 400
-    assert re.search(r"round 1, move 1: ", error_of(response))
+    assert error_of(response) == (
+        "Dieses Protokoll lässt sich nicht abspielen: Runde 1, Zug 2: der Zug ist nach den Regeln nicht erlaubt.")
+    assert re.search(r"round 1, move 1: ", response.content.decode())  # the engine's own words, folded away
+
+
+@pytest.mark.parametrize(
+    ("text", "german", "english"),
+    [
+        ("{not json", "Dieses Protokoll lässt sich nicht abspielen: es ist kein gültiges JSON.",
+         "This record cannot be replayed: it is not valid JSON."),
+        ('{"game": "chess", "rounds": []}',
+         "Dieses Protokoll lässt sich nicht abspielen: es ist ein Protokoll eines Spiels, das diese Seite nicht kennt.",
+         "This record cannot be replayed: it is a record of a game this site does not know."),
+        ('{"game": "gin", "rounds": [{"dealer": 0, "hands": "xx", "upcard": "5D", "stock": [], "moves": []}]}',
+         "Dieses Protokoll lässt sich nicht abspielen: Runde 1: es hat nicht die Form eines Spielprotokolls.",
+         "This record cannot be replayed: round 1: it does not have the shape of a game record."),
+        ("[" * 100_000 + "]" * 100_000,
+         "Dieses Protokoll lässt sich nicht abspielen: es hat nicht die Form eines Spielprotokolls.",
+         "This record cannot be replayed: it does not have the shape of a game record."),
+    ],
+)
+def test_a_pasted_records_error_is_in_the_pages_language(text, german, english):
+    assert error_of(client_of().post(reverse("matches:view_record"), {"record": text},
+                                     HTTP_ACCEPT_LANGUAGE="de")) == german
+    assert error_of(client_of().post(reverse("matches:view_record"), {"record": text},
+                                     HTTP_ACCEPT_LANGUAGE="en")) == english
 
 
 def test_a_record_over_the_size_limit_is_refused(people):
