@@ -49,3 +49,8 @@ def minutes(n: int) -> str:
 def rounds(n: int) -> str:
     """``1 Runde`` / ``3 Runden``."""
     return ngettext("%(n)d Runde", "%(n)d Runden", n) % {"n": n}
+
+
+def series(n: int) -> str:
+    """``1 Serie`` / ``2 Serien`` (a Rommé tournament's stage)."""
+    return ngettext("%(n)d Serie", "%(n)d Serien", n) % {"n": n}

@@ -11,7 +11,7 @@ from django.conf import settings as django_settings
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from games import registry
+from games import glossary, registry
 from games.models import Match
 from tournaments import pairing
 from tournaments.errors import TournamentError
@@ -231,7 +231,8 @@ class SeriesFormat(TournamentFormat):
 
     def words(self) -> list[str]:
         s = self.settings
-        words = [_("%(n)d Serien zu je %(r)d Runden") % {"n": s["series"], "r": s["rounds"]},
+        words = [_("%(series)s zu je %(rounds)s") % {"series": glossary.series(s["series"]),
+                                                     "rounds": glossary.rounds(s["rounds"])},
                  _("Tische zu %(k)d Spielern, gesetzt nach Tabellenstand") % {"k": s["table_size"]},
                  _("Masters-Wertung: 10 × Wertungspunkte − Augen, Abbruch −700")]
         if s["same_deals"]:
