@@ -564,3 +564,13 @@ def test_the_head_to_head_form_finds_the_player_or_says_who_is_unknown(people):
     unknown = client_of().get(reverse("matches:compare_form"), {"a": "anna", "b": "nobody"})
     assert unknown.status_code == 404 and "nobody" in unknown.content.decode()
     assert client_of().get(reverse("matches:compare", kwargs={"user_a": "anna", "user_b": "anna"})).status_code == 404
+
+
+@pytest.mark.parametrize(("language", "term", "other"), [("de", "Restpunkte", "Deadwood"), ("en", "Deadwood", "Restpunkte")])
+def test_a_gin_score_sheet_names_the_deadwood_as_the_table_does(people, ranked_gin, language, term, other):
+    # Issue 27.11: one glossary; the German match page says "Restpunkte 3 : 12" as the table does, not "Deadwood".
+    anna, ben = people[:2]
+    match = ranked_gin(anna, ben)
+    html = client_of().get(page_url(match), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    notes = re.findall(rf"{term} \d+ : \d+", html)
+    assert notes and other not in re.sub(r"<script.*?</script>", "", html, flags=re.S)

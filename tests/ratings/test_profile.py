@@ -265,3 +265,21 @@ def test_the_panels_speak_english_with_english_numbers(people, gin_matches):
     panel = panel_html(html, "gin")
     assert "Rated matches" in panel and "Undercuts" in panel
     assert stat(panel, "knock-deadwood") == "2.3"
+
+
+def label(html: str, name: str) -> str:
+    found = re.search(rf'<dt>([^<]*)</dt>\s*<dd data-stat="{name}">', html)
+    assert found, f"no label for {name}"
+    return found.group(1).strip()
+
+
+@pytest.mark.parametrize(
+    ("language", "given", "suffered", "deadwood"),
+    [("de", "Unterschnitt geschafft", "Unterschnitt erlitten", "Restpunkte beim Klopfen (Schnitt)"),
+     ("en", "Undercuts made", "Undercut by the opponent", "Deadwood when knocking (average)")],
+)
+def test_the_gin_panel_says_the_glossarys_terms(people, gin_matches, language, given, suffered, deadwood):
+    # The glossary's words (issue 27.11): "Restpunkte" and "Unterschnitt" as at the table, never "Deadwood" in German.
+    panel = panel_html(render_panels(people[0], language=language), "gin")
+    assert (label(panel, "undercuts-given"), label(panel, "undercuts-suffered"), label(panel, "knock-deadwood")) == (
+        given, suffered, deadwood)
