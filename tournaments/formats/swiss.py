@@ -71,8 +71,9 @@ class SwissFormat(PairedFormat):
     def more_words(self) -> list[str]:
         if self.settings["rounds"]:
             return [glossary.rounds(self.settings["rounds"])]
-        # The automatic number, for the players registered so far (at least the minimum the tournament needs).
-        players = max(len(self.participants()), int(self.settings.get("min_players") or 2))
+        # The automatic number for the players so far (registered before the start), at least the minimum needed.
+        so_far = len(self.participants()) or self.t.entries.filter(status=Entry.Status.REGISTERED).count()
+        players = max(so_far, int(self.settings.get("min_players") or 2))
         n = pairing.swiss_rounds(players)
         return [ngettext("%(n)d Runde (automatisch bei %(p)d Teilnehmern)",
                          "%(n)d Runden (automatisch bei %(p)d Teilnehmern)", n) % {"n": n, "p": players}]
