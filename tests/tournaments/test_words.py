@@ -86,3 +86,13 @@ def test_a_finished_tournament_shows_its_final_standings(staff, make_players, la
     play_tournament(t.pk)
     html = Client().get(reverse("tournaments:detail", args=[t.pk]), HTTP_ACCEPT_LANGUAGE=language).content.decode()
     assert re.search(rf'<h2 id="t-standings">{heading}</h2>', html)
+    # The loser's margin in the standings and in its round cell, with the one minus sign, never "-".
+    standings = html[html.index('id="t-standings"'):]
+    assert re.search(r"<td>\u2212\d+</td>", standings) and not re.search(r">-\d", standings)
+
+
+def test_the_minus_filter_writes_the_one_minus_sign():
+    from django.template import Context, Template
+    out = Template("{% load glossary %}{{ a|minus }} {{ b|minus }} {{ c|minus }} {{ d|minus }}").render(
+        Context({"a": -19, "b": 7, "c": 0, "d": "–"}))
+    assert out == "\u221219 7 0 –"
