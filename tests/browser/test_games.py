@@ -597,3 +597,28 @@ def test_lobby_lists_tables_live_and_offers_quick_games(server_url, open_page):
         "() => window.ginTable.frame.view.history.some((m) => m.seat !== window.ginTable.frame.table.you)"
     )
     assert not page.errors
+
+
+def test_a_second_tab_of_the_same_player_never_says_the_time_ran_out(server_url, open_page):
+    """Issue 27.11: the player's own moves from another tab are not the server's timeout moves; when the other tab
+    ends the match, this one says the match ended, not "Zeit abgelaufen"."""
+    anna, ben = make_user("anna"), make_user("ben")
+    table = seated_gin_table(anna, ben)
+    to_act = Table.objects.get(pk=table.pk).state["round"]["to_act"]
+    user = anna if to_act == 0 else ben
+    playing, watching = open_page(user), open_page(user)
+    for page in (playing, watching):
+        page.goto(f"/spielen/tisch/{table.pk}/")
+        wait_connected(page)
+    version = watching.evaluate("window.ginTable.version")
+    playing.click("#btn-pass")
+    wait_newer(watching, version)
+    assert watching.locator("#timeout-note").is_hidden()
+    playing.click("#btn-resign")
+    playing.click("#btn-resign-confirm")
+    watching.wait_for_selector("#match-end:not([hidden])", timeout=10_000)
+    other = "ben" if user is anna else "anna"
+    assert watching.locator("#match-end").inner_text().startswith(f"{other} gewinnt die Partie!")
+    note = watching.locator("#timeout-note")
+    assert note.is_hidden() or note.inner_text() == "Die Partie ist beendet – der letzte Zug kam aus einem anderen Fenster."
+    assert not playing.errors and not watching.errors
