@@ -122,3 +122,30 @@ def test_counted_words_have_real_plural_forms(language, expected):
 def test_one_minus_sign_for_displayed_numbers():
     assert [glossary.signed(n) for n in (13, -5, 0)] == ["+13", "\u22125", "0"]
     assert glossary.MINUS == "\u2212"
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [("de", {"knock": ["klopft"], "undercut": ["klopft"], "gin": ["Gin"], "big_gin": ["Big Gin"]}),
+     ("en", {"knock": ["knocks"], "undercut": ["knocks"], "gin": ["Gin"], "big_gin": ["Big gin"]})],
+)
+def test_a_gin_round_is_not_called_a_knock_at_the_table(language, expected, tmp_path):
+    """The seat that ended a round is tagged "klopft" only when it knocked; a gin says "Gin" (gin/table.js)."""
+    import json
+    import shutil
+    import subprocess
+
+    from games.templatetags.table_i18n import table_strings
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is needed to run gin's table part")
+    with translation.override(language):
+        strings = json.dumps(table_strings("gin"), default=str)
+    script = Path(__file__).parent / "gin_round_tags.mjs"
+    # The static folders as the site serves them, so that gin/table.js finds ../games/*.js.
+    shutil.copytree(ROOT / "games" / "static" / "games", tmp_path / "games")
+    shutil.copytree(ROOT / "games" / "kinds" / "gin" / "static" / "gin", tmp_path / "gin")
+    done = subprocess.run([node, str(script), strings, language, str(tmp_path / "gin" / "table.js")],
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout) == expected

@@ -1,0 +1,30 @@
+// Loads gin's table part under node with a stand-in page and prints, as JSON, the tag each round's end puts on
+// the seat that ended it: "Gin" / "Big Gin" for a gin, "klopft" only for a knock or an undercut.
+const strings = JSON.parse(process.argv[2]);
+const node = () => ({ append() {}, setAttribute() {}, addEventListener() {}, dataset: {}, classList: { add() {}, remove() {} }, querySelector: () => null });
+const elements = {
+  "table-strings": { textContent: JSON.stringify(strings) },
+  "table-config": { textContent: JSON.stringify({ state: null }) },
+  "table-app": node(),
+};
+globalThis.document = {
+  getElementById: (id) => elements[id] ?? null,
+  documentElement: { lang: process.argv[3] || "de" },
+  createElement: node,
+  createTextNode: node,
+  addEventListener() {},
+};
+globalThis.localStorage = { getItem: () => null, setItem() {} };
+globalThis.window = globalThis;
+globalThis.addEventListener = () => {};
+globalThis.matchMedia = () => ({ matches: false, addEventListener() {} });
+globalThis.Node = function Node() {};
+
+// The static folders laid out as the site serves them (/static/gin/, /static/games/): argv[4] is gin/table.js there.
+const { default: gin } = await import(process.argv[4]);
+const out = {};
+for (const result of ["knock", "undercut", "gin", "big_gin"]) {
+  const last = { result, knocker: 0, winner: result === "undercut" ? 1 : 0, melds: [[], []], hands: [[], []], layoffs: [] };
+  out[result] = gin.roundSeat({}, last, 0).tags.map((tag) => tag.text);
+}
+console.log(JSON.stringify(out));
