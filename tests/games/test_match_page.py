@@ -574,3 +574,19 @@ def test_a_gin_score_sheet_names_the_deadwood_as_the_table_does(people, ranked_g
     html = client_of().get(page_url(match), HTTP_ACCEPT_LANGUAGE=language).content.decode()
     notes = re.findall(rf"{term} \d+ : \d+", html)
     assert notes and other not in re.sub(r"<script.*?</script>", "", html, flags=re.S)
+
+
+@pytest.mark.parametrize(
+    ("language", "says"),
+    [("de", "Zu Beginn jeder Runde veröffentlicht der Server die SHA-256-Prüfsumme der Mischung. Dein Browser rechnet "
+            "sie hier aus den aufgedeckten Karten selbst nach: stimmt sie, wurde während der Runde nichts verändert."),
+     ("en", "When each round begins the server publishes the SHA-256 hash of its deal. Your browser recomputes it here "
+            "from the revealed cards: if it matches, nothing was changed during the round.")],
+)
+def test_the_deal_check_explains_itself_without_naming_a_source_file(people, ranked_gin, language, says):
+    match = ranked_gin(*people[:2])
+    html = client_of().get(page_url(match), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    section = html[html.index('id="deal-check-title"'):]
+    section = section[:section.index("</section>")]
+    assert says in section
+    assert not re.search(r"\w+\.(py|js|mjs)\b", re.sub(r"<[^>]+>", " ", section))
