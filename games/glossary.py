@@ -54,3 +54,8 @@ def rounds(n: int) -> str:
 def series(n: int) -> str:
     """``1 Serie`` / ``2 Serien`` (a Rommé tournament's stage)."""
     return ngettext("%(n)d Serie", "%(n)d Serien", n) % {"n": n}
+
+
+def number(n: int) -> str:
+    """A displayed number with the one minus sign when negative: ``−2``, ``14`` (no plus sign)."""
+    return f"{MINUS}{-n}" if n < 0 else str(n)

@@ -153,6 +153,10 @@ def test_an_unrated_match_shows_no_rating_column(people, play):
     assert "replay-data" in html
 
 
+def shown(n: int) -> str:
+    return str(n).replace("-", "\u2212")
+
+
 def test_a_masters_list_shows_wertungspunkte_augen_and_the_list_result(people, play):
     anna = people[0]
     table = services.table_create(user=anna, game="romme", preset="turnier", options={"seats": 3, "rounds": 2},
@@ -162,9 +166,10 @@ def test_a_masters_list_shows_wertungspunkte_augen_and_the_list_result(people, p
     for rnd in match.rounds.order_by("number"):
         row = cells(html, rf'<tr class="mp-row" data-round="{rnd.number}"')
         augen = rnd.result["augen"] if rnd.result["winner"] is not None else [0, 0, 0]
-        assert row[1:4] == [f"{w} WP · {a}" for w, a in zip(rnd.result["wertungspunkte"], augen, strict=True)]
+        assert row[1:4] == [f"{shown(w)} WP · {a}" for w, a in zip(rnd.result["wertungspunkte"], augen, strict=True)]
     result = match.result
-    assert cells(html, r'<tr class="mp-sum mp-sum-final"')[1:4] == [str(v) for v in result["final"]]
+    # Negative numbers with the one minus sign (U+2212), as everywhere on the site.
+    assert cells(html, r'<tr class="mp-sum mp-sum-final"')[1:4] == [shown(v) for v in result["final"]]
     assert cells(html, r'<tr class="mp-sum mp-sum-place"')[1:4] == [str(v) for v in result["places"]]
     assert "Listenergebnis" in html
 

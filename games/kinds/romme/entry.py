@@ -122,7 +122,7 @@ class RommeEntry(GameEntry):
                 wp = r.get("wertungspunkte") or [""] * seats
                 augen = r.get("augen") if winner is not None else None
                 augen = augen or [0] * seats
-                cells = [f"{w} WP · {a}" for w, a in zip(wp, augen, strict=False)]
+                cells = [f"{glossary.number(w)} WP · {a}" for w, a in zip(wp, augen, strict=False)]
             else:
                 cells = list(r.get("minus") or [""] * seats)
             rows.append(SheetRow(label=str(rnd.number), cells=cells, winner=winner, note=self.result_label(r)))
