@@ -31,3 +31,8 @@ export function listOf(items) {
   if (!items.length) return "";
   return lists ? lists.format(items) : items.join(", ");
 }
+
+/** A displayed number with the site's one minus sign (U+2212, games/glossary.py's MINUS); other values as they are. */
+export function num(x) {
+  return typeof x === "number" && x < 0 ? `\u2212${-x}` : x;
+}

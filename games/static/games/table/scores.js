@@ -5,7 +5,7 @@
 import { cardElement } from "../cards.js";
 import { $, el } from "./dom.js";
 import { matchEndText, rematchOffered, renderTournamentEnd } from "./ending.js";
-import { LANG, has, t } from "./i18n.js";
+import { LANG, has, num, t } from "./i18n.js";
 import { game } from "./game.js";
 import { config, hasLeft, mySeat, playerName, shortName } from "./store.js";
 
@@ -45,7 +45,7 @@ export function renderScores(tb, v) {
     if (kind) label.append(el("span", { class: "scores__kind", text: kind }));
     const row = el("tr", {}, label);
     for (let seat = 0; seat < seats; seat += 1) {
-      const cell = el("td", {}, cells[seat] ?? "");
+      const cell = el("td", {}, num(cells[seat] ?? ""));
       if (round.winner === seat) cell.classList.add("is-winner");
       row.append(cell);
     }
@@ -59,7 +59,7 @@ export function renderScores(tb, v) {
   for (const { label, values, title } of game.sheetTotals(v, scores)) {
     if (!Array.isArray(values)) continue;
     const row = el("tr", {}, el("th", { scope: "row", class: "scores__round", text: label, title }));
-    for (let seat = 0; seat < seats; seat += 1) row.append(el("td", { text: values[seat] === undefined ? "" : values[seat] }));
+    for (let seat = 0; seat < seats; seat += 1) row.append(el("td", { text: values[seat] === undefined ? "" : num(values[seat]) }));
     foot.append(row);
   }
   sheet.append(foot);
@@ -148,7 +148,7 @@ function standing(tb, v) {
   const seats = seatCount(tb, v);
   const values = game.standing(v) ?? scores.totals;
   if (!Array.isArray(values)) return null;
-  const parts = Array.from({ length: seats }, (_, seat) => `${shortName(seat)} ${values[seat]}`);
+  const parts = Array.from({ length: seats }, (_, seat) => `${shortName(seat)} ${num(values[seat])}`);
   return el("p", { class: "summary__standing" }, el("strong", { text: `${t("totals")}: ` }), parts.join(" · "));
 }
 
