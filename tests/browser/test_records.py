@@ -6,6 +6,7 @@ round as not matching. Both checks run in the browser (WebCrypto: Ed25519 and SH
 from __future__ import annotations
 
 import json
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -104,3 +105,28 @@ def test_the_viewer_says_it_in_english_and_tells_an_unsigned_record(new_page, re
         "This record is not signed: there is no telling whether it was played like this."
     )
     assert deal_states(page) == ["ok"] * len(record["rounds"])
+
+
+@pytest.mark.parametrize(
+    ("locale", "wins", "one", "many", "results", "deadwood"),
+    [("de-DE", "gewinnt die Runde", "Punkt", "Punkte",
+      {"knock": "Klopfen", "undercut": "Unterschnitt", "gin": "Gin", "big_gin": "Big Gin"}, "Restpunkte"),
+     ("en-GB", "wins the round", "point", "points",
+      {"knock": "Knock", "undercut": "Undercut", "gin": "Gin", "big_gin": "Big gin"}, "Deadwood")],
+)
+def test_the_replay_says_a_rounds_end_in_the_glossarys_words_with_plural_forms(
+        new_page, record_text, locale, wins, one, many, results, deadwood):
+    """Issue 27.11: "Restpunkte: 7" beside each seat (never "Deadwood" in German), the round's result in the glossary's
+    word, and "1 Punkt" / "25 Punkte"."""
+    page = new_page(locale=locale)
+    paste(page, record_text)
+    data = page.evaluate("JSON.parse(document.getElementById('replay-data').textContent)")
+    page.locator("#rv-board").click()
+    page.keyboard.press("End")
+    summary = data["rounds"][-1]["summary"]
+    said = re.search(rf"{re.escape(data['players'][summary['winner']])} {wins}: (.+), (\d+) (\w+)\.$",
+                     page.locator("#rv-move").inner_text())
+    assert said and said.group(1) == results[summary["result"]]
+    assert said.group(3) == (one if said.group(2) == "1" else many)
+    tags = page.locator(".rv-seat__head").all_inner_texts()
+    assert all(re.search(rf"{deadwood}: \d+", tag) for tag in tags), tags
