@@ -17,13 +17,13 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from games import panels, registry
 from games.engine.errors import InvalidRecord
-from games.web.record_errors import record_problem
 from games.engine.records import load_record
 from games.models import Match
 from games.reads import matches as selectors
 from games.reads import records as records_export
 from games.reads import selectors as games_selectors
 from games.reads.replay import deal_of, replay_positions
+from games.web.record_errors import record_problem
 
 #: The largest record the paste form accepts (a long Rommé list is some tens of kB).
 RECORD_MAX_BYTES = 512 * 1024

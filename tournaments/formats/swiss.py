@@ -9,7 +9,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from games import glossary
-
 from tournaments import pairing
 from tournaments.fields import whole_number_field
 from tournaments.formats.base import PairedFormat, Rating, Seating, int_setting
