@@ -38,7 +38,8 @@ def stage_seated(t: Tournament, stage: Stage) -> None:
         users = sorted({u for u in st.users if u is not None})
         if st.table is not None:
             frame = notices.notice_frame("table_ready", notices.table_ready_payload(st.table, tournament=facts))
-            messages.extend((notices.user_group(u), {"type": "notice.frame", "frame": frame}) for u in users)
+            message = notices.notice_message(frame)
+            messages.extend((notices.user_group(u), message) for u in users)
             seated.update(users)
     if messages:
         events.send_after_commit(messages)
