@@ -3,7 +3,10 @@
 import os
 
 import pytest
+from django.test.utils import override_settings
 from hypothesis import HealthCheck, settings
+
+from tests.factories import UserFactory, users
 
 # Property tests: enough examples to find rule bugs, bounded so `make test` stays quick on 2 cores.
 settings.register_profile(
@@ -13,6 +16,26 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("default")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hashing():
+    """The real hasher costs about half a second per hash on these machines; its strength is not under test.
+    For the whole run (a test's ``settings`` may still change it)."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
+@pytest.fixture
+def players(db):
+    """Four signed-up players: anna, ben, cleo, dora."""
+    return users("anna", "ben", "cleo", "dora")
+
+
+@pytest.fixture
+def staff(db):
+    """The tournament staff: leitung."""
+    return UserFactory(username="leitung", is_staff=True)
 
 
 @pytest.fixture(autouse=True)

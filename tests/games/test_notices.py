@@ -73,11 +73,6 @@ def _tournament(staff, players, **create):
     return t
 
 
-@pytest.fixture
-def staff(django_user_model):
-    return django_user_model.objects.create_user("leitung", "leitung@example.org", "pw-leitung", is_staff=True)
-
-
 GIN_SWISS = {"game": "gin", "format": "swiss", "settings": {"rounds": 2, "check_in_minutes": 0, "break_minutes": 0},
              "options": {"target": 0}}
 

@@ -18,23 +18,12 @@ from games import services
 from games.models import Match, Move, Table
 from ratings import selectors
 from ratings.models import RatingChange
-from tests.ratings.support import four_players, live_play_settings
 from tournaments import services as tournament_services
 from tournaments.errors import TournamentError
 
 pytestmark = pytest.mark.django_db
 
 UNRATED = "Ungewertet: anna und ben haben in den letzten 24 Stunden schon 3 gewertete Partien gegeneinander gespielt"
-
-
-@pytest.fixture(autouse=True)
-def _settings(settings):
-    live_play_settings(settings)
-
-
-@pytest.fixture
-def players(django_user_model):
-    return four_players(django_user_model)
 
 
 def ranked_gin(creator, joiner) -> Table:

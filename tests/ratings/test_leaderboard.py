@@ -16,7 +16,6 @@ from games import services
 from games.models import Match
 from ratings import selectors
 from ratings.models import Rating, RatingChange
-from tests.ratings.support import four_players, live_play_settings
 
 
 def session_reads() -> int:
@@ -25,16 +24,6 @@ def session_reads() -> int:
     return 0 if settings.SESSION_ENGINE == "django.contrib.sessions.backends.cached_db" else 1
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _settings(settings):
-    live_play_settings(settings)
-
-
-@pytest.fixture
-def players(django_user_model):
-    return four_players(django_user_model)
 
 
 @pytest.fixture(autouse=True)
