@@ -27,10 +27,14 @@ ValueError: a notice carries no 'hand' (allowed: game, pending, stage, table_id,
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from django.urls import reverse
 
 from games.delivery import events
+
+if TYPE_CHECKING:
+    from games.models import Table
 
 #: What a notice can say. ``table_ready``: a seat is waiting for the person (pool or tournament);
 #: ``stage_started``: a stage began (after its break) without a table for them (a bye); ``table_finished``: the
@@ -108,7 +112,7 @@ def table_url(table_id: int) -> str:
     return reverse("games:table", kwargs={"table_id": table_id})
 
 
-def table_ready_payload(table, *, tournament: dict | None = None) -> dict:
+def table_ready_payload(table: Table, *, tournament: dict | None = None) -> dict:
     """The facts of a ``table_ready`` notice for ``table``; ``tournament`` as :func:`table_tournaments` gives it."""
     payload = {"table_id": table.pk, "url": table_url(table.pk), "game": table.game}
     if tournament:
@@ -116,12 +120,12 @@ def table_ready_payload(table, *, tournament: dict | None = None) -> dict:
     return payload
 
 
-def table_ready(user_ids: Iterable[int | None], table, *, tournament: dict | None = None) -> None:
+def table_ready(user_ids: Iterable[int | None], table: Table, *, tournament: dict | None = None) -> None:
     """Tell the people just seated at ``table`` that it is ready for them (after commit)."""
     notify(user_ids, "table_ready", table_ready_payload(table, tournament=tournament))
 
 
-def table_finished(table, user_ids: Iterable[int | None]) -> None:
+def table_finished(table: Table, user_ids: Iterable[int | None]) -> None:
     """The match at ``table`` is over: its players' pages withdraw the ``table_ready`` banner they may still show
     (after commit). Only tables the site seats people at (ranked, tournament) have such a banner."""
     if table.ranked or table.tournament:
