@@ -26,6 +26,17 @@ def _fast_password_hashing():
         yield
 
 
+@pytest.fixture(autouse=True)
+def _site_language():
+    """Each test starts in the site's language (German): a request in English leaves English active on the
+    thread (Django's LocaleMiddleware never deactivates), and a later test that renders without a request
+    would then speak English or German depending on which tests its worker ran before."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+
+
 @pytest.fixture
 def players(db):
     """Four signed-up players: anna, ben, cleo, dora."""

@@ -58,7 +58,7 @@ def test_far_apart_ratings_wait_until_the_window_has_widened(players):
     assert len(tables) == 1 and seated_tables([anna, ben]) == {tables[0].pk}
 
 
-def test_the_closest_seekers_are_paired_together(django_user_model):
+def test_the_closest_seekers_are_paired_together(db):
     users = many_users(4, "s")
     for user, display in zip(users, (1500, 1800, 1520, 1790), strict=True):
         rate(user, "gin", display)
@@ -72,7 +72,7 @@ def test_the_closest_seekers_are_paired_together(django_user_model):
     assert pairs == sorted([sorted([users[0].pk, users[2].pk]), sorted([users[1].pk, users[3].pk])])
 
 
-def test_romme_tables_of_four_then_three_after_a_minute_then_two_after_two(django_user_model):
+def test_romme_tables_of_four_then_three_after_a_minute_then_two_after_two(db):
     users = many_users(9, "s")
     start = timezone.now()
     for user in users[:4]:
@@ -172,7 +172,7 @@ def assert_nobody_seated_twice(users):
         assert entries[seat.user_id] == seat.table_id
 
 
-def test_a_worker_with_a_stale_view_of_the_pool_seats_nobody_twice(django_user_model):
+def test_a_worker_with_a_stale_view_of_the_pool_seats_nobody_twice(db):
     """The race as one thread can play it: worker B read the waiting entries before worker A seated them."""
     users = many_users(6, "s")
     start = timezone.now()
@@ -215,7 +215,7 @@ def _refused_by_sqlite(error) -> bool:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_workers_pairing_many_seekers_at_once_seat_nobody_twice(django_user_model):
+def test_two_workers_pairing_many_seekers_at_once_seat_nobody_twice(db):
     users = many_users(40, "s")
     start = timezone.now() - timedelta(seconds=200)
     for index, user in enumerate(users):
