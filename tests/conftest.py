@@ -21,9 +21,13 @@ settings.load_profile("default")
 @pytest.fixture(scope="session", autouse=True)
 def _fast_password_hashing():
     """The real hasher costs about half a second per hash on these machines; its strength is not under test.
-    For the whole run (a test's ``settings`` may still change it)."""
+    For the whole run (a test's ``settings`` may still change it); yields the real hashers, for the tests
+    whose server is another process with the real settings (tests/browser)."""
+    from django.conf import settings as django_settings
+
+    real = list(django_settings.PASSWORD_HASHERS)
     with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
-        yield
+        yield real
 
 
 @pytest.fixture(autouse=True)
