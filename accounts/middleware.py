@@ -24,7 +24,8 @@ class UserLanguageMiddleware:
             translation.activate(language)
             request.LANGUAGE_CODE = language
         response = self.get_response(request)
-        if profile is not None and request.method == "POST" and request.path == self._set_language_path():
+        if (profile is not None and user is not None and request.method == "POST"
+                and request.path == self._set_language_path()):
             chosen = request.POST.get("language", "")
             # Only once the view has accepted the switch: a refused request (e.g. no CSRF token) changes nothing.
             if response.status_code < 400 and chosen in dict(settings.LANGUAGES):

@@ -2,20 +2,20 @@
 
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Profile
+from accounts.protocols import Person
 from accounts.signals import account_deleted
 
 # User names of deleted accounts start with this; sign-up refuses it so a deleted name cannot be taken over.
 DELETED_USERNAME_PREFIX = "geloescht_"
 
 
-def profile_for(*, user: AbstractBaseUser) -> Profile:
+def profile_for(*, user: Person) -> Profile:
     """The user's profile, made on the spot for a user that predates profiles."""
-    profile, _ = Profile.objects.get_or_create(user=user)
+    profile, _ = Profile.objects.get_or_create(user_id=user.pk)
     return profile
 
 
@@ -26,13 +26,13 @@ def profile_update(*, profile: Profile, display_name: str, language: str) -> Pro
     return profile
 
 
-def profile_language_set(*, user: AbstractBaseUser, language: str) -> None:
+def profile_language_set(*, user: Person, language: str) -> None:
     """Remember the language chosen on the language switch, so every later visit uses it."""
-    Profile.objects.filter(user=user).exclude(language=language).update(language=language)
+    Profile.objects.filter(user_id=user.pk).exclude(language=language).update(language=language)
 
 
 @transaction.atomic
-def account_delete(*, user: AbstractBaseUser) -> None:
+def account_delete(*, user: Person) -> None:
     """Delete a player's account by anonymising it.
 
     The row stays because matches, move logs and tournament tables refer to it and other players' histories

@@ -11,7 +11,7 @@ installed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 from django.conf import settings
 from django.dispatch import Signal
@@ -29,7 +29,8 @@ class OrderedSignal(Signal):
     def order(self) -> list[str]:
         return list(self._order())
 
-    def connect(self, receiver, sender=None, weak=True, dispatch_uid=None):
+    def connect(self, receiver: Callable, sender: object | None = None, weak: bool = True,
+                dispatch_uid: Hashable | None = None) -> None:
         super().connect(receiver, sender=sender, weak=weak, dispatch_uid=dispatch_uid)
         self._sort()
 

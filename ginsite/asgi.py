@@ -40,7 +40,8 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import WebsocketDenier  # noqa: E402
 from channels.sessions import CookieMiddleware, SessionMiddleware  # noqa: E402
 from django.conf import settings  # noqa: E402
-from django.http.request import is_same_domain, split_domain_port, validate_host  # noqa: E402
+from django.http.request import split_domain_port, validate_host  # noqa: E402
+from django.utils.http import is_same_domain  # noqa: E402
 
 from games import engines, registry  # noqa: E402
 from games.web import timekeeper  # noqa: E402

@@ -25,6 +25,7 @@ import contextlib
 import logging
 import time
 from copy import deepcopy
+from typing import Any
 
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer as _ChannelsInMemoryChannelLayer
@@ -173,7 +174,7 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
     async def regroup(self, channel: str, *, add=(), discard=()) -> None:
         """Join and leave several groups in one pipelined round trip per shard (a socket's handshake)."""
         assert self.require_valid_channel_name(channel), "Channel name not valid"
-        pipes = {}
+        pipes: dict[int, Any] = {}
         now = time.time()
         for group in add:
             assert self.require_valid_group_name(group), "Group name not valid"

@@ -4,15 +4,21 @@ head-to-head page, and in the record each seat's Wertungszahl before and after (
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext as _
 
 from games import panels
 from ratings import profile_selectors, selectors
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
-def match_seat_columns(*, match, players) -> list[panels.Column]:
+    from games.models import Match, Table
+    from games.reads.matches import Player
+
+
+def match_seat_columns(*, match: Match, players: list[Player]) -> list[panels.Column]:
     """The change and the new Wertungszahl beside each rated seat; nothing for an unrated match."""
     changes = profile_selectors.match_changes(match_id=match.pk)
     if not changes:
@@ -35,7 +41,7 @@ def match_seat_columns(*, match, players) -> list[panels.Column]:
     ]
 
 
-def head_to_head_ratings(*, a, b, games: list[str]) -> list[panels.Column]:
+def head_to_head_ratings(*, a: User, b: User, games: list[str]) -> list[panels.Column]:
     """Both players' Wertungszahl in each game they played together ("1514? : 1486")."""
     cells = {}
     for game in games:
@@ -47,7 +53,7 @@ def head_to_head_ratings(*, a, b, games: list[str]) -> list[panels.Column]:
     return [panels.Column(key="ratings", header=_("Wertungszahl"), cells=cells)]
 
 
-def record_ratings(*, match, players) -> dict[str, Any] | None:
+def record_ratings(*, match: Match, players: list[Player]) -> dict[str, Any] | None:
     """``{"ratings": [{"before": 1500, "after": 1514}, ...]}`` per seat (``None`` for a seat that was not
     rated, such as a computer player); nothing for an unrated match."""
     changes = profile_selectors.match_changes(match_id=match.pk)
@@ -70,7 +76,7 @@ def farming_note(*, cap: selectors.FarmingCap, names: dict[int, str]) -> str:
     ) % {"a": a, "b": b, "count": cap.count}
 
 
-def table_farming(*, table) -> list[panels.HeadLink]:
+def table_farming(*, table: Table) -> list[panels.HeadLink]:
     """Under the title of a ranked table outside a tournament whose match is (or will be) played unrated
     because two of its people were rated against each other 3 times in 24 hours: before the first move,
     as ratings.md asks. Nothing for other tables (no query for a casual or tournament table)."""

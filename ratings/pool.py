@@ -20,6 +20,7 @@ waits, never both.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -29,6 +30,7 @@ from django.db.models import Q
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
+from accounts.protocols import Person
 from games import registry
 from games import services as game_services
 from games.delivery import notices
@@ -52,10 +54,10 @@ TOURNAMENT_LEAD = timedelta(minutes=15)
 
 #: Checks a higher layer registers (``pool_guard_add``; tournaments: entered in a running tournament or one
 #: starting within ``TOURNAMENT_LEAD``): ``guard(user, now) -> str | None``, a reason refuses the pool.
-POOL_GUARDS: list = []
+POOL_GUARDS: list[Callable[[Person, datetime], str | None]] = []
 
 
-def pool_guard_add(guard) -> None:
+def pool_guard_add(guard: Callable[[Person, datetime], str | None]) -> None:
     """Register ``guard(user, now) -> str | None``; called under the person's lock, so keep it to reads."""
     if guard not in POOL_GUARDS:
         POOL_GUARDS.append(guard)
@@ -114,7 +116,7 @@ def groups_form(*, game: str, entries: list[PoolEntry], now: datetime) -> list[l
     return groups
 
 
-def abandon_guard(user) -> str | None:
+def abandon_guard(user: Person | None) -> str | None:
     """The ranked-seat guard (``games.services.ranked_seat_guard_add``): refuses someone serving a wait."""
     wait = selectors.abandon_wait(user=user)
     if wait is None:
@@ -122,7 +124,7 @@ def abandon_guard(user) -> str | None:
     return abandon_message(wait=wait)
 
 
-def tournament_abandon_refusal(user, *, starts_at: datetime | None, now: datetime | None = None) -> str | None:
+def tournament_abandon_refusal(user: Person | None, *, starts_at: datetime | None, now: datetime | None = None) -> str | None:
     """Why ``user`` may not register for, or check in to, a tournament starting at ``starts_at`` (ratings.md
     "Farming"): they serve a wait for abandoning that lasts past its start. A tournament without a start
     time may start whenever staff press start, so it counts as starting within the wait. None: they may."""
@@ -146,7 +148,7 @@ def abandon_message(*, wait: selectors.AbandonWait) -> str:
     ) % {"left": wait.left, "window": selectors.ABANDON_WINDOW, "until": until}
 
 
-def _lock_people(user_ids, *, skip_locked: bool = False) -> set[int]:
+def _lock_people(user_ids: Iterable[int], *, skip_locked: bool = False) -> set[int]:
     """Lock the user rows of ``user_ids`` (in id order, so two lockers cannot deadlock) and return the ids
     locked: with ``skip_locked`` those another transaction holds are left out. SQLite has no row locks;
     its IMMEDIATE transactions let one writer in at a time instead."""
@@ -156,7 +158,7 @@ def _lock_people(user_ids, *, skip_locked: bool = False) -> set[int]:
     )
 
 
-def live_table(*, user) -> Table | None:
+def live_table(*, user: Person) -> Table | None:
     """The ranked or tournament table where ``user`` holds a live seat (open, or in play and not left)."""
     seat = (
         Seat.objects.filter(user_id=user.pk, left=False, table__status__in=[Table.Status.OPEN, Table.Status.PLAYING])
@@ -176,7 +178,7 @@ def live_table_message(table: Table) -> str:
         "table": table.pk}
 
 
-def live_table_guard(user) -> str | None:
+def live_table_guard(user: Person) -> str | None:
     """The ranked-seat guard for one live table at a time: refuses whoever holds a live ranked or tournament
     seat. Takes the person's lock (so a pool pass seating them meanwhile is waited for, then seen)."""
     with transaction.atomic(savepoint=False):
@@ -185,7 +187,7 @@ def live_table_guard(user) -> str | None:
     return live_table_message(table) if table is not None else None
 
 
-def pool_refusal(*, user, now: datetime | None = None) -> tuple[str, str] | None:
+def pool_refusal(*, user: Person, now: datetime | None = None) -> tuple[str, str] | None:
     """Why ``user`` may not wait in the pool now, as (code, message), or None. Reads only; callers that
     act on the answer hold the person's lock."""
     now = now or timezone.now()
@@ -202,7 +204,7 @@ def pool_refusal(*, user, now: datetime | None = None) -> tuple[str, str] | None
     return None
 
 
-def pool_join(*, user, game: str, now: datetime | None = None) -> PoolEntry:
+def pool_join(*, user: Person | None, game: str, now: datetime | None = None) -> PoolEntry:
     """Put ``user`` in the pool of ``game`` (out of any other pool) and pair right away. Refused, with the
     reason, while they hold a live ranked seat, are entered in a tournament that runs or starts soon, or
     serve a wait for abandoning; checked and written under their lock, so racing joins seat them once."""
@@ -222,7 +224,7 @@ def pool_join(*, user, game: str, now: datetime | None = None) -> PoolEntry:
             # A second tab joining the same pool keeps the wait it has; any other entry (another game's
             # pool, the notice of a table that is over) gives way to the new one.
             PoolEntry.objects.filter(user_id=user.pk).delete()
-            entry = PoolEntry.objects.create(user=user, game=game, display=display, joined_at=now)
+            entry = PoolEntry.objects.create(user_id=user.pk, game=game, display=display, joined_at=now)
     try:
         pool_pair(game=game, now=now)
     except Exception:  # the join stands; the referee pairs on its next pass
@@ -230,7 +232,7 @@ def pool_join(*, user, game: str, now: datetime | None = None) -> PoolEntry:
     return PoolEntry.objects.select_related("table").filter(pk=entry.pk).first() or entry
 
 
-def pool_leave(*, user) -> bool:
+def pool_leave(*, user: Person | None) -> bool:
     """Take ``user`` out of the pool (or drop their "table ready" notice). True if they were in it."""
     if user is None or not getattr(user, "is_authenticated", False):
         return False
@@ -240,7 +242,7 @@ def pool_leave(*, user) -> bool:
     return bool(deleted)
 
 
-def pool_drop_seated(*, user_ids) -> int:
+def pool_drop_seated(*, user_ids: Iterable[int | None]) -> int:
     """People a tournament has just seated leave the pool they were still waiting in (ratings.md). Called by
     the tournament's seating, in its transaction. Returns how many left."""
     user_ids = sorted({uid for uid in user_ids if uid is not None})

@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.contrib.auth.models import User
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
 
+from accounts.protocols import Person
 from games import registry
 from games.models import Match, Round
 from ratings.models import PROVISIONAL_MATCHES, Rating, RatingChange
@@ -111,10 +113,10 @@ class GamePanel:
         return f"{self.rating.display}?" if self.provisional else str(self.rating.display)
 
 
-def player_panels(*, user, viewer) -> list[GamePanel]:
+def player_panels(*, user: User, viewer: Person | None) -> list[GamePanel]:
     """Per game: the rating, its history, recent rated matches and the statistics of ``user``'s finished
     matches (at private tables only on their own page). Four queries, however many matches were played."""
-    own = viewer is not None and getattr(viewer, "is_authenticated", False) and viewer.pk == user.pk
+    own = bool(viewer is not None and getattr(viewer, "is_authenticated", False) and viewer.pk == user.pk)
     panels = {entry.name: GamePanel(game=entry.name, label=entry.label) for entry in registry.entries()}
     for rating in Rating.objects.filter(user=user):
         if rating.game in panels:
@@ -141,7 +143,7 @@ def player_panels(*, user, viewer) -> list[GamePanel]:
     return list(panels.values())
 
 
-def _game_statistics(*, user, own: bool, panels: dict[str, GamePanel]) -> None:
+def _game_statistics(*, user: User, own: bool, panels: dict[str, GamePanel]) -> None:
     matches = Match.objects.filter(users=user, status=Match.Status.FINISHED)
     if not own:
         matches = matches.filter(table__private=False)

@@ -3,13 +3,15 @@ abandoning wait and the pool as the lobby shows it."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeGuard, TypeVar
 
-from django.db.models import Exists, OuterRef, Q, Subquery
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
+from accounts.protocols import Person
 from games import registry
 from games.models import Match, Move
 from ratings.models import DEFAULT_MU, DEFAULT_SIGMA, PROVISIONAL_MATCHES, PoolEntry, Rating, RatingChange
@@ -26,20 +28,20 @@ ABANDON_MAX_WAIT = timedelta(hours=24)
 ABANDON_DOUBLING = timedelta(hours=24)
 
 
-def _signed_in(user) -> bool:
+def _signed_in(user: Person | None) -> TypeGuard[Person]:
     return user is not None and getattr(user, "is_authenticated", False)
 
 
-def rating_of(*, user, game: str) -> Rating:
+def rating_of(*, user: Person | None, game: str) -> Rating:
     """``user``'s rating in ``game``: the stored one, or (never rated) an unsaved one at openskill's
     defaults, Wertungszahl 1500, provisional, 0 matches. Has ``.mu .sigma .display .provisional .matches``."""
     if not registry.is_game(game):
         raise ValueError(f"unknown game {game!r}")
-    if _signed_in(user) or getattr(user, "pk", None) is not None:
-        rating = Rating.objects.filter(user_id=user.pk, game=game).first()
+    user_id: Any = getattr(user, "pk", None)
+    if _signed_in(user) or user_id is not None:
+        rating = Rating.objects.filter(user_id=user_id, game=game).first()
         if rating is not None:
             return rating
-    user_id: Any = getattr(user, "pk", None)
     return Rating(user_id=user_id, game=game, mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
 
 
@@ -48,7 +50,7 @@ def match_changes(*, match_id: int) -> dict[int, RatingChange]:
     return {change.user_id: change for change in RatingChange.objects.filter(match_id=match_id)}
 
 
-def rating_history(*, user, game: str) -> list[RatingChange]:
+def rating_history(*, user: Person, game: str) -> list[RatingChange]:
     """Every change of ``user``'s rating in ``game``, oldest first."""
     return list(RatingChange.objects.filter(user_id=user.pk, game=game).order_by("created_at", "pk"))
 
@@ -56,7 +58,7 @@ def rating_history(*, user, game: str) -> list[RatingChange]:
 # --- leaderboards ---------------------------------------------------------------------------------------
 
 
-def _eligible(*, game: str, now: datetime):
+def _eligible(*, game: str, now: datetime) -> QuerySet[Rating]:
     # ``established__in=[True]``, not ``=True``: Django writes the latter as a bare column ("WHERE established"),
     # which SQLite cannot seek its index by; "IN (1)" it can.
     return Rating.objects.filter(
@@ -64,7 +66,7 @@ def _eligible(*, game: str, now: datetime):
     )
 
 
-def _with_week_start(ratings, *, game: str, now: datetime):
+def _with_week_start(ratings: QuerySet[Rating], *, game: str, now: datetime) -> QuerySet[Rating]:
     """Annotate each rating with its Wertungszahl before its first change of the last 7 days (None: none)."""
     first_in_week = RatingChange.objects.filter(
         user_id=OuterRef("user_id"), game=game, created_at__gte=now - timedelta(days=CHANGE_DAYS)
@@ -93,7 +95,7 @@ def _row(values: dict, place: int | None) -> dict:
     }
 
 
-def leaderboard(*, game: str, user=None, limit: int = 100, now: datetime | None = None) -> dict:
+def leaderboard(*, game: str, user: Person | None = None, limit: int = 100, now: datetime | None = None) -> dict:
     """The leaderboard of ``game``: ``rows`` (the top ``limit``, best first, each with place, user_id, name,
     display, matches, win_share, change_7d) and ``own`` (the signed-in ``user``'s row wherever they stand,
     None if they are not on the board); ``own_rating`` is their rating (None when signed out), so a page
@@ -152,7 +154,7 @@ class AbandonWait:
 ABANDON_LOOKBACK = 200
 
 
-def ranked_aborts(*, user, limit: int = ABANDON_LOOKBACK) -> list[datetime]:
+def ranked_aborts(*, user: Person, limit: int = ABANDON_LOOKBACK) -> list[datetime]:
     """When ``user`` called off a ranked match before its first move (newest first). The abort step names
     the seat that called it off in ``Match.left_seats``; a table staff ended names nobody."""
     rows = (
@@ -166,7 +168,7 @@ def ranked_aborts(*, user, limit: int = ABANDON_LOOKBACK) -> list[datetime]:
     ]
 
 
-def early_resignations(*, user, limit: int = ABANDON_LOOKBACK) -> list[datetime]:
+def early_resignations(*, user: Person, limit: int = ABANDON_LOOKBACK) -> list[datetime]:
     """When ``user`` resigned a ranked match that was not rated (the farming cap), before a move of their
     own (newest first). ratings.md "Farming": that counts as an abandon, like calling it off. (A rated
     match they resigned is an abandon already, through its rating change.)"""
@@ -198,7 +200,7 @@ def early_resignations(*, user, limit: int = ABANDON_LOOKBACK) -> list[datetime]
     )
 
 
-def abandon_history(*, user) -> list[tuple[bool, datetime]]:
+def abandon_history(*, user: Person) -> list[tuple[bool, datetime]]:
     """``user``'s latest ranked matches, oldest first, as (abandoned, when): every rated match (abandoned if
     they left it) and every ranked match they called off (always abandoned; ratings.md "Abandoning")."""
     rated = list(
@@ -212,7 +214,7 @@ def abandon_history(*, user) -> list[tuple[bool, datetime]]:
     return sorted(rated + aborted, key=lambda row: row[1])[-ABANDON_LOOKBACK:]
 
 
-def abandon_wait(*, user, now: datetime | None = None) -> AbandonWait | None:
+def abandon_wait(*, user: Person | None, now: datetime | None = None) -> AbandonWait | None:
     """The wait ``user`` is serving for abandoning ranked matches (ratings.md), or None.
 
     An abandon is leaving a rated match (resigning, three timeouts) or calling a ranked match off before its
@@ -248,7 +250,7 @@ def abandon_wait(*, user, now: datetime | None = None) -> AbandonWait | None:
 # --- the pool -------------------------------------------------------------------------------------------
 
 
-def pool_entry_of(*, user) -> PoolEntry | None:
+def pool_entry_of(*, user: Person | None) -> PoolEntry | None:
     """``user``'s pool entry (waiting, or paired with ``table`` set), or None."""
     if not _signed_in(user):
         return None
@@ -277,7 +279,7 @@ class FarmingCap:
     at: datetime
 
 
-def farming_cap(*, user_ids, at: datetime | None = None) -> FarmingCap | None:
+def farming_cap(*, user_ids: Iterable[int | None], at: datetime | None = None) -> FarmingCap | None:
     """The first pair of ``user_ids`` (in their order) who already have ``FARMING_CAP`` rated matches against
     each other (either game; a Rommé list counts for every two people at it) that ended in the 24 hours
     before ``at``; None when every pair may still be rated. Two queries at most."""
@@ -288,7 +290,10 @@ def farming_cap(*, user_ids, at: datetime | None = None) -> FarmingCap | None:
     return farming_caps(groups={0: people}, at=at).get(0)
 
 
-def farming_caps(*, groups: dict, at: datetime) -> dict:
+K = TypeVar("K", bound=Hashable)
+
+
+def farming_caps(*, groups: Mapping[K, Iterable[int | None]], at: datetime) -> dict[K, FarmingCap]:
     """``farming_cap`` for many groups of people at once (the lobby's tables), in one query: the key of
     every group that has a pair at the cap, with its ``FarmingCap``."""
     everyone = {uid for people in groups.values() for uid in people if uid is not None}
@@ -300,7 +305,7 @@ def farming_caps(*, groups: dict, at: datetime) -> dict:
     by_match: dict[int, set[int]] = {}
     for match_id, user_id in rows:
         by_match.setdefault(match_id, set()).add(user_id)
-    caps = {}
+    caps: dict[K, FarmingCap] = {}
     for key, people in groups.items():
         cap = _pair_at_cap([uid for uid in dict.fromkeys(people) if uid is not None], by_match, at)
         if cap is not None:

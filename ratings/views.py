@@ -119,7 +119,8 @@ def pool_state(*, user) -> dict:
         state["pool_note"] = str(registry.get(entry.game).pool_note)
         state["since"] = entry.joined_at
         state["waited_seconds"] = int(max(0.0, (timezone.now() - entry.joined_at).total_seconds()))
-        if entry.table_id is not None and entry.table.status in (Table.Status.OPEN, Table.Status.PLAYING):
+        table = entry.table  # read with the entry (None: not seated yet)
+        if table is not None and table.status in (Table.Status.OPEN, Table.Status.PLAYING):
             state["state"] = "ready"
             state["table_url"] = reverse("games:table", args=[entry.table_id])
         elif entry.table_id is None:
@@ -266,7 +267,7 @@ def table_ratings(request: HttpRequest, table_id: int) -> JsonResponse:
     else:
         by_seat = {seat.index: seat.user_id for seat in seats}
     # The names the table page shows (user names); a seat whose account is gone has none.
-    names = {seat.index: seat.user.get_username() for seat in seats}
+    names = {seat.index: seat.user.get_username() for seat in seats if seat.user is not None}
     ratings = {
         user_id: (display, matches)
         for user_id, display, matches in Rating.objects.filter(
@@ -274,8 +275,8 @@ def table_ratings(request: HttpRequest, table_id: int) -> JsonResponse:
         ).values_list("user_id", "display", "matches")
     }
     over = match is not None and match.status != Match.Status.PLAYING
-    rated = over and match.status == Match.Status.FINISHED and match.ranked
-    changes = profile_selectors.match_changes(match_id=match.pk) if rated else {}
+    rated = match is not None and match.status == Match.Status.FINISHED and match.ranked
+    changes = profile_selectors.match_changes(match_id=match.pk) if match is not None and rated else {}
     rows = []
     for index, user_id in sorted(by_seat.items()):
         display, matches = ratings.get(user_id, (wertungszahl(DEFAULT_MU), 0))

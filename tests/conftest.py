@@ -3,7 +3,10 @@
 import os
 
 import pytest
+from django.test.utils import override_settings
 from hypothesis import HealthCheck, settings
+
+from tests.factories import UserFactory, users
 
 # Property tests: enough examples to find rule bugs, bounded so `make test` stays quick on 2 cores.
 settings.register_profile(
@@ -13,6 +16,41 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("default")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hashing():
+    """The real hasher costs about half a second per hash on these machines; its strength is not under test.
+    For the whole run (a test's ``settings`` may still change it); yields the real hashers, for the tests
+    whose server is another process with the real settings (tests/browser)."""
+    from django.conf import settings as django_settings
+
+    real = list(django_settings.PASSWORD_HASHERS)
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield real
+
+
+@pytest.fixture(autouse=True)
+def _site_language():
+    """Each test starts in the site's language (German): a request in English leaves English active on the
+    thread (Django's LocaleMiddleware never deactivates), and a later test that renders without a request
+    would then speak English or German depending on which tests its worker ran before."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+
+
+@pytest.fixture
+def players(db):
+    """Four signed-up players: anna, ben, cleo, dora."""
+    return users("anna", "ben", "cleo", "dora")
+
+
+@pytest.fixture
+def staff(db):
+    """The tournament staff: leitung."""
+    return UserFactory(username="leitung", is_staff=True)
 
 
 @pytest.fixture(autouse=True)

@@ -31,9 +31,8 @@ def _each(service, verb):
                 modeladmin.message_user(request, f"{t}: {error.message}", messages.ERROR)
             else:
                 modeladmin.message_user(request, f"{t}: {verb}")
-    action.short_description = verb
     action.__name__ = f"action_{service.__name__}"
-    return action
+    return admin.action(description=verb)(action)
 
 
 @admin.register(Tournament)

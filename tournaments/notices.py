@@ -5,6 +5,8 @@ tournament facts of tables, which games asks for (the lobby's table list, the no
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.urls import reverse
 
 from games.delivery import events, notices
@@ -16,7 +18,7 @@ TOLD = (Entry.Status.REGISTERED, Entry.Status.PLAYING)
 
 
 def _facts(t: Tournament, stage: int | None = None) -> dict:
-    facts = {"tournament": t.name, "tournament_url": reverse("tournaments:detail", kwargs={"tournament_id": t.pk})}
+    facts: dict[str, str | int] = {"tournament": t.name, "tournament_url": reverse("tournaments:detail", kwargs={"tournament_id": t.pk})}
     if stage is not None:
         facts["stage"] = stage
     return facts
@@ -33,12 +35,13 @@ def stage_seated(t: Tournament, stage: Stage) -> None:
     stage (a bye) is told the stage began, stage 1 as the tournament's start."""
     seated: set[int] = set()
     facts = _facts(t, stage.number)
-    messages = []  # every table's notices in one batch after the commit (a stage of 500 tables: 1,000 of them)
+    messages: list[tuple[str, dict]] = []  # every table's notices in one batch after the commit (a stage of 500 tables: 1,000 of them)
     for st in stage.tables.select_related("table").order_by("number"):
         users = sorted({u for u in st.users if u is not None})
         if st.table is not None:
             frame = notices.notice_frame("table_ready", notices.table_ready_payload(st.table, tournament=facts))
-            messages.extend((notices.user_group(u), {"type": "notice.frame", "frame": frame}) for u in users)
+            message = notices.notice_message(frame)
+            messages.extend((notices.user_group(u), message) for u in users)
             seated.update(users)
     if messages:
         events.send_after_commit(messages)
@@ -47,11 +50,13 @@ def stage_seated(t: Tournament, stage: Stage) -> None:
     notices.notify(sorted(others), kind, _facts(t, stage.number))
 
 
-def table_tournaments(*, table_ids) -> dict[int, dict]:
+def table_tournaments(*, table_ids: Iterable[int]) -> dict[int, dict]:
     """``games.delivery.notices.table_tournament_add``'s source: the tournament, stage and table number of each table,
     and ``where``: stage and table in the format's own words ("Runde 2, Tisch 3"; a Rommé series "Serie 2, …")."""
-    found = {}
+    found: dict[int, dict] = {}
     for st in StageTable.objects.filter(table_id__in=list(table_ids)).select_related("stage__tournament"):
+        if st.table_id is None:  # never: the filter names tables
+            continue
         where = formats.of(st.stage.tournament).stage_table_label(st.stage.number, st.number)
         found[st.table_id] = {**_facts(st.stage.tournament, st.stage.number), "table": st.number, "where": where}
     return found

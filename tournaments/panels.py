@@ -4,12 +4,17 @@ was) played at, with a link to the tournament."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import panels
 from tournaments import formats
 from tournaments.models import StageTable
+
+if TYPE_CHECKING:
+    from games.models import Match, Table
 
 
 def _tournament_line(*, table_id: int) -> list[panels.HeadLink]:
@@ -24,12 +29,12 @@ def _tournament_line(*, table_id: int) -> list[panels.HeadLink]:
     return [panels.HeadLink(text=text, url=reverse("tournaments:detail", kwargs={"tournament_id": tournament.pk}))]
 
 
-def match_tournament(*, match) -> list[panels.HeadLink]:
+def match_tournament(*, match: Match) -> list[panels.HeadLink]:
     """The tournament line of the match page; nothing for a match outside a tournament."""
     return _tournament_line(table_id=match.table_id)
 
 
-def table_tournament(*, table) -> list[panels.HeadLink]:
+def table_tournament(*, table: Table) -> list[panels.HeadLink]:
     """The tournament line of the table page; nothing for a table outside a tournament (one query, none
     for a table that no tournament made)."""
     if not table.tournament:

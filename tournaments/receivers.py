@@ -10,7 +10,7 @@ from tournaments import services
 
 
 @receiver(match_ended, dispatch_uid="tournaments.record_match")
-def record_match(sender, match_id, how, **kwargs) -> None:
+def record_match(sender: object, match_id: int, how: str, **kwargs: object) -> None:
     # Runs after ratings (settings.GAMES_MATCH_ENDED_ORDER: seeding reads ratings) and after the last
     # move's frames are out; with break_minutes 0 it starts the next stage at once. Idempotent: a repeated
     # announcement (the clock's catch-up) records nothing new.
@@ -18,5 +18,5 @@ def record_match(sender, match_id, how, **kwargs) -> None:
 
 
 @receiver(referee_tick, dispatch_uid="tournaments.clock")
-def clock(sender, **kwargs) -> None:
+def clock(sender: object, **kwargs: object) -> None:
     services.tournaments_tick()

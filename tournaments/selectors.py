@@ -3,16 +3,22 @@ from the recorded table results), lists for the pages."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from accounts.protocols import Person
 from tournaments import formats
 from tournaments.formats.base import IN_STANDINGS as _IN_STANDINGS
 from tournaments.models import Entry, Stage, StageTable, Tournament
 
+if TYPE_CHECKING:
+    from games.models import Match
 
-def tournament_tables(*, tournament_id) -> list[dict]:
+
+def tournament_tables(*, tournament_id: int | str) -> list[dict]:
     """The current stage: ``[{"table": table_id, "stage": n, "users": [user_id per seat]}]``; a gin bye is
     ``{"table": None, "stage": n, "users": [user_id, None]}``."""
     t = Tournament.objects.get(pk=tournament_id)
@@ -23,7 +29,7 @@ def tournament_tables(*, tournament_id) -> list[dict]:
             for st in stage.tables.order_by("number")]
 
 
-def tournament_standings(*, tournament_id) -> list[dict]:
+def tournament_standings(*, tournament_id: int | str) -> list[dict]:
     """Best first: ``[{"user_id", "place", "stages": [per stage], ...}]`` (see spec/api.md), as the
     tournament's format computes them; frozen once the tournament has finished."""
     t = Tournament.objects.get(pk=tournament_id)
@@ -58,21 +64,21 @@ def places_left(t: Tournament) -> int | None:
     return max(0, cap - t.entries.filter(status=Entry.Status.REGISTERED).count())
 
 
-def entry_of(*, tournament: Tournament, user) -> Entry | None:
+def entry_of(*, tournament: Tournament, user: Person | None) -> Entry | None:
     if user is None or not getattr(user, "is_authenticated", False):
         return None
-    return tournament.entries.filter(user=user).first()
+    return tournament.entries.filter(user_id=user.pk).first()
 
 
 def stages_of(t: Tournament) -> list[Stage]:
     return list(t.stages.prefetch_related("tables").order_by("number"))
 
 
-def finished_tournaments_of(*, user) -> list[dict]:
+def finished_tournaments_of(*, user: Person) -> list[dict]:
     """Finished tournaments a player took part in, the latest first, for the profile: the tournament, the final
     place, of how many, and the format's own first figure (gin: match points; Rommé: the result) with its label."""
     out = []
-    entries = (Entry.objects.filter(user=user, status__in=_IN_STANDINGS,
+    entries = (Entry.objects.filter(user_id=user.pk, status__in=_IN_STANDINGS,
                                     tournament__status=Tournament.Status.FINISHED)
                .select_related("tournament").order_by("-tournament__finished_at", "-tournament__pk"))
     for e in entries:
@@ -153,7 +159,7 @@ def entry_final_states(*, tournament: Tournament, entries: list[Entry]) -> dict[
     return states
 
 
-def table_end_facts(*, table_id: int, user) -> dict | None:
+def table_end_facts(*, table_id: int, user: Person | None) -> dict | None:
     """What the end view of a tournament table says (``games/static/games/table/ending.js``), in the request's
     language: the tournament's link, the player's standing after the match, and what comes next (the
     countdown of the break, how many tables still play, the next stage begun, the tournament over). None for
@@ -174,7 +180,7 @@ def table_end_facts(*, table_id: int, user) -> dict | None:
     table = st.table
     if table is not None and table.current_match is not None:
         facts["forfeit_seat"] = forfeited_seat(match=table.current_match)
-    user_id = user.pk if getattr(user, "is_authenticated", False) else None
+    user_id = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
     if recorded and user_id in st.users:
         rows = tournament_standings(tournament_id=t.pk)
         mine = next((row for row in rows if row["user_id"] == user_id), None)
@@ -201,7 +207,7 @@ def table_end_facts(*, table_id: int, user) -> dict | None:
     return facts
 
 
-def forfeited_seat(*, match) -> int | None:
+def forfeited_seat(*, match: Match) -> int | None:
     """The seat that lost ``match`` by forfeit (tournaments.md "Forfeit"): it left the match (the forfeit rule
     resigns for it, or its turn ran out three times) without one move of its own while the server had to
     move for it. None for a match that was played, or resigned by someone who had played."""

@@ -17,9 +17,11 @@ from __future__ import annotations
 import csv
 import io
 import logging
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
-from typing import Any
+from enum import Enum
+from typing import Any, Literal, Protocol
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
@@ -28,6 +30,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import ngettext
 
+from accounts.protocols import Person
 from games import services as games_services
 from games.models import Match, Table
 from games.services import ServiceError
@@ -38,6 +41,20 @@ from tournaments.errors import TournamentError
 from tournaments.models import AuditEntry, Entry, Stage, StageTable, Tournament
 
 logger = logging.getLogger(__name__)
+
+
+class SeedRating(Protocol):
+    """The rating that seeds a user (a ``ratings`` rating, or :class:`_FallbackRating`)."""
+
+    @property
+    def display(self) -> float: ...
+
+    @property
+    def provisional(self) -> bool: ...
+
+
+#: A user's seeding rating in a tournament's game, as the formats ask for it.
+RatingOf = Callable[[Any], SeedRating]
 
 # --- checks -----------------------------------------------------------------------------------------------
 
@@ -50,17 +67,17 @@ def clock_minutes(minutes: float) -> timedelta:
     return timedelta(seconds=float(minutes) * float(settings.TOURNAMENTS_MINUTE_SECONDS))
 
 
-def _require_staff(by) -> None:
+def _require_staff(by: Person | None) -> None:
     if by is None or not getattr(by, "is_staff", False):
         raise TournamentError("not_allowed", "Das dürfen nur Turnierleiter (Mitarbeiter).")
 
 
-def _require_signed_in(user) -> None:
+def _require_signed_in(user: Person | None) -> None:
     if user is None or not getattr(user, "is_authenticated", False):
         raise TournamentError("not_signed_in", "Bitte melde dich an, um an einem Turnier teilzunehmen.")
 
 
-def _locked(tournament_id) -> Tournament:
+def _locked(tournament_id: int | str) -> Tournament:
     try:
         return Tournament.objects.select_for_update().get(pk=int(tournament_id))
     except (Tournament.DoesNotExist, TypeError, ValueError):
@@ -91,9 +108,9 @@ def _refuse_done(t: Tournament, verb: str) -> None:
     raise TournamentError("running", "Das Turnier läuft schon.")
 
 
-def _audit(t: Tournament, by, action: str, reason: str = "", **details: Any) -> None:
+def _audit(t: Tournament, by: Person | None, action: str, reason: str = "", **details: Any) -> None:
     AuditEntry.objects.create(
-        tournament=t, by=by if getattr(by, "is_authenticated", False) else None, action=action,
+        tournament=t, by_id=by.pk if by is not None and by.is_authenticated else None, action=action,
         reason=reason or "", details=details,
     )
 
@@ -125,7 +142,7 @@ def _check_options(game: str, format: str, options: dict | None, s: dict) -> dic
 
 
 @contextmanager
-def _games_refusal():
+def _games_refusal() -> Iterator[None]:
     """A games service refusing a step the tournament takes is the tournament's refusal (same message)."""
     try:
         yield
@@ -133,7 +150,7 @@ def _games_refusal():
         raise TournamentError(error.code, error.message) from error
 
 
-def _seed_rating(user, game: str):
+def _seed_rating(user: Person, game: str) -> SeedRating:
     """The rating that seeds ``user`` (knockout seeds, Swiss order within a score group): the ratings app's
     ``rating_of`` where it is installed, else everyone 1500 and provisional (seeded at random)."""
     try:
@@ -155,7 +172,7 @@ _SEED_RATING = _seed_rating  # the real one (a test may replace ``_seed_rating``
 
 
 def tournament_create(
-    *, by, name: str, game: str, format: str, settings: dict | None = None, options: dict | None = None,
+    *, by: Person, name: str, game: str, format: str, settings: dict | None = None, options: dict | None = None,
     starts_at: datetime | None = None,
 ) -> Tournament:
     """A new tournament in draft; staff edit it until they publish it."""
@@ -167,22 +184,31 @@ def tournament_create(
     options = _check_options(game, format, options, s)
     with transaction.atomic():
         t = Tournament.objects.create(
-            name=name, game=game, format=format, settings=s, options=options, starts_at=starts_at, created_by=by
+            name=name, game=game, format=format, settings=s, options=options, starts_at=starts_at,
+            created_by_id=by.pk,
         )
         _audit(t, by, "create", settings=s, options=options, starts_at=starts_at.isoformat() if starts_at else None)
     return t
 
 
-_UNSET = object()
+class _Unset(Enum):
+    UNSET = "unset"
 
 
-def tournament_edit(*, tournament_id, by, name=None, settings=None, options=None, starts_at=_UNSET) -> Tournament:
+#: ``starts_at`` not given (None clears it).
+_UNSET = _Unset.UNSET
+
+
+def tournament_edit(
+    *, tournament_id: int | str, by: Person, name: str | None = None, settings: dict | None = None,
+    options: dict | None = None, starts_at: datetime | None | Literal[_Unset.UNSET] = _UNSET,
+) -> Tournament:
     """Change a draft (anything), before anyone could register."""
     _require_staff(by)
     with transaction.atomic():
         t = _locked(tournament_id)
         _require_status(t, Tournament.Status.DRAFT)
-        changed = {}
+        changed: dict[str, Any] = {}
         if name is not None:
             name = name.strip()
             if not name or len(name) > 120:
@@ -206,7 +232,7 @@ def _given(t: Tournament) -> dict:
     return dict(t.settings)
 
 
-def tournament_publish(*, tournament_id, by) -> Tournament:
+def tournament_publish(*, tournament_id: int | str, by: Person) -> Tournament:
     """Open registration (from a draft). Publishing again changes nothing."""
     _require_staff(by)
     with transaction.atomic():
@@ -225,7 +251,7 @@ def tournament_publish(*, tournament_id, by) -> Tournament:
 # --- players: register, withdraw, check in ------------------------------------------------------------
 
 
-def _require_no_abandon_wait(t: Tournament, user, now: datetime | None = None) -> None:
+def _require_no_abandon_wait(t: Tournament, user: Person, now: datetime | None = None) -> None:
     """Refuse someone serving a wait for abandoning rated matches that lasts past ``t``'s start (ratings.md
     "Farming"); a running tournament (an arena taking late entries) has started within it."""
     starts_at = t.started_at or t.starts_at
@@ -242,12 +268,12 @@ def check_in_opens_at(t: Tournament) -> datetime | None:
     return t.starts_at - clock_minutes(minutes)
 
 
-def tournament_register(*, tournament_id, user) -> Entry:
+def tournament_register(*, tournament_id: int | str, user: Person) -> Entry:
     """Register (or join the waiting list when the tournament is full). Registering again changes nothing."""
     _require_signed_in(user)
     with transaction.atomic():
         t = _locked(tournament_id)
-        entry = Entry.objects.filter(tournament=t, user=user).first()
+        entry = Entry.objects.filter(tournament=t, user_id=user.pk).first()
         if entry is not None and entry.status in (Entry.Status.REGISTERED, Entry.Status.WAITING):
             return entry
         _require_status(t, Tournament.Status.REGISTRATION)
@@ -257,19 +283,19 @@ def tournament_register(*, tournament_id, user) -> Entry:
         taken = t.entries.filter(status=Entry.Status.REGISTERED).count()
         status = Entry.Status.WAITING if cap is not None and taken >= cap else Entry.Status.REGISTERED
         if entry is None:
-            entry = Entry.objects.create(tournament=t, user=user, number=number, status=status)
+            entry = Entry.objects.create(tournament=t, user_id=user.pk, number=number, status=status)
         else:  # registering again after withdrawing: at the end of the list
             entry.number, entry.status, entry.checked_in_at = number, status, None
             entry.save(update_fields=["number", "status", "checked_in_at"])
     return entry
 
 
-def tournament_withdraw(*, tournament_id, user) -> Entry | None:
+def tournament_withdraw(*, tournament_id: int | str, user: Person) -> Entry | None:
     """Withdraw before the start; the first on the waiting list moves up."""
     _require_signed_in(user)
     with transaction.atomic():
         t = _locked(tournament_id)
-        entry = Entry.objects.filter(tournament=t, user=user).first()
+        entry = Entry.objects.filter(tournament=t, user_id=user.pk).first()
         if entry is None or entry.status == Entry.Status.WITHDRAWN:
             return entry
         _require_status(t, Tournament.Status.REGISTRATION)
@@ -285,7 +311,7 @@ def tournament_withdraw(*, tournament_id, user) -> Entry | None:
     return entry
 
 
-def tournament_check_in(*, tournament_id, user, now: datetime | None = None) -> Entry:
+def tournament_check_in(*, tournament_id: int | str, user: Person, now: datetime | None = None) -> Entry:
     """Check in during the check-in window (``check_in_minutes`` before the start). Again: no change."""
     _require_signed_in(user)
     now = now or timezone.now()
@@ -293,7 +319,7 @@ def tournament_check_in(*, tournament_id, user, now: datetime | None = None) -> 
         t = _locked(tournament_id)
         _require_status(t, Tournament.Status.REGISTRATION)
         entry = Entry.objects.filter(
-            tournament=t, user=user, status__in=(Entry.Status.REGISTERED, Entry.Status.WAITING)
+            tournament=t, user_id=user.pk, status__in=(Entry.Status.REGISTERED, Entry.Status.WAITING)
         ).first()
         if entry is None:
             raise TournamentError("not_registered", "Du bist für dieses Turnier nicht angemeldet.")
@@ -315,7 +341,7 @@ def tournament_check_in(*, tournament_id, user, now: datetime | None = None) -> 
 # --- start and stages ---------------------------------------------------------------------------------
 
 
-def tournament_start(*, tournament_id, by=None, now: datetime | None = None) -> Tournament:
+def tournament_start(*, tournament_id: int | str, by: Person | None = None, now: datetime | None = None) -> Tournament:
     """Start: drop who did not check in, cancel below ``min_players``, else seat stage 1 and open its
     tables. ``by`` None is the referee (only once ``starts_at`` has come). Starting again changes nothing."""
     if by is not None:
@@ -331,7 +357,7 @@ def tournament_start(*, tournament_id, by=None, now: datetime | None = None) -> 
         if by is None and (t.starts_at is None or t.starts_at > now):
             return t
         registered = t.entries.filter(status=Entry.Status.REGISTERED)
-        dropped = []
+        dropped: list[int] = []
         if t.settings.get("check_in_minutes"):
             dropped = list(registered.filter(checked_in_at__isnull=True).values_list("user_id", flat=True))
             registered.filter(checked_in_at__isnull=True).update(status=Entry.Status.DROPPED)
@@ -363,7 +389,7 @@ def tournament_start(*, tournament_id, by=None, now: datetime | None = None) -> 
     return t
 
 
-def _rating_for(t: Tournament):
+def _rating_for(t: Tournament) -> RatingOf:
     """The seeding rating of a user in ``t``'s game, as the formats take it (looked up when called, so a
     test may replace ``_seed_rating``). The stored ratings of every entrant are read in one query (a start
     of a thousand players asks for each of them twice); whoever has none gets the default."""
@@ -378,14 +404,14 @@ def _rating_for(t: Tournament):
     stored = {r.user_id: r for r in Rating.objects.filter(game=game, user_id__in=t.entries.values("user_id"))}
     default = seed_rating(AnonymousUser(), game)  # never rated: the defaults, no query
 
-    def rating(user):
+    def rating(user: Person) -> SeedRating:
         found = stored.get(user.pk)
         return found if found is not None else default
 
     return rating
 
 
-def tournament_next_stage(*, tournament_id, by, now: datetime | None = None) -> Stage | None:
+def tournament_next_stage(*, tournament_id: int | str, by: Person, now: datetime | None = None) -> Stage | None:
     """Staff: start the next stage now instead of after the break (the current one must have ended)."""
     _require_staff(by)
     now = now or timezone.now()
@@ -431,7 +457,7 @@ def _stage_start(t: Tournament, number: int, now: datetime) -> Stage:
             stage_tables.append(StageTable(stage=stage, number=index, users=list(seats), finished_at=now,
                                            result=fmt.bye_result(list(seats))))
             continue
-        extra = {}
+        extra: dict[str, str] = {}
         if stage.deal_seeds:
             extra["deal_seed"] = f"{stage.deal_seeds[str(len(seats))]}"
             extra["deal_group"] = f"tournament-stage-{stage.pk}"  # closed together until the stage has ended
@@ -525,7 +551,7 @@ def _finish(t: Tournament, now: datetime) -> None:
 # --- staff during the tournament ----------------------------------------------------------------------
 
 
-def tournament_pause(*, tournament_id, by, reason: str = "") -> Tournament:
+def tournament_pause(*, tournament_id: int | str, by: Person, reason: str = "") -> Tournament:
     """No new stage starts until staff resume (tables in play go on)."""
     _require_staff(by)
     with transaction.atomic():
@@ -541,7 +567,9 @@ def tournament_pause(*, tournament_id, by, reason: str = "") -> Tournament:
     return t
 
 
-def tournament_resume(*, tournament_id, by, reason: str = "", now: datetime | None = None) -> Tournament:
+def tournament_resume(
+    *, tournament_id: int | str, by: Person, reason: str = "", now: datetime | None = None
+) -> Tournament:
     """Resume: a stage whose break is over starts now."""
     _require_staff(by)
     now = now or timezone.now()
@@ -560,7 +588,9 @@ def tournament_resume(*, tournament_id, by, reason: str = "", now: datetime | No
     return t
 
 
-def tournament_cancel(*, tournament_id, by, reason: str = "", now: datetime | None = None) -> Tournament:
+def tournament_cancel(
+    *, tournament_id: int | str, by: Person, reason: str = "", now: datetime | None = None
+) -> Tournament:
     """Call the tournament off (any time before it finished); its running tables are closed."""
     _require_staff(by)
     now = now or timezone.now()
@@ -582,14 +612,16 @@ def tournament_cancel(*, tournament_id, by, reason: str = "", now: datetime | No
     return t
 
 
-def _entry(t: Tournament, user_id) -> Entry:
+def _entry(t: Tournament, user_id: int | str | Person) -> Entry:
     entry = t.entries.filter(user_id=getattr(user_id, "pk", user_id)).first()
     if entry is None:
         raise TournamentError("not_registered", "Diese Person spielt in diesem Turnier nicht mit.")
     return entry
 
 
-def tournament_player_remove(*, tournament_id, user_id, by, reason: str = "") -> Entry:
+def tournament_player_remove(
+    *, tournament_id: int | str, user_id: int | str | Person, by: Person, reason: str = ""
+) -> Entry:
     """Take a player out: their seat in play is played as left (Rommé: Abbruch; gin: the match is lost),
     and they are not seated or paired again (gin: later rounds are lost)."""
     _require_staff(by)
@@ -606,15 +638,18 @@ def tournament_player_remove(*, tournament_id, user_id, by, reason: str = "") ->
         _audit(t, by, "remove", reason, user_id=entry.user_id)
         tables = StageTable.objects.filter(stage__tournament=t, finished_at__isnull=True, table__isnull=False)
         for st in tables.select_related("table"):
-            if entry.user_id in st.users and st.table.status == Table.Status.PLAYING:
+            table = st.table  # never None here (table__isnull=False)
+            if table is not None and entry.user_id in st.users and table.status == Table.Status.PLAYING:
                 seat = st.users.index(entry.user_id)
-                if not st.table.seats.get(index=seat).left:
+                if not table.seats.get(index=seat).left:
                     with _games_refusal():
-                        games_services.seat_remove(table_id=st.table_id, seat=seat, by=by)
+                        games_services.seat_remove(table_id=table.pk, seat=seat, by=by)
     return entry
 
 
-def tournament_player_reinstate(*, tournament_id, user_id, by, reason: str = "") -> Entry:
+def tournament_player_reinstate(
+    *, tournament_id: int | str, user_id: int | str | Person, by: Person, reason: str = ""
+) -> Entry:
     """Bring a removed player (or a Rommé player out after an Abbruch) back for the next stage."""
     _require_staff(by)
     with transaction.atomic():
@@ -634,7 +669,9 @@ def tournament_player_reinstate(*, tournament_id, user_id, by, reason: str = "")
     return entry
 
 
-def tournament_result_correct(*, tournament_id, stage_table_id, by, result: dict, reason: str) -> StageTable:
+def tournament_result_correct(
+    *, tournament_id: int | str, stage_table_id: int | str, by: Person, result: dict, reason: str
+) -> StageTable:
     """Staff correct a table's result (with a reason). The standings are computed from the corrected
     result; the first result stays in ``original_result`` and the log.
 
@@ -678,7 +715,7 @@ def tournament_result_correct(*, tournament_id, stage_table_id, by, result: dict
     return st
 
 
-def tournament_standings_csv(*, tournament_id, by) -> str:
+def tournament_standings_csv(*, tournament_id: int | str, by: Person) -> str:
     """The standings as CSV (semicolons, as German spreadsheets expect), written to the audit log."""
     from tournaments import selectors
 
@@ -699,7 +736,7 @@ def tournament_standings_csv(*, tournament_id, by) -> str:
     stage_codes = [code for n in range(1, stages + 1) for code in fmt.csv_stage_codes(n)]
     writer.writerow(["place", "player", *columns, *stage_codes])
     for r in rows:
-        cells = [cell for entry in r["stages"] for cell in fmt.csv_stage_cells(entry, names)]
+        cells: list[object] = [cell for entry in r["stages"] for cell in fmt.csv_stage_cells(entry, names)]
         writer.writerow([r["place"], names.get(r["user_id"], r["user_id"]), *[r[c] for c in columns], *cells])
     return buffer.getvalue()
 
@@ -723,7 +760,7 @@ def tournaments_tick(*, now: datetime | None = None) -> int:
     return done
 
 
-def _safely(function, **kwargs) -> int:
+def _safely(function: Callable[..., object], **kwargs: Any) -> int:
     try:
         function(**kwargs)
     except Exception:  # one broken tournament must not stop the others
@@ -732,7 +769,7 @@ def _safely(function, **kwargs) -> int:
     return 1
 
 
-def _next_stage_due(*, tournament_id, now: datetime) -> None:
+def _next_stage_due(*, tournament_id: int | str, now: datetime) -> None:
     with transaction.atomic():
         t = _locked(tournament_id)
         if t.status != Tournament.Status.RUNNING or t.paused or t.next_stage_at is None or t.next_stage_at > now:
@@ -752,7 +789,10 @@ def _forfeits(now: datetime) -> int:
         stage__tournament__status=Tournament.Status.RUNNING,
     ).select_related("table__current_match", "stage__tournament")
     for st in open_tables:
-        match = st.table.current_match
+        table = st.table  # never None here (table__status=PLAYING)
+        if table is None:
+            continue
+        match = table.current_match
         try:
             minutes = formats.of(st.stage.tournament).forfeit_minutes()
         except KeyError:  # a format no longer registered: its tournament cannot be run
@@ -766,7 +806,7 @@ def _forfeits(now: datetime) -> int:
             if not own and server:
                 user = get_user_model().objects.get(pk=user_id)
                 try:
-                    games_services.match_resign(table_id=st.table_id, user=user)
+                    games_services.match_resign(table_id=table.pk, user=user)
                     done += 1
                 except ServiceError:
                     pass

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
@@ -114,7 +115,7 @@ def _context(request: HttpRequest, t: Tournament) -> dict:
 def status_label(t: Tournament) -> str:
     """The tournament's status in the page's words: with a context of its own, because "läuft" of a table
     is "in play" and of a tournament "running"."""
-    labels = {
+    labels: dict[str, str] = {
         Tournament.Status.REGISTRATION: pgettext("tournament status", "Anmeldung offen"),
         Tournament.Status.RUNNING: pgettext("tournament status", "läuft"),
         Tournament.Status.FINISHED: pgettext("tournament status", "beendet"),
@@ -220,7 +221,7 @@ def _action_form(action: str, t: Tournament, data=None, *, key=None, names=None,
     return _ACTION_FORMS[action](data, tournament=t, auto_id=f"id_{action}_%s")
 
 
-def _posted_key(action: str, form) -> str | None:
+def _posted_key(action: str | None, form) -> str | None:
     """Which participant or table a refused post was for (its form is shown in that one's place)."""
     if action in ("remove", "reinstate"):
         return str(form.data.get("user_id", "")).strip()
@@ -285,7 +286,7 @@ def _staff_run(action: str, t: Tournament, form, by) -> None:
         _STAFF_ACTIONS[action](tournament_id=t.pk, by=by)
 
 
-_STAFF_ACTIONS = {
+_STAFF_ACTIONS: dict[str, Callable[..., object]] = {
     "publish": services.tournament_publish, "start": services.tournament_start,
     "next_stage": services.tournament_next_stage, "pause": services.tournament_pause,
     "resume": services.tournament_resume, "cancel": services.tournament_cancel,

@@ -19,6 +19,8 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from accounts.protocols import Person
+from games.models import Table
 from games.reads import presenters
 
 #: How many tables' frames are kept (the least recently used go first).
@@ -39,16 +41,16 @@ _entries: OrderedDict[int, _Entry] = OrderedDict()
 _lock = threading.Lock()
 
 
-def _key(table) -> tuple:
+def _key(table: Table) -> tuple:
     # The creation time too: SQLite may give a deleted table's id to the next one (a test database).
     return (table.pk, table.created_at, table.version)
 
 
-def cacheable(table) -> bool:
+def cacheable(table: Table) -> bool:
     return not table.deal_seed
 
 
-def snapshot_at(table) -> presenters.TableSnapshot | None:
+def snapshot_at(table: Table) -> presenters.TableSnapshot | None:
     """The snapshot kept for ``table`` at the version its row has, or None."""
     with _lock:
         entry = _entries.get(table.pk)
@@ -76,7 +78,7 @@ def keep(snapshot: presenters.TableSnapshot) -> None:
             _entries.popitem(last=False)
 
 
-def state_for(snapshot: presenters.TableSnapshot, user) -> dict:
+def state_for(snapshot: presenters.TableSnapshot, user: Person | None) -> dict:
     """The ``state`` frame ``user`` may see in ``snapshot``: their seat's view or the public one, built once
     per audience and version."""
     seat = presenters.seat_of_user(snapshot.seats, user)

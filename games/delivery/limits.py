@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 
@@ -75,14 +76,14 @@ def bucket_for_socket() -> TokenBucket:
     return TokenBucket(rate=float(settings.GAMES_SOCKET_RATE), burst=int(settings.GAMES_SOCKET_BURST))
 
 
-def _bucket(consumer) -> TokenBucket:
+def _bucket(consumer: Any) -> TokenBucket:
     bucket = getattr(consumer, "_rate_bucket", None)
     if bucket is None:
         bucket = consumer._rate_bucket = bucket_for_socket()
     return bucket
 
 
-def charge(consumer) -> bool:
+def charge(consumer: Any) -> bool:
     """Spend a token for a message that has just arrived, before it is read: False if the bucket is empty.
     A message that got its token with more left in the bucket ends a row of refusals; one that got the
     only token a flood's refill brought does not (a flood just above the rate stays at the limit)."""
@@ -99,7 +100,7 @@ def refusals_to_close() -> int:
     return int(settings.GAMES_SOCKET_REFUSALS_TO_CLOSE)
 
 
-def refused(consumer) -> bool:
+def refused(consumer: Any) -> bool:
     """A message was refused for an empty bucket: True once that has happened ``GAMES_SOCKET_REFUSALS_TO_CLOSE`` times in
     a row, and the socket is to be closed (:func:`closing` is True from then on)."""
     row = getattr(consumer, "_rate_refusals", 0) + 1
@@ -110,7 +111,7 @@ def refused(consumer) -> bool:
     return False
 
 
-def closing(consumer) -> bool:
+def closing(consumer: Any) -> bool:
     """Whether the socket is being closed for refusals: what still arrives is dropped unread."""
     return getattr(consumer, "_rate_closing", False)
 
@@ -126,19 +127,19 @@ def is_ping(text: str | None) -> bool:
     return isinstance(message, dict) and message.get("type") == "ping"
 
 
-def free(consumer, kind) -> None:
+def free(consumer: Any, kind: object) -> None:
     """The message was read and costs nothing (``ping``): its token comes back."""
     if kind in FREE:
         _bucket(consumer).give_back()
 
 
-def accepted(consumer, kind) -> None:
+def accepted(consumer: Any, kind: object) -> None:
     """The service accepted the message: a move or chat line gives its token back."""
     if kind in REFUNDED:
         _bucket(consumer).give_back()
 
 
-async def refuse(consumer, *, version: int | None = None) -> None:
+async def refuse(consumer: Any, *, version: int | None = None) -> None:
     """Answer a message refused for an empty bucket (``rate_limited``); on the ``GAMES_SOCKET_REFUSALS_TO_CLOSE``-th
     refusal in a row say so and close the socket with :data:`CLOSE_CODE`."""
     if refused(consumer):

@@ -27,10 +27,14 @@ ValueError: a notice carries no 'hand' (allowed: game, pending, stage, table_id,
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from django.urls import reverse
 
 from games.delivery import events
+
+if TYPE_CHECKING:
+    from games.models import Table
 
 #: What a notice can say. ``table_ready``: a seat is waiting for the person (pool or tournament);
 #: ``stage_started``: a stage began (after its break) without a table for them (a bye); ``table_finished``: the
@@ -66,20 +70,49 @@ def notice_frame(kind: str, payload: dict) -> dict:
     return {"type": "notice", "kind": kind, **payload}
 
 
+def once_key(frame: dict) -> str | None:
+    """What makes ``frame`` the same notice however often it is sent, or None for a notice that may repeat.
+
+    A table is ready for a person once; the notice socket tells each key once. It is told twice when its
+    connect-time read of the pending tables runs after a start has committed: the read finds the new table
+    and the start's own notice then arrives on the group the socket joined just before (on Redis the join
+    takes a round trip, so the start often falls in between). The key rides beside the frame on the channel
+    layer, not in it: the client's frame stays as it is.
+
+    >>> once_key({"type": "notice", "kind": "table_ready", "table_id": 4, "pending": True})
+    'table_ready.4'
+    >>> once_key({"type": "notice", "kind": "tournament_paused", "tournament": "Abendturnier"}) is None
+    True
+    """
+    if frame["kind"] == "table_ready":
+        return f"table_ready.{int(frame['table_id'])}"
+    return None
+
+
+def notice_message(frame: dict) -> dict:
+    """The channel-layer message that carries ``frame`` to a notice socket (with its :func:`once_key`)."""
+    message = {"type": "notice.frame", "frame": frame}
+    key = once_key(frame)
+    if key is not None:
+        message["once"] = key
+    return message
+
+
 def notify(user_ids: Iterable[int | None], kind: str, payload: dict | None = None) -> None:
     """Tell each of ``user_ids`` (None is skipped: a computer player, a bye) once the current transaction has
     committed; nothing if it rolls back. Outside a transaction it goes out at once."""
     frame = notice_frame(kind, dict(payload or {}))
     recipients = sorted({int(uid) for uid in user_ids if uid is not None})
     if recipients:
-        events.send_after_commit([(user_group(uid), {"type": "notice.frame", "frame": frame}) for uid in recipients])
+        message = notice_message(frame)
+        events.send_after_commit([(user_group(uid), message) for uid in recipients])
 
 
 def table_url(table_id: int) -> str:
     return reverse("games:table", kwargs={"table_id": table_id})
 
 
-def table_ready_payload(table, *, tournament: dict | None = None) -> dict:
+def table_ready_payload(table: Table, *, tournament: dict | None = None) -> dict:
     """The facts of a ``table_ready`` notice for ``table``; ``tournament`` as :func:`table_tournaments` gives it."""
     payload = {"table_id": table.pk, "url": table_url(table.pk), "game": table.game}
     if tournament:
@@ -87,12 +120,12 @@ def table_ready_payload(table, *, tournament: dict | None = None) -> dict:
     return payload
 
 
-def table_ready(user_ids: Iterable[int | None], table, *, tournament: dict | None = None) -> None:
+def table_ready(user_ids: Iterable[int | None], table: Table, *, tournament: dict | None = None) -> None:
     """Tell the people just seated at ``table`` that it is ready for them (after commit)."""
     notify(user_ids, "table_ready", table_ready_payload(table, tournament=tournament))
 
 
-def table_finished(table, user_ids: Iterable[int | None]) -> None:
+def table_finished(table: Table, user_ids: Iterable[int | None]) -> None:
     """The match at ``table`` is over: its players' pages withdraw the ``table_ready`` banner they may still show
     (after commit). Only tables the site seats people at (ranked, tournament) have such a banner."""
     if table.ranked or table.tournament:

@@ -13,6 +13,7 @@ import logging
 from django.db import transaction
 from django.dispatch import receiver
 
+from accounts.protocols import Person
 from accounts.signals import account_deleted
 from games import services
 from games.models import Seat, Table
@@ -21,15 +22,15 @@ logger = logging.getLogger(__name__)
 
 
 @receiver(account_deleted, dispatch_uid="games.leave_tables_of_deleted_account")
-def leave_tables_of_deleted_account(sender, user, **kwargs) -> None:
+def leave_tables_of_deleted_account(sender: object, user: Person, **kwargs: object) -> None:
     tables_leave_all(user=user)
 
 
-def tables_leave_all(*, user) -> list[int]:
+def tables_leave_all(*, user: Person) -> list[int]:
     """Give up or resign every seat ``user`` holds where play is not over for them. Returns the table ids
     that were left (tables that refused are logged, not raised)."""
     seats = (
-        Seat.objects.filter(user=user)
+        Seat.objects.filter(user_id=user.pk)
         .exclude(table__status=Table.Status.ABORTED)
         .values_list("table_id", "table__status", "left")
         .order_by("table_id")
@@ -51,7 +52,7 @@ def tables_leave_all(*, user) -> list[int]:
     return left_tables
 
 
-def _leave(*, table_id: int, user, playing: bool) -> None:
+def _leave(*, table_id: int, user: Person, playing: bool) -> None:
     # The status was read without a lock: a table may have started or finished since. The service's
     # refusal says which, and the other way out is taken.
     try:

@@ -11,9 +11,11 @@ from datetime import datetime
 from urllib.parse import urlencode
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.urls import reverse
 
 from accounts.models import Profile
+from accounts.protocols import Person
 from games import registry
 from games.models import BotLevel, Match
 from games.reads import selectors
@@ -40,7 +42,7 @@ class HistoryEntry:
     number: int
     game: str
     game_label: str
-    finished_at: datetime
+    finished_at: datetime | None  # never None: the match is finished
     opponents: list[Opponent]
     seat: int
     # The player's final score: gin points, Rommé minus points (casual) or the list result (Masters scoring).
@@ -54,22 +56,22 @@ class HistoryEntry:
     record_url: str
 
 
-def matches_for_user(*, user, viewer=None, limit: int = 20) -> list[HistoryEntry]:
+def matches_for_user(*, user: User, viewer: Person | None = None, limit: int = 20) -> list[HistoryEntry]:
     """The finished matches ``user`` played, newest first, at most ``limit``.
 
     Matches at private tables are the players' own business: they are listed only when ``viewer`` is
     ``user``, and then their links carry the invitation so they keep working after the seat is given up.
     """
-    own = viewer is not None and getattr(viewer, "is_authenticated", False) and viewer.pk == user.pk
-    matches = (
+    own = bool(viewer is not None and getattr(viewer, "is_authenticated", False) and viewer.pk == user.pk)
+    finished = (
         Match.objects.filter(users=user, status=Match.Status.FINISHED)
         .select_related("table")
         .order_by("-finished_at", "-pk")
     )
     if not own:
         # A list of a same-deals stage still being played tells others how its deals went: not yet.
-        matches = matches.filter(table__private=False).exclude(table__deal_group__in=selectors.deal_groups_open())
-    matches = list(matches[: max(0, int(limit))])
+        finished = finished.filter(table__private=False).exclude(table__deal_group__in=selectors.deal_groups_open())
+    matches = list(finished[: max(0, int(limit))])
     people = {
         player["user_id"]
         for match in matches
@@ -80,7 +82,7 @@ def matches_for_user(*, user, viewer=None, limit: int = 20) -> list[HistoryEntry
     return [_entry(match, user=user, others=others, own=own) for match in matches]
 
 
-def _entry(match: Match, *, user, others: dict, own: bool) -> HistoryEntry:
+def _entry(match: Match, *, user: User, others: dict, own: bool) -> HistoryEntry:
     seat = next(p["seat"] for p in match.players if p.get("user_id") == user.pk)
     result = match.result or {}
     places = result.get("places") or []

@@ -11,11 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from accounts.models import Profile
+from accounts.protocols import Person
 from games import registry
 from games.models import Match, Round, Table
 from games.reads import selectors as games_selectors
@@ -27,7 +29,7 @@ HEAD_TO_HEAD_MATCHES = 20
 # --- who may see what ---------------------------------------------------------------------------------------
 
 
-def match_visible(*, match_id, viewer) -> Match | None:
+def match_visible(*, match_id: int | str, viewer: Person | None) -> Match | None:
     """The match if ``viewer`` may see its page: finished or aborted (never a running one: its deal is
     secret), and at a private table only for its players. ``None`` looks like no match at all."""
     try:
@@ -41,7 +43,7 @@ def match_visible(*, match_id, viewer) -> Match | None:
     return match
 
 
-def table_last_match(*, table_id, viewer) -> Match | None:
+def table_last_match(*, table_id: int | str, viewer: Person | None) -> Match | None:
     """The last match that ended at a table, if ``viewer`` may see its page (else ``None``)."""
     table = Table.objects.filter(pk=table_id).first()
     if table is None:
@@ -60,7 +62,7 @@ def table_match(*, table: Table, number: int) -> Match | None:
     return table.matches.filter(number=number).first()
 
 
-def _is_player(match: Match, viewer) -> bool:
+def _is_player(match: Match, viewer: Person | None) -> bool:
     if viewer is None or not getattr(viewer, "is_authenticated", False):
         return False
     return any(p.get("user_id") == viewer.pk for p in match.players)
@@ -100,12 +102,12 @@ def players_of(match: Match) -> list[Player]:
     return out
 
 
-def active_user(*, username: str):
+def active_user(*, username: str) -> User | None:
     """The active user of that user name (with the profile), or ``None``."""
     return get_user_model().objects.filter(username=username, is_active=True).select_related("profile").first()
 
 
-def public_name(user) -> str:
+def public_name(user: User) -> str:
     try:
         return user.profile.public_name
     except Profile.DoesNotExist:  # a user from before profiles existed
@@ -138,14 +140,14 @@ def score_sheet(*, match: Match, rounds: list[Round]) -> dict:
 
 @dataclass
 class HeadToHead:
-    a: object
-    b: object
+    a: User
+    b: User
     games: list[dict]  # per game: label, played, a_wins, b_wins, others
     matches: list[dict]  # the latest matches they played together: id, game label, finished_at, winner name
     played: int = 0
 
 
-def head_to_head(*, a, b, viewer) -> HeadToHead:
+def head_to_head(*, a: User, b: User, viewer: Person | None) -> HeadToHead:
     """The finished matches ``a`` and ``b`` played at the same table, and who won them; matches at private
     tables count only for a viewer who played them (three queries)."""
     together = Match.objects.filter(status=Match.Status.FINISHED, users=a).filter(users=b)

@@ -8,9 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
-
+from accounts.protocols import Person
 from games import registry
 from games.engine.cards import is_card
 from games.models import ChatMessage, Match, Round, Seat, Table
@@ -48,7 +46,7 @@ def seat_name(seat: Seat) -> str:
     return seat.user.get_username()
 
 
-def seat_of_user(seats: list[Seat], user: AbstractBaseUser | AnonymousUser | None) -> int | None:
+def seat_of_user(seats: list[Seat], user: Person | None) -> int | None:
     """The seat index ``user`` holds at this table, or None (spectator, anonymous, or left)."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None

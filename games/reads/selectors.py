@@ -8,13 +8,12 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import cast
 
-from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.models import User as AuthUser
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils.translation import gettext
 
+from accounts.protocols import Person
 from games import engines
 from games.delivery import framecache, notices
 from games.engine.romme import hints as romme_hints
@@ -23,7 +22,7 @@ from games.reads import presenters
 from games.reads.prepared import Prepared
 
 #: Whoever asks: a request's or a socket's user (signed in or anonymous), or None (no user at all).
-User = AbstractBaseUser | AnonymousUser | None
+User = Person | None
 
 #: How many chat lines a socket gets when it connects.
 CHAT_HISTORY = 30

@@ -213,10 +213,11 @@ class TableConsumer(_JsonConsumer):
             await self.send_state()
 
     async def disconnect(self, code):
-        if getattr(self, "poll_task", None) is not None:
-            self.poll_task.cancel()
+        poll_task = getattr(self, "poll_task", None)
+        if poll_task is not None:
+            poll_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self.poll_task
+                await poll_task
         if getattr(self, "watched", False):
             self.watched = False
             timekeeper.socket_closed(self.table_id)

@@ -29,7 +29,9 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.auth import UserLazyObject, _get_user_session_key, get_user
@@ -166,18 +168,20 @@ async def _run(batcher: _Batcher, batch: list[_Request]) -> None:
             request.future.set_result(result)
 
 
-def _store(scope: dict):
+def _store(scope: dict) -> Any:
     """The session store of ``scope`` (channels' SessionMiddleware puts it in a LazyObject)."""
     session = scope.get("session")
     if isinstance(session, LazyObject):
-        return session._wrapped if session._wrapped is not empty else None
+        wrapped = session._wrapped  # type: ignore[attr-defined]  # LazyObject's own slot, not in the stubs
+        return wrapped if wrapped is not empty else None
     return session
 
 
 def _sessions_and_users(scopes: list[dict]) -> dict:
     """Read the sessions and users of many sockets in two statements, not two per socket: each database-backed
     session of ``scopes`` gets its data as ``load()`` would have read it; returns the users they name, by pk."""
-    stores = [store for store in map(_store, scopes)
+    # The stores' private cache is what load() fills: set here as load() would (hence Any, not SessionStore).
+    stores: list[Any] = [store for store in map(_store, scopes)
               if type(store) is DbSessionStore and store.session_key and not hasattr(store, "_session_cache")]
     rows = dict(Session.objects.filter(session_key__in=[store.session_key for store in stores],
                                        expire_date__gt=timezone.now()).values_list("session_key", "session_data"))
@@ -256,6 +260,7 @@ def _open_batch(batch: list[_Request]) -> list:
             by_table.setdefault(request.table_id, []).append(i)
     for table_id, indices in by_table.items():
         users = [batch[i].scope.get("user") for i in indices]
+        openings: Sequence[object]
         try:
             openings = selectors.table_openings(table_id=table_id,
                                                 viewers=[(u, batch[i].invite) for u, i in zip(users, indices, strict=True)])

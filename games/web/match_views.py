@@ -9,6 +9,8 @@ positions of a replay from ``games.reads.replay`` (the engine steps through the 
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -148,7 +150,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     # What other apps show beside each seat (ratings: the change and the new Wertungszahl).
     columns = [column for found in panels.collect(panels.MATCH_SEATS, match=match, players=players)
                for column in found]
-    seats = [
+    seats: list[dict[str, Any]] = [
         {
             "player": player,
             "place": places[player.seat] if player.seat < len(places) else None,
@@ -266,7 +268,7 @@ def record_view(request: HttpRequest) -> HttpResponse:
         return render(request, "games/replay_paste.html", context, status=413)
     upload = request.FILES.get("file")
     if upload is not None:
-        if upload.size > RECORD_MAX_BYTES:
+        if (upload.size or 0) > RECORD_MAX_BYTES:
             context["error"] = _("Das Protokoll ist zu groß (höchstens %(kb)s kB).") % {"kb": context["max_kb"]}
             return render(request, "games/replay_paste.html", context, status=413)
         raw: str | bytes = upload.read()
@@ -339,8 +341,8 @@ def compare_form(request: HttpRequest) -> HttpResponse:
     if not a_name or not b_name:
         return render(request, "games/match_compare.html", context)
     a, b = selectors.active_user(username=a_name), selectors.active_user(username=b_name)
-    unknown = [name for name, user in ((a_name, a), (b_name, b)) if user is None]
-    if unknown:
+    if a is None or b is None:
+        unknown = [name for name, user in ((a_name, a), (b_name, b)) if user is None]
         context["error"] = _("Diesen Spieler gibt es nicht: %(name)s") % {"name": ", ".join(unknown)}
         return render(request, "games/match_compare.html", context, status=404)
     if a.pk == b.pk:

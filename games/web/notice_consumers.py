@@ -17,6 +17,8 @@ class NoticeConsumer(_JsonConsumer):
     async def connect(self):
         self.group = None
         self.person = None
+        #: The once-keys (games.delivery.notices.once_key) of the notices this socket has told.
+        self.told: set[str] = set()
         if not handshakes.take_address(self):
             await self.accept()  # accepted so that the client learns why
             await self._refuse_too_many("address")
@@ -33,14 +35,18 @@ class NoticeConsumer(_JsonConsumer):
         if not handshakes.take_person(self, user_id):
             await self._refuse_too_many("person")
             return
-        # In the group before the pending notices are read: a notice committed in between is either in what
-        # is read or arrives on the group (the client shows a notice once however often it comes). The
-        # person's group closes the socket when they sign out.
+        # In the group before the pending notices are read: a notice committed in between is in what is read,
+        # or arrives on the group, or both; the group's messages wait until connect returns, so a copy of a
+        # table told here as pending is dropped by its once-key (notice_frame). The person's group closes the
+        # socket when they sign out.
         self.group = notices.user_group(user_id)
         self.person = handshakes.person_group(user_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(self.person, self.channel_name)
         for frame in await in_thread(selectors.notices_pending)(user_id=user_id):
+            key = notices.once_key(frame)
+            if key is not None:
+                self.told.add(key)
             await self.send_frame(frame)
 
     async def _refuse_too_many(self, kind: str) -> None:
@@ -73,5 +79,10 @@ class NoticeConsumer(_JsonConsumer):
         await self.send_error("bad_message", "Dieser Kanal sendet nur Hinweise; er nimmt keine Nachrichten an.")
 
     async def notice_frame(self, event):
+        key = event.get("once")
+        if key is not None:
+            if key in self.told:
+                return
+            self.told.add(key)
         text = event.get("text")
         await self.send(text_data=text if text is not None else events.frame_text(event["frame"]))

@@ -78,7 +78,7 @@ def lobby_socket(opened: bool) -> None:
 
 
 def announced(table_id: int | None, version: int | None) -> None:
-    if table_id in _sockets and version is not None and version > _announced.get(table_id, -1):
+    if table_id is not None and table_id in _sockets and version is not None and version > _announced.get(table_id, -1):
         _announced[table_id] = version
 
 
@@ -98,7 +98,7 @@ def wanted() -> bool:
         return True
     if configured in ("0", "false", "no", "off"):
         return False
-    backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND", "")
+    backend = str(settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND", ""))
     return backend.endswith("InMemoryChannelLayer")
 
 

@@ -24,7 +24,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
     _checked_at = float("-inf")
 
     def close_if_health_check_failed(self) -> None:
-        if (self.connection is not None and self.health_check_enabled and not self.health_check_done
+        if (self.connection is not None and self.health_check_enabled and not self.health_check_done  # type: ignore[attr-defined,has-type]
                 and time.monotonic() - self._checked_at < HEALTH_CHECK_SECONDS):
             self.health_check_done = True
             return

@@ -9,12 +9,6 @@ PASSWORD = "Herz-Dame-42!"
 
 
 @pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    # The real hasher costs about half a second per hash on these machines; its strength is not under test.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
 def fresh_rate_limits(db):
     # allauth counts sign-ups and failed sign-ins in the cache; each test starts with a clean slate. The cache
     # is a table in the database (ginsite/settings.py CACHES) without Redis.

@@ -113,6 +113,12 @@ class Mail:
         return [word.strip("<>") for word in self.body.split() if word.startswith(("http://", "https://"))]
 
 
+@pytest.fixture(autouse=True)
+def _the_servers_password_hashers(settings, _fast_password_hashing):
+    # The server is another process with the real settings: a password set here is hashed as it checks them.
+    settings.PASSWORD_HASHERS = _fast_password_hashing
+
+
 @pytest.fixture(scope="session")
 def live_server_env() -> dict[str, str]:
     return {}

@@ -15,7 +15,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
@@ -25,10 +24,10 @@ from games.engine.gin.melds import best_melds
 from games.models import Move, Table
 from games.reads import selectors
 from tests.browser.conftest import SCREENSHOT_DIR, _mails_in, serving
+from tests.browser.people import PASSWORD, confirmed_user
 
 pytestmark = pytest.mark.browser
 
-PASSWORD = "Kreuz-Bube-17!"
 SEED = "browser-tests-1"
 
 @pytest.fixture(scope="module")
@@ -89,12 +88,6 @@ def shot(page, name):
     SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
     page.evaluate("window.scrollTo(0, 0)")  # the site header is sticky: a scrolled page would show it mid-way
     page.screenshot(path=str(SCREENSHOT_DIR / f"{name}.png"), full_page=True)
-
-
-def make_user(name):
-    user = get_user_model().objects.create_user(name, f"{name}@example.com", PASSWORD)
-    EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
-    return user
 
 
 def frame(page):
@@ -281,7 +274,7 @@ def selected_cards(page) -> list[str]:
 def test_one_person_plays_romme_against_three_computers_through_opening_layoff_and_discard(
     server_url, open_page
 ):
-    make_user("carla")
+    confirmed_user("carla")
     page = open_page(get_user_model().objects.get(username="carla"))
     page.goto("/spielen/")
     page.click("#quick-romme")
@@ -371,7 +364,7 @@ def test_one_person_plays_romme_against_three_computers_through_opening_layoff_a
 def test_discarding_one_of_two_copies_leaves_no_card_selected(server_url, open_page):
     # The module's seed deals Carla two TC and two JC in Rommé. With deals keyed by table id this came up only
     # sometimes, as the test above's one-off "element is not enabled" on PostgreSQL.
-    make_user("carla")
+    confirmed_user("carla")
     page = open_page(get_user_model().objects.get(username="carla"))
     page.goto("/spielen/")
     page.click("#quick-romme")
@@ -406,7 +399,7 @@ def seated_gin_table(anna, ben, **options):
 
 
 def test_a_reload_mid_round_resumes_exactly_where_play_was(server_url, open_page):
-    anna, ben = make_user("anna"), make_user("ben")
+    anna, ben = confirmed_user("anna"), confirmed_user("ben")
     table = seated_gin_table(anna, ben)
     pages = {"anna": open_page(anna), "ben": open_page(ben)}
     for page in pages.values():
@@ -454,7 +447,7 @@ def test_a_reload_mid_round_resumes_exactly_where_play_was(server_url, open_page
 def test_the_pages_follow_the_table_by_deltas_and_hold_exactly_the_servers_state(server_url, open_page):
     """After the first whole state the pages get what changed (docs/protocol.md, delta frames); what they make
     of it is the very state the server would send them whole, for both seats and a spectator."""
-    anna, ben, sven = make_user("anna"), make_user("ben"), make_user("sven")
+    anna, ben, sven = confirmed_user("anna"), confirmed_user("ben"), confirmed_user("sven")
     table = seated_gin_table(anna, ben)
     pages = {"anna": open_page(anna), "ben": open_page(ben), "sven": open_page(sven)}
     for page in pages.values():
@@ -484,7 +477,7 @@ def test_the_pages_follow_the_table_by_deltas_and_hold_exactly_the_servers_state
 
 
 def test_a_lost_connection_shows_and_comes_back_by_itself(server_url, open_page):
-    anna, ben = make_user("anna"), make_user("ben")
+    anna, ben = confirmed_user("anna"), confirmed_user("ben")
     table = seated_gin_table(anna, ben)
     page = open_page(anna)
     sockets = []
@@ -512,7 +505,7 @@ def test_a_lost_connection_shows_and_comes_back_by_itself(server_url, open_page)
 
 
 def test_a_spectator_sees_no_hidden_card(server_url, open_page):
-    anna, ben = make_user("anna"), make_user("ben")
+    anna, ben = confirmed_user("anna"), confirmed_user("ben")
     table = seated_gin_table(anna, ben)
     frames: list[str] = []
     spectator = open_page()
@@ -539,7 +532,7 @@ def test_a_spectator_sees_no_hidden_card(server_url, open_page):
 
 
 def test_the_countdown_runs_out_and_the_servers_timeout_move_shows(server_url, open_page):
-    anna, ben = make_user("anna"), make_user("ben")
+    anna, ben = confirmed_user("anna"), confirmed_user("ben")
     table = seated_gin_table(anna, ben)
     to_act = Table.objects.get(pk=table.pk).state["round"]["to_act"]
     user = anna if to_act == 0 else ben
@@ -568,7 +561,7 @@ def test_the_countdown_runs_out_and_the_servers_timeout_move_shows(server_url, o
 
 
 def test_lobby_lists_tables_live_and_offers_quick_games(server_url, open_page):
-    anna, ben = make_user("anna"), make_user("ben")
+    anna, ben = confirmed_user("anna"), confirmed_user("ben")
     services.table_create(user=ben, game="romme", options={"seats": 3})
     page = open_page(anna)
     page.goto("/spielen/")
@@ -602,7 +595,7 @@ def test_lobby_lists_tables_live_and_offers_quick_games(server_url, open_page):
 def test_a_second_tab_of_the_same_player_never_says_the_time_ran_out(server_url, open_page):
     """Issue 27.11: the player's own moves from another tab are not the server's timeout moves; when the other tab
     ends the match, this one says the match ended, not "Zeit abgelaufen"."""
-    anna, ben = make_user("anna"), make_user("ben")
+    anna, ben = confirmed_user("anna"), confirmed_user("ben")
     table = seated_gin_table(anna, ben)
     to_act = Table.objects.get(pk=table.pk).state["round"]["to_act"]
     user = anna if to_act == 0 else ben

@@ -8,21 +8,17 @@ from __future__ import annotations
 import re
 
 import pytest
-from allauth.account.models import EmailAddress
-from django.contrib.auth import get_user_model
 
+from tests.browser.people import PASSWORD, confirmed_user
 from tournaments import services as tournament_services
 from tournaments.models import StageTable
 
 pytestmark = pytest.mark.browser
 
-PASSWORD = "Herz-Dame-23!"
 
 
 def make_user(name: str, *, staff: bool = False):
-    user = get_user_model().objects.create_user(name, f"{name}@example.com", PASSWORD, is_staff=staff)
-    EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
-    return user
+    return confirmed_user(name, is_staff=staff)
 
 
 def sign_in(page, name: str) -> None:

@@ -16,20 +16,18 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from allauth.account.models import EmailAddress
-from django.contrib.auth import get_user_model
 from django.db import connections
 
 from games import services
 from games.models import Match, Table
 from ratings.models import RatingChange
 from ratings.selectors import rating_of
+from tests.browser.people import PASSWORD, confirmed_user
 from tests.games import helpers
 from tests.games.helpers import play_out
 
 pytestmark = pytest.mark.browser
 
-PASSWORD = "Herz-Dame-23!"
 TABLE_URL = re.compile(r"/spielen/tisch/(\d+)/")
 
 
@@ -40,12 +38,6 @@ def seeded_settings(settings, monkeypatch):
     settings.GAMES_BOT_DELAY_SECONDS = 0
     # The same two people play each other nine times here; the farming cap has its own tests (test_farming).
     monkeypatch.setattr("ratings.selectors.FARMING_CAP", 10**6)
-
-
-def make_user(name: str):
-    user = get_user_model().objects.create_user(name, f"{name}@example.com", PASSWORD)
-    EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
-    return user
 
 
 def sign_in(page, name: str) -> None:
@@ -91,7 +83,7 @@ def press_ranked_gin(page) -> None:
 def test_two_people_play_ranked_gin_and_see_ratings_leaderboard_and_a_verified_replay(
     new_page, live_server_url, seeded_settings, screenshot
 ):
-    anna, ben, cleo, dora = (make_user(n) for n in ("anna", "ben", "cleo", "dora"))
+    anna, ben, cleo, dora = (confirmed_user(n) for n in ("anna", "ben", "cleo", "dora"))
     off_the_browser_thread(nine_earlier_rated_matches, anna, ben, cleo, dora)
     before = {u.pk: rating_of(user=u, game="gin") for u in (anna, ben)}
     assert before[anna.pk].matches == before[ben.pk].matches == 9
@@ -215,7 +207,7 @@ def test_the_page_s_canonical_json_is_python_s(new_page, live_server_url):
 
 
 def test_a_deal_that_does_not_match_its_published_hash_shows_red(new_page, live_server_url, seeded_settings):
-    anna = make_user("anna")
+    anna = confirmed_user("anna")
 
     def played() -> Match:
         table = services.table_create(user=anna, game="gin", preset="klassisch", options={"target": 50}, bots="simple")

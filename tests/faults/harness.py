@@ -12,7 +12,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,30 +19,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.servers import ROOT, free_port, wait_for_port
+
 BIN = Path(sys.executable).parent
 #: Every wait in these tests is bounded by this many seconds.
 STEP_TIMEOUT = 30.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_for_port(port: int, *, process: subprocess.Popen | None = None, timeout: float = STEP_TIMEOUT,
-                  log: Path | None = None) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process is not None and process.poll() is not None:
-            tail = log.read_text(errors="replace")[-3000:] if log else ""
-            raise AssertionError(f"the process on port {port} stopped at start:\n{tail}")
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise AssertionError(f"nothing listens on port {port} after {timeout} s")
 
 
 def wait_until(predicate, *, timeout: float = STEP_TIMEOUT, interval: float = 0.1, what: str = "a condition"):
@@ -179,20 +159,15 @@ class Process:
 
 SETUP = """
 import json
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.auth import get_user_model
 from games import services
+from tests.servers import session_key
 
 spec = json.loads({spec!r})
 sessions, tables = {{}}, []
 for name in spec["players"]:
     user = get_user_model().objects.create_user(name, name + "@example.org", "pw-" + name + "-x1")
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.create()
-    sessions[name] = session.session_key
+    sessions[name] = session_key(user)
 users = {{u.username: u for u in get_user_model().objects.filter(username__in=spec["players"])}}
 for table in spec["tables"]:
     created = services.table_create(user=users[table["players"][0]], game=table["game"], preset=table["preset"],

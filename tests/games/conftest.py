@@ -1,28 +1,17 @@
-"""Fixtures for the live-play tests: players, test settings (fixed deals, no bot pause, no polling)."""
+"""Fixtures for the live-play tests: test settings (fixed deals, no bot pause, no polling), a spectator; the
+players are the suite's (tests/conftest.py)."""
 
 import pytest
 from channels.layers import channel_layers
 
 from games.delivery import events
-from tests.games import helpers
+from tests.factories import UserFactory
+from tests.play import play_settings
 
 
 @pytest.fixture(autouse=True)
-def _live_play_settings(settings):
-    settings.GAMES_TEST_DEAL_SEED = "live-play-tests"
-    settings.GAMES_BOT_DELAY_SECONDS = 0
-    settings.GAMES_STATE_POLL_SECONDS = 0
-    # The test database's connections live on the test's own thread; the end-to-end test runs the
-    # thread pool of PostgreSQL sites in a real daphne.
-    settings.GAMES_DB_PARALLEL = False
-    # Signing up players is not what these tests measure.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
-def _same_test_players():
-    # The test players' choices do not depend on which tests ran before.
-    helpers._RNG.seed(5)
+def _live_play_settings(settings, request):
+    play_settings(settings, request, seed="live-play-tests")
 
 
 @pytest.fixture(autouse=True)
@@ -41,12 +30,5 @@ def _no_frames_of_earlier_tests():
 
 
 @pytest.fixture
-def players(django_user_model):
-    """Four signed-up players: anna, ben, cleo, dora."""
-    return [django_user_model.objects.create_user(name, f"{name}@example.org", "pw-" + name * 2)
-            for name in ("anna", "ben", "cleo", "dora")]
-
-
-@pytest.fixture
-def spectator(django_user_model):
-    return django_user_model.objects.create_user("sven", "sven@example.org", "pw-svensven")
+def spectator(db):
+    return UserFactory(username="sven")

@@ -7,19 +7,17 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from django.db import connection
 
 from tests.games.helpers import choose_action
+from tests.servers import ROOT, free_port, manage_shell, migrate, start_daphne, stop
 
-ROOT = Path(__file__).resolve().parents[2]
 #: The whole test must finish within this many seconds (the clients stop and the test fails after it).
 TIME_LIMIT = 150
 #: How many tables play at once; raise them by environment for a bigger run (the figures, not the test).
@@ -31,20 +29,15 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 SETUP = """
 import json
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.auth import get_user_model
 from games import services
+from tests.servers import session_key
 
 spec = json.loads({spec!r})
 users, sessions, tables = {{}}, {{}}, []
 for name in spec["players"]:
     user = get_user_model().objects.create_user(name, name + "@example.org", "pw-" + name)
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.create()
-    users[name], sessions[name] = user, session.session_key
+    users[name], sessions[name] = user, session_key(user)
 for table in spec["tables"]:
     created = services.table_create(user=users[table["players"][0]], game=table["game"], preset=table["preset"],
                                     options=table["options"])
@@ -67,43 +60,6 @@ print("E2E " + json.dumps(out))
 """
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def manage_shell(code: str, env: dict) -> object:
-    done = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    line = next(line for line in done.stdout.splitlines() if line.startswith("E2E "))
-    return json.loads(line[4:])
-
-
-def start_daphne(port: int, env: dict) -> subprocess.Popen:
-    daphne = Path(sys.executable).with_name("daphne")
-    process = subprocess.Popen([str(daphne), "-b", "127.0.0.1", "-p", str(port), "ginsite.asgi:application"],
-                               cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        assert process.poll() is None, process.stderr.read().decode()
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return process
-        time.sleep(0.1)
-    raise AssertionError("daphne did not start listening")
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 def e2e_environment(tmp_path) -> dict:
     # Deals of a seed of the test's own (the server reads it from the environment): a failing run replays
     # with the same cards. The deals of the operating system's generator are tested in test_services.
@@ -117,9 +73,7 @@ def e2e_environment(tmp_path) -> dict:
         # SQLite's test database lives in this process's memory: the server gets a file of its own.
         env.pop("DATABASE_URL", None)
         env["SQLITE_PATH"] = str(tmp_path / "e2e.sqlite3")
-        migrated = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT,
-                                  env=env, capture_output=True, text=True, timeout=120)
-        assert migrated.returncode == 0, migrated.stderr
+        migrate(env)
     return env
 
 

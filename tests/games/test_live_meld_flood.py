@@ -20,7 +20,8 @@ import time
 
 import pytest
 
-from tests.games.test_live_daphne import e2e_environment, free_port, manage_shell, start_daphne, stop
+from tests.games.test_live_daphne import e2e_environment
+from tests.servers import free_port, manage_shell, start_daphne, stop
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -31,20 +32,15 @@ WORST = ["JK", "JK", "JK", "JK", "AH", "2H", "4H", "5H", "6H", "8H", "9H", "JH",
 
 SETUP = """
 import json
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.auth import get_user_model
 from games import engines, services
 from games.models import Table
+from tests.servers import session_key
 
 sessions, users = {}, []
 for name in ("flo", "pia", "quentin"):
     user = get_user_model().objects.create_user(name, name + "@example.org", "pw-" + name)
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.create()
-    sessions[name] = session.session_key
+    sessions[name] = session_key(user)
     users.append(user)
 table = services.table_create(user=users[0], game="romme", preset="standard",
                               options={"seats": 3, "turn_seconds": 600})

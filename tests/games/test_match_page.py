@@ -22,19 +22,7 @@ from ratings.models import RatingChange
 from tests.games.helpers import choose_action, play_out, state_of
 from tests.points import replay as replay_record
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _live_play(settings):
-    from tests.games import helpers
-
-    settings.GAMES_TEST_DEAL_SEED = "match-page-tests"
-    settings.GAMES_BOT_DELAY_SECONDS = 0
-    settings.GAMES_STATE_POLL_SECONDS = 0
-    settings.GAMES_DB_PARALLEL = False
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    helpers._RNG.seed(5)
+pytestmark = [pytest.mark.django_db, pytest.mark.deal_seed("match-page-tests")]
 
 
 @pytest.fixture
@@ -57,12 +45,6 @@ def ranked_gin(play):
         return play(table.pk, [a, b])
 
     return run
-
-
-@pytest.fixture
-def people(django_user_model):
-    return [django_user_model.objects.create_user(n, f"{n}@example.org", "pw-" + n * 2)
-            for n in ("anna", "ben", "cleo", "dora")]
 
 
 def client_of(user=None) -> Client:
@@ -95,8 +77,8 @@ def canonical_hash(deal: dict) -> str:
 # --- the finished match --------------------------------------------------------------------------------------
 
 
-def test_a_ranked_gin_match_shows_the_score_sheet_and_both_rating_changes(people, ranked_gin):
-    anna, ben = people[:2]
+def test_a_ranked_gin_match_shows_the_score_sheet_and_both_rating_changes(players, ranked_gin):
+    anna, ben = players[:2]
     match = ranked_gin(anna, ben)
     response = client_of().get(page_url(match))
     assert response.status_code == 200
@@ -127,8 +109,8 @@ def test_a_ranked_gin_match_shows_the_score_sheet_and_both_rating_changes(people
     assert final[1:3] == [str(v) for v in match.final_scores]
 
 
-def test_a_gin_match_of_several_rounds_lists_every_round_and_the_bonuses(people, ranked_gin):
-    anna, ben = people[:2]
+def test_a_gin_match_of_several_rounds_lists_every_round_and_the_bonuses(players, ranked_gin):
+    anna, ben = players[:2]
     match = ranked_gin(anna, ben, preset="klassisch", options={"target": 50})
     rounds = list(match.rounds.order_by("number"))
     assert len(rounds) >= 2
@@ -144,8 +126,8 @@ def test_a_gin_match_of_several_rounds_lists_every_round_and_the_bonuses(people,
     assert cells(html, r'<tr class="mp-sum mp-sum-final"')[1:3] == [str(f) for f in match.final_scores]
 
 
-def test_an_unrated_match_shows_no_rating_column(people, play):
-    anna = people[0]
+def test_an_unrated_match_shows_no_rating_column(players, play):
+    anna = players[0]
     table = services.table_create(user=anna, game="gin", preset="schnell", bots="simple")
     match = play(table.pk, [anna, None])
     html = client_of().get(page_url(match)).content.decode()
@@ -157,8 +139,8 @@ def shown(n: int) -> str:
     return str(n).replace("-", "\u2212")
 
 
-def test_a_masters_list_shows_wertungspunkte_augen_and_the_list_result(people, play):
-    anna = people[0]
+def test_a_masters_list_shows_wertungspunkte_augen_and_the_list_result(players, play):
+    anna = players[0]
     table = services.table_create(user=anna, game="romme", preset="turnier", options={"seats": 3, "rounds": 2},
                                   bots="simple")
     match = play(table.pk, [anna, None, None])
@@ -174,8 +156,8 @@ def test_a_masters_list_shows_wertungspunkte_augen_and_the_list_result(people, p
     assert "Listenergebnis" in html
 
 
-def test_the_result_table_lists_the_players_by_place_not_by_seat(people, play):
-    anna = people[0]
+def test_the_result_table_lists_the_players_by_place_not_by_seat(players, play):
+    anna = players[0]
     for _list in range(6):  # the deals are seeded: the same list is found every run
         table = services.table_create(user=anna, game="romme", preset="turnier", options={"seats": 3, "rounds": 1},
                                       bots="simple")
@@ -200,8 +182,8 @@ def test_the_result_table_lists_the_players_by_place_not_by_seat(people, play):
         ("romme", "standard", {"seats": 2, "rounds": 2}, 2),
     ],
 )
-def test_every_kind_of_match_has_a_page_with_its_replay(people, play, game, preset, options, seats):
-    anna = people[0]
+def test_every_kind_of_match_has_a_page_with_its_replay(players, play, game, preset, options, seats):
+    anna = players[0]
     table = services.table_create(user=anna, game=game, preset=preset, options=options, bots="simple")
     match = play(table.pk, [anna] + [None] * (seats - 1))
     response = client_of().get(page_url(match))
@@ -214,8 +196,8 @@ def test_every_kind_of_match_has_a_page_with_its_replay(people, play, game, pres
     ]
 
 
-def test_the_match_page_speaks_english(people, ranked_gin):
-    anna, ben = people[:2]
+def test_the_match_page_speaks_english(players, ranked_gin):
+    anna, ben = players[:2]
     match = ranked_gin(anna, ben)
     html = client_of().get(page_url(match), headers={"accept-language": "en"}).content.decode()
     assert '<html lang="en">' in html
@@ -228,8 +210,8 @@ def test_the_match_page_speaks_english(people, ranked_gin):
 # --- what a page never shows ---------------------------------------------------------------------------------
 
 
-def test_a_running_match_has_no_page_and_its_deal_does_not_leak(people):
-    anna, ben = people[:2]
+def test_a_running_match_has_no_page_and_its_deal_does_not_leak(players):
+    anna, ben = players[:2]
     table = services.table_create_seated(game="gin", users=[anna, ben], preset="schnell", ranked=True)
     match = Table.objects.get(pk=table.pk).current_match
     deal = match.rounds.get(number=1).deal
@@ -244,8 +226,8 @@ def test_a_running_match_has_no_page_and_its_deal_does_not_leak(people):
             assert match.rounds.get(number=1).deal_hash not in body
 
 
-def test_a_private_match_is_shown_only_to_its_players(people, play):
-    anna, ben = people[:2]
+def test_a_private_match_is_shown_only_to_its_players(players, play):
+    anna, ben = players[:2]
     table = services.table_create(user=anna, game="gin", preset="schnell", private=True, bots="simple")
     match = play(table.pk, [anna, None])
     assert client_of(anna).get(page_url(match)).status_code == 200
@@ -255,8 +237,8 @@ def test_a_private_match_is_shown_only_to_its_players(people, play):
         assert stranger.get(reverse("matches:table_last", kwargs={"table_id": table.pk})).status_code == 404
 
 
-def test_an_aborted_match_says_so_and_shows_no_deal(people):
-    anna, ben = people[:2]
+def test_an_aborted_match_says_so_and_shows_no_deal(players):
+    anna, ben = players[:2]
     table = services.table_create_seated(game="gin", users=[anna, ben], preset="schnell", ranked=True)
     services.match_abort(table_id=table.pk, user=anna)
     match = Match.objects.get(table=table)
@@ -272,15 +254,15 @@ def test_an_aborted_match_says_so_and_shows_no_deal(people):
     assert client_of().get(reverse("matches:record", kwargs={"match_id": match.pk})).status_code == 404
 
 
-def test_an_unknown_match_is_404(people):
+def test_an_unknown_match_is_404(players):
     assert client_of().get("/partie/999999/").status_code == 404
 
 
 # --- the record and the replay -------------------------------------------------------------------------------
 
 
-def test_the_record_download_replays_to_the_match_result(people, ranked_gin):
-    anna, ben = people[:2]
+def test_the_record_download_replays_to_the_match_result(players, ranked_gin):
+    anna, ben = players[:2]
     match = ranked_gin(anna, ben, preset="klassisch", options={"target": 50})
     response = client_of().get(reverse("matches:record", kwargs={"match_id": match.pk}))
     assert response.status_code == 200
@@ -292,8 +274,8 @@ def test_the_record_download_replays_to_the_match_result(people, ranked_gin):
     assert summary["winner"] == match.winner_seat
 
 
-def test_a_resigned_gin_match_records_the_resignation(people, django_capture_on_commit_callbacks):
-    anna, ben = people[:2]
+def test_a_resigned_gin_match_records_the_resignation(players, django_capture_on_commit_callbacks):
+    anna, ben = players[:2]
     table = services.table_create_seated(game="gin", users=[anna, ben], preset="klassisch", ranked=True)
     # Play one round to its end, then anna resigns in the second.
     while True:
@@ -317,8 +299,8 @@ def test_a_resigned_gin_match_records_the_resignation(people, django_capture_on_
     assert "anna hat aufgegeben" in html
 
 
-def test_replay_data_has_a_position_per_deal_and_move_and_ends_where_the_engine_ends(people, ranked_gin):
-    anna, ben = people[:2]
+def test_replay_data_has_a_position_per_deal_and_move_and_ends_where_the_engine_ends(players, ranked_gin):
+    anna, ben = players[:2]
     match = ranked_gin(anna, ben, preset="klassisch", options={"target": 50})
     record = client_of().get(reverse("matches:record", kwargs={"match_id": match.pk})).json()
     data = viewer_data(client_of().get(page_url(match)))
@@ -342,8 +324,8 @@ def test_replay_data_has_a_position_per_deal_and_move_and_ends_where_the_engine_
             or engine_round.get("layoffs")
 
 
-def test_the_deals_the_browser_hashes_are_the_ones_published_when_each_round_began(people, ranked_gin):
-    anna, ben = people[:2]
+def test_the_deals_the_browser_hashes_are_the_ones_published_when_each_round_began(players, ranked_gin):
+    anna, ben = players[:2]
     match = ranked_gin(anna, ben, preset="klassisch", options={"target": 50})
     data = viewer_data(client_of().get(page_url(match)))
     published = {r.number: r.deal_hash for r in Round.objects.filter(match=match)}
@@ -353,8 +335,8 @@ def test_the_deals_the_browser_hashes_are_the_ones_published_when_each_round_beg
         assert canonical_hash(check["deal"]) == check["hash"]
 
 
-def test_a_romme_replay_ends_with_the_engine_s_hands_and_melds(people, play):
-    anna = people[0]
+def test_a_romme_replay_ends_with_the_engine_s_hands_and_melds(players, play):
+    anna = players[0]
     table = services.table_create(user=anna, game="romme", options={"seats": 3, "rounds": 2}, bots="simple")
     match = play(table.pk, [anna, None, None])
     record = client_of(anna).get(reverse("matches:record", kwargs={"match_id": match.pk})).json()
@@ -369,8 +351,8 @@ def test_a_romme_replay_ends_with_the_engine_s_hands_and_melds(people, play):
     assert data["positions"] == replay["positions"]
 
 
-def test_the_table_links_to_the_page_of_its_last_finished_match(people, ranked_gin):
-    anna, ben = people[:2]
+def test_the_table_links_to_the_page_of_its_last_finished_match(players, ranked_gin):
+    anna, ben = players[:2]
     match = ranked_gin(anna, ben)
     response = client_of().get(reverse("matches:table_last", kwargs={"table_id": match.table_id}))
     assert response.status_code == 302 and response["Location"] == page_url(match)
@@ -383,8 +365,8 @@ def paste(text: str, client=None):
     return (client or client_of()).post(reverse("matches:view_record"), {"record": text})
 
 
-def test_the_record_form_shows_and_a_good_record_plays(people, ranked_gin):
-    anna, ben = people[:2]
+def test_the_record_form_shows_and_a_good_record_plays(players, ranked_gin):
+    anna, ben = players[:2]
     match = ranked_gin(anna, ben, preset="klassisch", options={"target": 50})
     assert client_of().get(reverse("matches:view_record")).status_code == 200
     text = client_of().get(reverse("matches:record", kwargs={"match_id": match.pk})).content.decode()
@@ -416,8 +398,8 @@ def test_the_documented_romme_example_plays_in_the_viewer():
     assert cells(html, r'<tr data-seat="1"')[0].startswith("ben") and "Sieger" in cells(html, r'<tr data-seat="1"')[0]
 
 
-def test_a_record_file_can_be_uploaded(people, ranked_gin):
-    anna, ben = people[:2]
+def test_a_record_file_can_be_uploaded(players, ranked_gin):
+    anna, ben = players[:2]
     match = ranked_gin(anna, ben)
     text = client_of().get(reverse("matches:record", kwargs={"match_id": match.pk})).content
     upload = SimpleUploadedFile("partie.json", text, content_type="application/json")
@@ -452,8 +434,8 @@ def test_a_bad_record_gets_a_clear_error_never_a_server_error(text, says):
     assert says in error_of(response)
 
 
-def test_an_illegal_move_is_named_by_round_and_move(people, ranked_gin):
-    anna, ben = people[:2]
+def test_an_illegal_move_is_named_by_round_and_move(players, ranked_gin):
+    anna, ben = players[:2]
     match = ranked_gin(anna, ben)
     record = client_of().get(reverse("matches:record", kwargs={"match_id": match.pk})).json()
     record["rounds"][0]["moves"][1] = {"seat": 0, "action": "big_gin"}
@@ -487,7 +469,7 @@ def test_a_pasted_records_error_is_in_the_pages_language(text, german, english):
                                      HTTP_ACCEPT_LANGUAGE="en")) == english
 
 
-def test_a_record_over_the_size_limit_is_refused(people):
+def test_a_record_over_the_size_limit_is_refused(players):
     from games.web.match_views import RECORD_MAX_BYTES
 
     response = paste(" " * (RECORD_MAX_BYTES + 20 * 1024) + "{}")
@@ -540,8 +522,8 @@ def test_a_mangled_record_is_refused_or_played_but_never_a_server_error(gin_reco
 # --- head-to-head --------------------------------------------------------------------------------------------
 
 
-def test_head_to_head_counts_the_matches_two_played_together_and_who_won(people, ranked_gin, play):
-    anna, ben, cleo = people[:3]
+def test_head_to_head_counts_the_matches_two_played_together_and_who_won(players, ranked_gin, play):
+    anna, ben, cleo = players[:3]
     first, second = ranked_gin(anna, ben), ranked_gin(anna, ben)
     ranked_gin(anna, cleo)  # not theirs
     private = services.table_create(user=anna, game="gin", preset="schnell", private=True)
@@ -562,7 +544,7 @@ def test_head_to_head_counts_the_matches_two_played_together_and_who_won(people,
     assert page_url(hidden) in own_view
 
 
-def test_the_head_to_head_form_finds_the_player_or_says_who_is_unknown(people):
+def test_the_head_to_head_form_finds_the_player_or_says_who_is_unknown(players):
     response = client_of().get(reverse("matches:compare_form"), {"a": "anna", "b": "ben"})
     assert response.status_code == 302
     assert response["Location"] == reverse("matches:compare", kwargs={"user_a": "anna", "user_b": "ben"})
@@ -572,9 +554,9 @@ def test_the_head_to_head_form_finds_the_player_or_says_who_is_unknown(people):
 
 
 @pytest.mark.parametrize(("language", "term", "other"), [("de", "Restpunkte", "Deadwood"), ("en", "Deadwood", "Restpunkte")])
-def test_a_gin_score_sheet_names_the_deadwood_as_the_table_does(people, ranked_gin, language, term, other):
+def test_a_gin_score_sheet_names_the_deadwood_as_the_table_does(players, ranked_gin, language, term, other):
     # Issue 27.11: one glossary; the German match page says "Restpunkte 3 : 12" as the table does, not "Deadwood".
-    anna, ben = people[:2]
+    anna, ben = players[:2]
     match = ranked_gin(anna, ben)
     html = client_of().get(page_url(match), HTTP_ACCEPT_LANGUAGE=language).content.decode()
     notes = re.findall(rf"{term} \d+ : \d+", html)
@@ -588,8 +570,8 @@ def test_a_gin_score_sheet_names_the_deadwood_as_the_table_does(people, ranked_g
      ("en", "When each round begins the server publishes the SHA-256 hash of its deal. Your browser recomputes it here "
             "from the revealed cards: if it matches, nothing was changed during the round.")],
 )
-def test_the_deal_check_explains_itself_without_naming_a_source_file(people, ranked_gin, language, says):
-    match = ranked_gin(*people[:2])
+def test_the_deal_check_explains_itself_without_naming_a_source_file(players, ranked_gin, language, says):
+    match = ranked_gin(*players[:2])
     html = client_of().get(page_url(match), HTTP_ACCEPT_LANGUAGE=language).content.decode()
     section = html[html.index('id="deal-check-title"'):]
     section = section[:section.index("</section>")]

@@ -20,36 +20,13 @@ from tests.games.helpers import play_out
 from tests.tournaments.helpers import started
 from tournaments import selectors as tournament_selectors
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _live_play(settings):
-    from tests.games import helpers
-
-    settings.GAMES_TEST_DEAL_SEED = "match-links-tests"
-    settings.GAMES_BOT_DELAY_SECONDS = 0
-    settings.GAMES_STATE_POLL_SECONDS = 0
-    settings.GAMES_DB_PARALLEL = False
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    helpers._RNG.seed(5)
+pytestmark = [pytest.mark.django_db, pytest.mark.deal_seed("match-links-tests")]
 
 
 @pytest.fixture
-def people(django_user_model):
-    return [django_user_model.objects.create_user(n, f"{n}@example.org", "pw-" + n * 2)
-            for n in ("anna", "ben", "cleo", "dora")]
-
-
-@pytest.fixture
-def staff(django_user_model):
-    return django_user_model.objects.create_user("leitung", "leitung@example.org", "pw", is_staff=True)
-
-
-@pytest.fixture
-def swiss_table(staff, people):
+def swiss_table(staff, players):
     """The one table of a 2-player gin Swiss "Herbstpokal" (one round), with its tournament."""
-    tournament = started(staff, people[:2], name="Herbstpokal", game="gin", format="swiss",
+    tournament = started(staff, players[:2], name="Herbstpokal", game="gin", format="swiss",
                          settings={"rounds": 1, "check_in_minutes": 0, "break_minutes": 0}, options={"target": 0})
     (row,) = tournament_selectors.tournament_tables(tournament_id=tournament.pk)
     return tournament, row["table"], row["users"]
@@ -87,8 +64,8 @@ def test_the_match_page_of_a_tournament_table_names_the_tournament_with_a_link(s
     assert "Herbstpokal" in line
 
 
-def test_a_table_outside_a_tournament_names_none(people):
-    anna, ben = people[:2]
+def test_a_table_outside_a_tournament_names_none(players):
+    anna, ben = players[:2]
     table = services.table_create_seated(game="gin", users=[anna, ben], preset="schnell", ranked=True)
     page = Client().get(reverse("games:table", kwargs={"table_id": table.pk})).content.decode()
     assert head_lines(page) == [] and "Turnier:" not in page
@@ -105,9 +82,9 @@ def test_the_table_page_names_the_tournament_in_english(swiss_table):
 
 
 @pytest.fixture
-def fourth_match(people, django_capture_on_commit_callbacks):
+def fourth_match(players, django_capture_on_commit_callbacks):
     """A Rommé list that is the fourth match site-wide but the first at its table."""
-    anna, ben, cleo = people[:3]
+    anna, ben, cleo = players[:3]
     with django_capture_on_commit_callbacks(execute=True):
         for _ in range(3):
             table = services.table_create_seated(game="gin", users=[anna, ben], preset="schnell", ranked=False)
@@ -126,8 +103,8 @@ def test_the_match_page_is_headed_by_the_site_wide_number_and_says_its_number_at
     assert f"Tisch {fourth_match.table_id} · dort die 1. Partie" in page
 
 
-def test_the_profile_names_the_record_as_the_match_page_does(people, fourth_match):
-    anna = people[0]
+def test_the_profile_names_the_record_as_the_match_page_does(players, fourth_match):
+    anna = players[0]
     client = Client()
     client.force_login(anna)
     page = client.get(reverse("accounts:profile")).content.decode()
@@ -140,8 +117,8 @@ def test_the_profile_names_the_record_as_the_match_page_does(people, fourth_matc
     assert f'partie{fourth_match.pk}.json' in download["Content-Disposition"]
 
 
-def test_the_profile_lists_the_opponents_on_one_line_separated_by_commas(people, fourth_match):
-    anna = people[0]
+def test_the_profile_lists_the_opponents_on_one_line_separated_by_commas(players, fourth_match):
+    anna = players[0]
     page = Client().get(reverse("accounts:public", kwargs={"username": "anna"})).content.decode()
     entry = re.search(rf'data-match="{fourth_match.pk}">.*?</li>', page, re.S).group(0)
     opponents = re.search(r'<span class="match-opponents">(.*?)</span>', entry, re.S).group(1)
@@ -160,7 +137,7 @@ def compare_form(**query):
     return Client().get(reverse("matches:compare_form"), query)
 
 
-def test_the_compare_page_without_names_asks_for_two_names(people):
+def test_the_compare_page_without_names_asks_for_two_names(players):
     response = compare_form()
     page = response.content.decode()
     assert response.status_code == 200
@@ -170,32 +147,32 @@ def test_the_compare_page_without_names_asks_for_two_names(people):
     assert "Diesen Spieler gibt es nicht" not in page
 
 
-def test_the_compare_page_with_one_name_asks_for_the_other(people):
+def test_the_compare_page_with_one_name_asks_for_the_other(players):
     response = compare_form(a="anna", b="")
     page = response.content.decode()
     assert response.status_code == 200
     assert '<input type="text" name="a" value="anna"' in page and 'id="compare-error"' not in page
 
 
-def test_an_unknown_name_is_404_and_named_whichever_side_it_is(people):
+def test_an_unknown_name_is_404_and_named_whichever_side_it_is(players):
     for query, name in (({"a": "nobody", "b": "ben"}, "nobody"), ({"a": "anna", "b": "niemand"}, "niemand")):
         response = compare_form(**query)
         assert response.status_code == 404
         assert f"Diesen Spieler gibt es nicht: {name}" in response.content.decode()
 
 
-def test_the_same_player_twice_is_refused_with_a_reason(people):
+def test_the_same_player_twice_is_refused_with_a_reason(players):
     response = compare_form(a="anna", b="anna")
     assert response.status_code == 400
     assert "Bitte einen anderen Spieler wählen." in response.content.decode()
 
 
-def test_two_known_names_lead_to_the_comparison(people):
+def test_two_known_names_lead_to_the_comparison(players):
     response = compare_form(a="anna", b="ben")
     assert response.status_code == 302
     assert response["Location"] == reverse("matches:compare", kwargs={"user_a": "anna", "user_b": "ben"})
 
 
-def test_the_compare_form_speaks_english(people):
+def test_the_compare_form_speaks_english(players):
     page = Client().get(reverse("matches:compare_form"), headers={"accept-language": "en"}).content.decode()
     assert "Who against whom? Enter two user names." in page and "compared with" in page

@@ -18,29 +18,23 @@ from games import panels, services
 from games.models import Match, Round
 from games.reads import records as records_export
 from ratings.models import RatingChange
+from tests.factories import users
 from tests.games.helpers import play_out
 from tests.points import replay as replay_record
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.deal_seed("records-export-tests", players=7)]
 
 
 @pytest.fixture(autouse=True)
-def _live_play(settings, tmp_path):
-    from tests.games import helpers
-
-    settings.GAMES_TEST_DEAL_SEED = "records-export-tests"
-    settings.GAMES_BOT_DELAY_SECONDS = 0
-    settings.GAMES_STATE_POLL_SECONDS = 0
-    settings.GAMES_DB_PARALLEL = False
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def _signing_key_of_its_own(settings, tmp_path):
     settings.RECORDS_SIGNING_KEY = ""
     settings.RECORDS_SIGNING_KEY_FILE = str(tmp_path / "records-signing-key.dev")
-    helpers._RNG.seed(7)
 
 
 @pytest.fixture
-def people(django_user_model):
-    return [django_user_model.objects.create_user(n, f"{n}@example.org", "pw-" + n * 2) for n in ("anna", "ben")]
+def people(db):
+    """Two players: anna, ben."""
+    return users("anna", "ben")
 
 
 @pytest.fixture

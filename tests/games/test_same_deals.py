@@ -23,6 +23,7 @@ from games import engines, services
 from games.engine.cards import romme_deck
 from games.models import Match, Round, Table
 from games.reads import selectors
+from tests.factories import UserFactory
 from tests.games.helpers import Socket, choose_action, state_of
 from tests.games.test_events_hidden_cards import cards_in, check_frame
 
@@ -84,9 +85,9 @@ def match_over(table: Table) -> bool:
 
 
 @pytest.fixture
-def people(players, spectator, django_user_model):
+def people(players, spectator):
     anna, ben, cleo, dora = players
-    tess = django_user_model.objects.create_user("tess", "tess@example.org", "pw-tesstess", is_staff=True)
+    tess = UserFactory(username="tess", is_staff=True)
     return {"anna": anna, "ben": ben, "cleo": cleo, "dora": dora, "sven": spectator, "tess": tess}
 
 

@@ -15,19 +15,11 @@ from games.delivery import events
 from games.engine.cards import is_card
 from games.models import Match, Round, Seat, Table
 from games.services import SeatedTable, ServiceError
+from tests.factories import many_users
 
 pytestmark = pytest.mark.django_db
 
 _CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO SAVEPOINT")
-
-
-@pytest.fixture
-def people(django_user_model):
-    def make(n: int, prefix: str = "p"):
-        return django_user_model.objects.bulk_create(
-            [django_user_model(username=f"{prefix}{i:03d}", email=f"{prefix}{i:03d}@example.org") for i in range(n)]
-        )
-    return make
 
 
 def _pairs(users):
@@ -62,8 +54,8 @@ def test_each_table_is_the_table_two_people_filled_and_started(players, settings
     assert seats == [(players[0].pk, "", 0, False, False), (players[1].pk, "", 0, False, False)]
 
 
-def test_the_statements_do_not_grow_with_the_number_of_tables(people):
-    users = people(100)
+def test_the_statements_do_not_grow_with_the_number_of_tables():
+    users = many_users(100)
     counts = {}
     for n, chunk in ((10, users[:20]), (40, users[20:100])):
         with CaptureQueriesContext(connection) as captured:
@@ -75,9 +67,9 @@ def test_the_statements_do_not_grow_with_the_number_of_tables(people):
     assert len(counts[10]) == len(counts[40]) == 6, counts[40]
 
 
-def test_tables_given_one_seed_share_their_deal_and_the_seed_stays_on_the_server(people, settings):
+def test_tables_given_one_seed_share_their_deal_and_the_seed_stays_on_the_server(settings):
     settings.GAMES_TEST_DEAL_SEED = ""  # the OS CSPRNG for the table without a seed
-    users = people(6)
+    users = many_users(6)
     seed = "0123456789abcdef0123456789abcdef"
     a, b, c = services.tables_create_seated_many(game="gin", tournament=True, tables=[
         SeatedTable(users=users[0:2], deal_seed=seed, deal_group="stage-1"),
@@ -101,8 +93,8 @@ def test_tables_given_one_seed_share_their_deal_and_the_seed_stays_on_the_server
     SeatedTable(users=["x"], options="fast"),  # type: ignore[arg-type]
     SeatedTable(users=["x"], deal_seed="short"),
 ])
-def test_one_refused_table_leaves_none_of_them(people, bad):
-    users = people(4)
+def test_one_refused_table_leaves_none_of_them(bad):
+    users = many_users(4)
     if bad.users and bad.users != ["not a person", "nor this"]:
         bad = SeatedTable(users=users[2:4], options=bad.options, deal_seed=bad.deal_seed)
     with pytest.raises((ServiceError, TypeError)) as caught:
@@ -112,8 +104,8 @@ def test_one_refused_table_leaves_none_of_them(people, bad):
     assert not Table.objects.exists() and not Seat.objects.exists() and not Match.objects.exists()
 
 
-def test_nobody_is_seated_at_two_of_the_tables(people):
-    users = people(3)
+def test_nobody_is_seated_at_two_of_the_tables():
+    users = many_users(3)
     with pytest.raises(ServiceError) as caught:
         services.tables_create_seated_many(game="gin", tables=[SeatedTable(users=users[:2]),
                                                                SeatedTable(users=[users[1], users[2]])])
@@ -121,16 +113,16 @@ def test_nobody_is_seated_at_two_of_the_tables(people):
     assert not Table.objects.exists()
 
 
-def test_an_unknown_game_is_refused_and_nothing_is_written(people):
-    users = people(2)
+def test_an_unknown_game_is_refused_and_nothing_is_written():
+    users = many_users(2)
     with pytest.raises(ServiceError) as caught:
         services.tables_create_seated_many(game="canasta", tables=[SeatedTable(users=users)])
     assert caught.value.code == "bad_options" and not Table.objects.exists()
 
 
-def test_each_seat_is_sent_its_own_hand_and_the_public_no_hand_after_the_commit(people, monkeypatch,
+def test_each_seat_is_sent_its_own_hand_and_the_public_no_hand_after_the_commit(monkeypatch,
                                                                                   django_capture_on_commit_callbacks):
-    users = people(8)
+    users = many_users(8)
     sent: list[list[tuple[str, dict]]] = []
     monkeypatch.setattr(events, "_send", lambda messages: sent.append(list(messages)))
     with django_capture_on_commit_callbacks(execute=False) as callbacks:

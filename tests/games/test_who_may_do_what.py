@@ -228,8 +228,7 @@ def page_outcome(scene: Scene, role: str, page: str) -> str:
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("phase, page", list(PAGES), ids=[f"{p}-{k}" for p, k in PAGES])
-def test_who_may_use_which_page(phase, page, settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def test_who_may_use_which_page(phase, page):
     outcomes = {}
     scene = None
     for role in ROLES:

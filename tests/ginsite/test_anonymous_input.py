@@ -109,8 +109,7 @@ def requests(draw):
     return method, url, body
 
 
-def test_hostile_query_form_and_path_values_are_never_a_server_error(db, caplog, settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def test_hostile_query_form_and_path_values_are_never_a_server_error(db, caplog):
     caplog.set_level(logging.WARNING)
     anna = get_user_model().objects.create_user("anna", "anna@example.org", "pw-anna-anna-1")
     services.table_create(user=anna, game="gin", preset="klassisch")

@@ -21,9 +21,7 @@ import json
 import os
 import re
 import secrets
-import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -31,9 +29,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.games.test_live_daphne import free_port, manage_shell, stop
+from tests.servers import free_port, manage_shell, migrate, start_daphne, stop
 
-ROOT = Path(__file__).resolve().parents[2]
 #: The whole scenario must be over within this many seconds once daphne listens.
 TIME_LIMIT = 80
 
@@ -50,23 +47,18 @@ START_LEAD = 10
 SETUP = """
 import json
 from datetime import timedelta
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 from ratings.models import Rating
 from tournaments import services as tournaments
+from tests.servers import session_key
 
 spec = json.loads({spec!r})
 User = get_user_model()
 users, sessions = {{}}, {{}}
 for name in spec["players"]:
     user = User.objects.create_user(name, name + "@example.org", "pw-" + name * 2)
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.create()
-    users[name], sessions[name] = user, session.session_key
+    users[name], sessions[name] = user, session_key(user)
 for name, display in spec["ratings"].items():
     Rating.objects.create(user=users[name], game="gin", display=display, mu=25 + (display - 1500) / 60)
 staff = User.objects.create_user("leitung", "leitung@example.org", "pw-leitung", is_staff=True)
@@ -113,29 +105,13 @@ def make_run_environment(tmp_path) -> dict:
         "RATINGS_POOL_ROMME_STEP_SECONDS": str(ROMME_STEP_SECONDS),
         "TOURNAMENTS_MINUTE_SECONDS": str(MINUTE_SECONDS),
     })
-    migrated = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=120)
-    assert migrated.returncode == 0, migrated.stderr
+    migrate(env)
     return env
 
 
 def start_as_make_run(port: int, env: dict, log: Path) -> subprocess.Popen:
     """The Makefile's ``run`` line: ``daphne -e tcp:port=…:interface=…:backlog=1024 ginsite.asgi:application``."""
-    daphne = Path(sys.executable).with_name("daphne")
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [str(daphne), "-e", f"tcp:port={port}:interface=127.0.0.1:backlog=1024", "ginsite.asgi:application"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        assert process.poll() is None, log.read_text()
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return process
-        time.sleep(0.1)
-    stop(process)
-    raise AssertionError("daphne did not start listening:\n" + log.read_text())
+    return start_daphne(port, env, log=log, make_run=True)
 
 
 class Visitor:

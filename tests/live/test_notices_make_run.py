@@ -11,27 +11,22 @@ import time
 
 import pytest
 
-from tests.games.test_live_daphne import free_port, manage_shell, stop
 from tests.live.test_clocks_make_run import Visitor, make_run_environment, start_as_make_run
+from tests.servers import free_port, manage_shell, stop
 
 pytestmark = pytest.mark.slow
 
 SETUP = """
 import json
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.auth import get_user_model
 from tournaments import services as tournaments
+from tests.servers import session_key
 
 User = get_user_model()
 sessions, ids = {}, {}
 for name, staff in (("leitung", True), ("nora", False), ("nils", False)):
     user = User.objects.create_user(name, name + "@example.org", "pw-" + name * 2, is_staff=staff)
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.create()
-    sessions[name], ids[name] = session.session_key, user.pk
+    sessions[name], ids[name] = session_key(user), user.pk
 staff = User.objects.get(username="leitung")
 t = tournaments.tournament_create(by=staff, name="Live-Hinweis", game="gin", format="swiss",
                                   settings={"rounds": 1, "check_in_minutes": 0, "break_minutes": 0}, options={})

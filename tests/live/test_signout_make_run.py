@@ -10,27 +10,22 @@ import json
 
 import pytest
 
-from tests.games.test_live_daphne import free_port, manage_shell, stop
 from tests.live.test_clocks_make_run import Visitor, make_run_environment, start_as_make_run
+from tests.servers import free_port, manage_shell, stop
 
 pytestmark = pytest.mark.slow
 
 SETUP = """
 import json
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.auth import get_user_model
 from games import services
+from tests.servers import session_key
 
 User = get_user_model()
 sessions, users = {}, {}
 for name in ("anna", "ben"):
     user = User.objects.create_user(name, name + "@example.org", "pw-" + name * 2)
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.create()
-    sessions[name], users[name] = session.session_key, user
+    sessions[name], users[name] = session_key(user), user
 table = services.table_create(user=users["anna"], game="gin", preset="klassisch", options={})
 services.table_join(table_id=table.pk, user=users["ben"])
 print("E2E " + json.dumps({"sessions": sessions, "table": table.pk}))

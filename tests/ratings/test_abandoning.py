@@ -15,19 +15,8 @@ from games.models import Match, Table
 from games.services import ServiceError
 from ratings import pool, selectors
 from ratings.models import RatingChange
-from tests.ratings.support import four_players, live_play_settings
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _settings(settings):
-    live_play_settings(settings)
-
-
-@pytest.fixture
-def players(django_user_model):
-    return four_players(django_user_model)
 
 
 def history(user, opponent, pattern: str, *, last: timezone.datetime, step=timedelta(minutes=5)):

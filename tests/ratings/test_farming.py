@@ -18,23 +18,12 @@ from games import services
 from games.models import Match, Move, Table
 from ratings import selectors
 from ratings.models import RatingChange
-from tests.ratings.support import four_players, live_play_settings
 from tournaments import services as tournament_services
 from tournaments.errors import TournamentError
 
 pytestmark = pytest.mark.django_db
 
 UNRATED = "Ungewertet: anna und ben haben in den letzten 24 Stunden schon 3 gewertete Partien gegeneinander gespielt"
-
-
-@pytest.fixture(autouse=True)
-def _settings(settings):
-    live_play_settings(settings)
-
-
-@pytest.fixture
-def players(django_user_model):
-    return four_players(django_user_model)
 
 
 def ranked_gin(creator, joiner) -> Table:
@@ -117,9 +106,8 @@ def _tournament(staff, *, starts_at, check_in_minutes=0):
     return tournament_services.tournament_publish(tournament_id=t.pk, by=staff)
 
 
-def test_an_abandon_wait_refuses_a_tournament_that_starts_within_it(players, django_user_model):
+def test_an_abandon_wait_refuses_a_tournament_that_starts_within_it(players, staff):
     anna, ben, cleo = players[:3]
-    staff = django_user_model.objects.create_user("leitung", "l@example.org", "pw-leitung", is_staff=True)
     from tests.ratings.test_abandoning import history
 
     history(ben, anna, "L.L.L", last=timezone.now() - timedelta(minutes=1))
@@ -137,9 +125,8 @@ def test_an_abandon_wait_refuses_a_tournament_that_starts_within_it(players, dja
     assert tournament_services.tournament_register(tournament_id=later.pk, user=ben).user_id == ben.pk
 
 
-def test_an_abandon_wait_refuses_checking_in(players, django_user_model):
+def test_an_abandon_wait_refuses_checking_in(players, staff):
     anna, ben = players[:2]
-    staff = django_user_model.objects.create_user("leitung", "l@example.org", "pw-leitung", is_staff=True)
     t = _tournament(staff, starts_at=timezone.now() + timedelta(minutes=5), check_in_minutes=10)
     tournament_services.tournament_register(tournament_id=t.pk, user=ben)
     from tests.ratings.test_abandoning import history

@@ -16,7 +16,7 @@ from games import services
 from games.models import Match
 from ratings import selectors
 from ratings.models import Rating, RatingChange
-from tests.ratings.support import four_players, live_play_settings
+from tests.factories import many_users
 
 
 def session_reads() -> int:
@@ -25,16 +25,6 @@ def session_reads() -> int:
     return 0 if settings.SESSION_ENGINE == "django.contrib.sessions.backends.cached_db" else 1
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _settings(settings):
-    live_play_settings(settings)
-
-
-@pytest.fixture
-def players(django_user_model):
-    return four_players(django_user_model)
 
 
 @pytest.fixture(autouse=True)
@@ -101,10 +91,8 @@ def test_order_is_wertungszahl_then_more_matches_then_who_reached_it_earlier(pla
     assert [row["place"] for row in rows] == [1, 2, 3, 4]
 
 
-def test_own_place_outside_the_top_shown_and_counted(players, django_user_model):
-    others = [django_user_model(username=f"p{i:03}", email=f"p{i}@example.org") for i in range(6)]
-    django_user_model.objects.bulk_create(others)
-    for index, user in enumerate(django_user_model.objects.filter(username__startswith="p")):
+def test_own_place_outside_the_top_shown_and_counted(players):
+    for index, user in enumerate(many_users(6, "p")):
         make_rating(user, display=1800 - index)
     me = players[0]
     make_rating(me, display=1700)
@@ -149,11 +137,8 @@ def test_the_page_speaks_english_with_english_numbers(client, players, django_us
     assert "Leaderboard" in page and "1,234" in page and "50 %" in page
 
 
-def test_a_fixed_number_of_queries_whatever_the_size(client, players, django_user_model,
-                                                    django_assert_num_queries):
-    users = [django_user_model(username=f"q{i:04}", email=f"q{i}@example.org") for i in range(150)]
-    django_user_model.objects.bulk_create(users)
-    for index, user in enumerate(django_user_model.objects.filter(username__startswith="q")):
+def test_a_fixed_number_of_queries_whatever_the_size(client, players, django_assert_num_queries):
+    for index, user in enumerate(many_users(150, "q")):
         make_rating(user, display=1900 - index)
     make_rating(players[0], display=1000)
     with django_assert_num_queries(1):  # the top 100, their 7-day change and names in one query

@@ -16,25 +16,9 @@ from games.models import Seat, Table
 from games.signals import referee_tick
 from ratings import pool, selectors
 from ratings.models import PoolEntry, Rating
-from tests.ratings.support import four_players, live_play_settings
+from tests.factories import many_users
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _settings(settings):
-    live_play_settings(settings)
-
-
-@pytest.fixture
-def players(django_user_model):
-    return four_players(django_user_model)
-
-
-def people(django_user_model, count, prefix="s"):
-    users = [django_user_model(username=f"{prefix}{i:03}", email=f"{prefix}{i}@example.org") for i in range(count)]
-    django_user_model.objects.bulk_create(users)
-    return list(django_user_model.objects.filter(username__startswith=prefix).order_by("username"))
 
 
 def rate(user, game, display, matches=20):
@@ -74,8 +58,8 @@ def test_far_apart_ratings_wait_until_the_window_has_widened(players):
     assert len(tables) == 1 and seated_tables([anna, ben]) == {tables[0].pk}
 
 
-def test_the_closest_seekers_are_paired_together(django_user_model):
-    users = people(django_user_model, 4)
+def test_the_closest_seekers_are_paired_together(db):
+    users = many_users(4, "s")
     for user, display in zip(users, (1500, 1800, 1520, 1790), strict=True):
         rate(user, "gin", display)
     start = timezone.now()
@@ -88,8 +72,8 @@ def test_the_closest_seekers_are_paired_together(django_user_model):
     assert pairs == sorted([sorted([users[0].pk, users[2].pk]), sorted([users[1].pk, users[3].pk])])
 
 
-def test_romme_tables_of_four_then_three_after_a_minute_then_two_after_two(django_user_model):
-    users = people(django_user_model, 9)
+def test_romme_tables_of_four_then_three_after_a_minute_then_two_after_two(db):
+    users = many_users(9, "s")
     start = timezone.now()
     for user in users[:4]:
         pool.pool_join(user=user, game="romme", now=start)
@@ -188,9 +172,9 @@ def assert_nobody_seated_twice(users):
         assert entries[seat.user_id] == seat.table_id
 
 
-def test_a_worker_with_a_stale_view_of_the_pool_seats_nobody_twice(django_user_model):
+def test_a_worker_with_a_stale_view_of_the_pool_seats_nobody_twice(db):
     """The race as one thread can play it: worker B read the waiting entries before worker A seated them."""
-    users = people(django_user_model, 6)
+    users = many_users(6, "s")
     start = timezone.now()
     for user in users:
         PoolEntry.objects.create(user=user, game="gin", display=1500, joined_at=start)
@@ -231,8 +215,8 @@ def _refused_by_sqlite(error) -> bool:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_workers_pairing_many_seekers_at_once_seat_nobody_twice(django_user_model):
-    users = people(django_user_model, 40)
+def test_two_workers_pairing_many_seekers_at_once_seat_nobody_twice(db):
+    users = many_users(40, "s")
     start = timezone.now() - timedelta(seconds=200)
     for index, user in enumerate(users):
         game = "gin" if index % 2 else "romme"

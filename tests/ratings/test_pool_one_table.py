@@ -21,26 +21,10 @@ from games.services import ServiceError
 from ratings import pool
 from ratings.models import PoolEntry
 from tests.games.helpers import play_out
-from tests.ratings.support import four_players, live_play_settings
 from tournaments import services as tournament_services
 from tournaments.models import Tournament
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _settings(settings):
-    live_play_settings(settings)
-
-
-@pytest.fixture
-def players(django_user_model):
-    return four_players(django_user_model)
-
-
-@pytest.fixture
-def staff(django_user_model):
-    return django_user_model.objects.create_user("leitung", "leitung@example.org", "pw", is_staff=True)
 
 
 def live_seats(user) -> list[int]:

@@ -19,27 +19,9 @@ from ratings.models import Rating, RatingChange
 from ratings.templatetags.ratings_tags import chart_points
 from tests.games.helpers import play_out
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.deal_seed("profile-tests")]
 
 T0 = timezone.now() - timedelta(days=3)
-
-
-@pytest.fixture(autouse=True)
-def _live_play(settings):
-    from tests.games import helpers
-
-    settings.GAMES_TEST_DEAL_SEED = "profile-tests"
-    settings.GAMES_BOT_DELAY_SECONDS = 0
-    settings.GAMES_STATE_POLL_SECONDS = 0
-    settings.GAMES_DB_PARALLEL = False
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    helpers._RNG.seed(5)
-
-
-@pytest.fixture
-def people(django_user_model):
-    return [django_user_model.objects.create_user(n, f"{n}@example.org", "pw-" + n * 2)
-            for n in ("anna", "ben", "cleo", "dora")]
 
 
 def written_match(game: str, users: list, rounds: list[dict], *, result: dict | None = None, private=False,
@@ -65,9 +47,9 @@ def gin_round(result, knocker, winner, points, deadwood):
 
 
 @pytest.fixture
-def gin_matches(people):
+def gin_matches(players):
     """anna and ben: five rounds with anna in seat 0, then a Big Gin by anna from seat 1."""
-    anna, ben = people[:2]
+    anna, ben = players[:2]
     first = written_match("gin", [anna, ben], [
         gin_round("gin", 0, 0, 45, [0, 20]),        # anna's gin
         gin_round("undercut", 1, 0, 27, [4, 6]),    # ben knocks with 6, anna undercuts him
@@ -116,8 +98,8 @@ def rate(user, game: str, displays: list[int], matches: list[Match]) -> Rating:
 # --- the game's own statistics -------------------------------------------------------------------------------
 
 
-def test_gin_statistics_count_gins_undercuts_and_the_deadwood_of_each_knock(people, gin_matches):
-    anna, ben = people[:2]
+def test_gin_statistics_count_gins_undercuts_and_the_deadwood_of_each_knock(players, gin_matches):
+    anna, ben = players[:2]
     anna_panel = panel_html(render_panels(anna), "gin")
     assert stat(anna_panel, "played") == "2"
     assert stat(anna_panel, "gins") == "2"  # a Big Gin is a gin too
@@ -132,8 +114,8 @@ def test_gin_statistics_count_gins_undercuts_and_the_deadwood_of_each_knock(peop
     assert stat(ben_panel, "knock-deadwood") == "4,5"  # (6 + 3) / 2
 
 
-def test_romme_statistics_count_hand_rommes_and_average_the_masters_lists(people):
-    anna, ben, cleo = people[:3]
+def test_romme_statistics_count_hand_rommes_and_average_the_masters_lists(players):
+    anna, ben, cleo = players[:3]
     masters = {"tournament": True}
     written_match("romme", [anna, ben, cleo], [
         {"result": "hand_romme", "winner": 0, "hand_romme": True},
@@ -153,8 +135,8 @@ def test_romme_statistics_count_hand_rommes_and_average_the_masters_lists(people
     assert stat(panel, "masters-result") == "80,5"  # (120 + 41) / 2
 
 
-def test_statistics_of_a_played_match_agree_with_its_rounds(people, django_capture_on_commit_callbacks):
-    anna, ben = people[:2]
+def test_statistics_of_a_played_match_agree_with_its_rounds(players, django_capture_on_commit_callbacks):
+    anna, ben = players[:2]
     table = services.table_create_seated(game="gin", users=[anna, ben], preset="klassisch", options={"target": 50})
     with django_capture_on_commit_callbacks(execute=True):
         match = Match.objects.get(pk=play_out(table.pk, [anna, ben]).current_match_id)
@@ -167,8 +149,8 @@ def test_statistics_of_a_played_match_agree_with_its_rounds(people, django_captu
     assert stat(panel, "knock-deadwood") == expected
 
 
-def test_private_matches_count_only_on_one_s_own_page(people, gin_matches):
-    anna, ben = people[:2]
+def test_private_matches_count_only_on_one_s_own_page(players, gin_matches):
+    anna, ben = players[:2]
     written_match("gin", [anna, ben], [gin_round("gin", 0, 0, 40, [0, 15])], private=True, winner=0)
     assert stat(panel_html(render_panels(anna, viewer=ben), "gin"), "gins") == "2"
     assert stat(panel_html(render_panels(anna, viewer=anna), "gin"), "gins") == "3"
@@ -177,10 +159,10 @@ def test_private_matches_count_only_on_one_s_own_page(people, gin_matches):
 # --- the Wertungszahl and its history ------------------------------------------------------------------------
 
 
-def test_the_history_chart_follows_every_rating_change(people, gin_matches):
-    anna = people[0]
+def test_the_history_chart_follows_every_rating_change(players, gin_matches):
+    anna = players[0]
     first, second = gin_matches
-    third = written_match("gin", [anna, people[2]], [gin_round("knock", 0, 0, 10, [5, 15])], winner=0,
+    third = written_match("gin", [anna, players[2]], [gin_round("knock", 0, 0, 10, [5, 15])], winner=0,
                           at=T0 + timedelta(hours=2))
     displays = [1500, 1658, 1475, 1627]
     rate(anna, "gin", displays, [first, second, third])
@@ -207,23 +189,23 @@ def test_chart_points_span_the_drawing_area():
     assert chart_points([1500, 1500], width=120, height=60, pad=10, left=10) == "10,30 110,30"
 
 
-def test_ten_rated_matches_lose_the_question_mark(people):
-    anna, ben = people[:2]
+def test_ten_rated_matches_lose_the_question_mark(players):
+    anna, ben = players[:2]
     matches = [written_match("gin", [anna, ben], [], winner=0, at=T0 + timedelta(minutes=i)) for i in range(10)]
     rate(anna, "gin", [1500 + 5 * i for i in range(11)], matches)
     html = panel_html(render_panels(anna), "gin")
     assert re.search(r'data-role="rating">1550<', html)
 
 
-def test_a_player_never_rated_has_no_number_and_no_chart(people):
-    html = panel_html(render_panels(people[0]), "romme")
+def test_a_player_never_rated_has_no_number_and_no_chart(players):
+    html = panel_html(render_panels(players[0]), "romme")
     assert re.search(r'data-role="rating">–<', html)
     assert "<polyline" not in html
 
 
-def test_the_panel_takes_the_same_few_queries_however_much_was_played(people, gin_matches,
+def test_the_panel_takes_the_same_few_queries_however_much_was_played(players, gin_matches,
                                                                        django_assert_num_queries):
-    anna, ben = people[:2]
+    anna, ben = players[:2]
     rate(anna, "gin", [1500, 1510, 1505], list(gin_matches))
     with django_assert_num_queries(4):
         render_panels(anna, viewer=ben)
@@ -242,8 +224,8 @@ def test_the_panel_takes_the_same_few_queries_however_much_was_played(people, gi
 # --- the profile page ----------------------------------------------------------------------------------------
 
 
-def test_the_profile_page_shows_the_panels_links_matches_and_the_head_to_head_form(people, gin_matches):
-    anna, ben = people[:2]
+def test_the_profile_page_shows_the_panels_links_matches_and_the_head_to_head_form(players, gin_matches):
+    anna, ben = players[:2]
     client = Client()
     client.force_login(ben)
     html = client.get(reverse("accounts:public", kwargs={"username": "anna"})).content.decode()
@@ -258,7 +240,7 @@ def test_the_profile_page_shows_the_panels_links_matches_and_the_head_to_head_fo
     assert 'id="rating-gin"' in own.get(reverse("accounts:profile")).content.decode()
 
 
-def test_the_panels_speak_english_with_english_numbers(people, gin_matches):
+def test_the_panels_speak_english_with_english_numbers(players, gin_matches):
     client = Client()
     html = client.get(reverse("accounts:public", kwargs={"username": "anna"}),
                       headers={"accept-language": "en"}).content.decode()
@@ -278,8 +260,8 @@ def label(html: str, name: str) -> str:
     [("de", "Unterschnitt geschafft", "Unterschnitt erlitten", "Restpunkte beim Klopfen (Schnitt)"),
      ("en", "Undercuts made", "Undercut by the opponent", "Deadwood when knocking (average)")],
 )
-def test_the_gin_panel_says_the_glossarys_terms(people, gin_matches, language, given, suffered, deadwood):
+def test_the_gin_panel_says_the_glossarys_terms(players, gin_matches, language, given, suffered, deadwood):
     # The glossary's words (issue 27.11): "Restpunkte" and "Unterschnitt" as at the table, never "Deadwood" in German.
-    panel = panel_html(render_panels(people[0], language=language), "gin")
+    panel = panel_html(render_panels(players[0], language=language), "gin")
     assert (label(panel, "undercuts-given"), label(panel, "undercuts-suffered"), label(panel, "knock-deadwood")) == (
         given, suffered, deadwood)

@@ -12,19 +12,8 @@ from games.models import Match, Table
 from ratings import selectors
 from ratings.models import Rating, RatingChange
 from tests.games.helpers import play_out
-from tests.ratings.support import four_players, live_play_settings
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _settings(settings):
-    live_play_settings(settings)
-
-
-@pytest.fixture
-def players(django_user_model):
-    return four_players(django_user_model)
 
 
 def expected_after(befores, ranks):

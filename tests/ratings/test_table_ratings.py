@@ -14,19 +14,8 @@ from games import services
 from games.models import Match, Table
 from ratings.models import Rating, RatingChange
 from tests.games.helpers import play_out
-from tests.ratings.support import four_players, live_play_settings
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _live_play(settings):
-    live_play_settings(settings)
-
-
-@pytest.fixture
-def people(django_user_model):
-    return four_players(django_user_model)
 
 
 def ratings_of(table_id: int, language: str = "de"):
@@ -43,8 +32,8 @@ def ranked_gin(anna, ben) -> Table:
     return services.table_create_seated(game="gin", users=[anna, ben], preset="schnell", ranked=True)
 
 
-def test_each_seat_of_a_ranked_table_shows_its_wertungszahl_with_a_question_mark_while_provisional(people):
-    anna, ben = people[:2]
+def test_each_seat_of_a_ranked_table_shows_its_wertungszahl_with_a_question_mark_while_provisional(players):
+    anna, ben = players[:2]
     Rating.objects.create(user=ben, game="gin", display=1612, matches=3)
     seats = seats_of(ratings_of(ranked_gin(anna, ben).pk))
     assert seats["anna"] == {"seat": 0, "name": "anna", "rating": "1500?", "provisional": True, "change": None,
@@ -52,30 +41,30 @@ def test_each_seat_of_a_ranked_table_shows_its_wertungszahl_with_a_question_mark
     assert (seats["ben"]["seat"], seats["ben"]["rating"]) == (1, "1612?")
 
 
-def test_an_established_player_s_wertungszahl_has_no_question_mark(people):
-    anna, ben = people[:2]
+def test_an_established_player_s_wertungszahl_has_no_question_mark(players):
+    anna, ben = players[:2]
     Rating.objects.create(user=anna, game="gin", display=1534, matches=10)
     seats = seats_of(ratings_of(ranked_gin(anna, ben).pk))
     assert (seats["anna"]["rating"], seats["anna"]["provisional"]) == ("1534", False)
 
 
-def test_the_wertungszahl_is_the_one_of_the_table_s_game(people):
-    anna, ben, cleo = people[:3]
+def test_the_wertungszahl_is_the_one_of_the_table_s_game(players):
+    anna, ben, cleo = players[:3]
     Rating.objects.create(user=anna, game="gin", display=1700, matches=20)
     Rating.objects.create(user=anna, game="romme", display=1420, matches=20)
     table = services.table_create_seated(game="romme", users=[anna, ben, cleo], ranked=True)
     assert seats_of(ratings_of(table.pk))["anna"]["rating"] == "1420"
 
 
-def test_while_the_match_is_played_there_is_no_change_and_nothing_pending(people):
-    anna, ben = people[:2]
+def test_while_the_match_is_played_there_is_no_change_and_nothing_pending(players):
+    anna, ben = players[:2]
     answer = ratings_of(ranked_gin(anna, ben).pk).json()
     assert (answer["over"], answer["pending"]) == (False, False)
     assert [seat["change"] for seat in answer["seats"]] == [None, None]
 
 
-def test_after_a_rated_match_each_seat_shows_its_change_beside_the_new_number(people, django_capture_on_commit_callbacks):
-    anna, ben = people[:2]
+def test_after_a_rated_match_each_seat_shows_its_change_beside_the_new_number(players, django_capture_on_commit_callbacks):
+    anna, ben = players[:2]
     table = ranked_gin(anna, ben)
     with django_capture_on_commit_callbacks(execute=True):
         play_out(table.pk, [anna, ben])
@@ -96,8 +85,8 @@ def test_after_a_rated_match_each_seat_shows_its_change_beside_the_new_number(pe
     assert seats[winner]["trend"] == "up"
 
 
-def test_a_match_ended_but_not_yet_rated_is_pending_so_the_page_asks_again(people):
-    anna, ben = people[:2]
+def test_a_match_ended_but_not_yet_rated_is_pending_so_the_page_asks_again(players):
+    anna, ben = players[:2]
     table = ranked_gin(anna, ben)
     play_out(table.pk, [anna, ben])  # inside the test's transaction the end is never announced: not rated yet
     assert not RatingChange.objects.exists()
@@ -107,29 +96,29 @@ def test_a_match_ended_but_not_yet_rated_is_pending_so_the_page_asks_again(peopl
     assert [seat["change"] for seat in answer["seats"]] == [None, None]
 
 
-def test_an_aborted_match_is_never_rated_so_nothing_is_pending(people):
-    anna, ben = people[:2]
+def test_an_aborted_match_is_never_rated_so_nothing_is_pending(players):
+    anna, ben = players[:2]
     table = ranked_gin(anna, ben)
     services.match_abort(table_id=table.pk, user=anna)
     answer = ratings_of(table.pk).json()
     assert (answer["over"], answer["pending"]) == (True, False)
 
 
-def test_a_casual_table_or_an_unknown_one_has_no_seat_ratings(people):
-    anna, ben = people[:2]
+def test_a_casual_table_or_an_unknown_one_has_no_seat_ratings(players):
+    anna, ben = players[:2]
     casual = services.table_create_seated(game="gin", users=[anna, ben], preset="schnell", ranked=False)
     assert ratings_of(casual.pk).status_code == 404
     assert ratings_of(casual.pk + 1000).status_code == 404
 
 
-def test_the_seat_ratings_are_not_cached(people):
-    anna, ben = people[:2]
+def test_the_seat_ratings_are_not_cached(players):
+    anna, ben = players[:2]
     response = ratings_of(ranked_gin(anna, ben).pk)
     assert "no-cache" in response["Cache-Control"] or "max-age=0" in response["Cache-Control"]
 
 
-def test_the_words_come_in_the_page_s_language(people):
-    anna, ben = people[:2]
+def test_the_words_come_in_the_page_s_language(players):
+    anna, ben = players[:2]
     table = ranked_gin(anna, ben)
     german = ratings_of(table.pk).json()["words"]
     english = ratings_of(table.pk, "en").json()["words"]
@@ -138,8 +127,8 @@ def test_the_words_come_in_the_page_s_language(people):
     assert english["provisional"] != german["provisional"]
 
 
-def test_a_ranked_table_page_holds_the_container_and_loads_the_ratings_module(people):
-    anna, ben = people[:2]
+def test_a_ranked_table_page_holds_the_container_and_loads_the_ratings_module(players):
+    anna, ben = players[:2]
     table = ranked_gin(anna, ben)
     page = Client().get(reverse("games:table", kwargs={"table_id": table.pk})).content.decode()
     url = reverse("pool:table_ratings", kwargs={"table_id": table.pk})
@@ -148,16 +137,16 @@ def test_a_ranked_table_page_holds_the_container_and_loads_the_ratings_module(pe
     assert '<script type="module" src="/static/ratings/table.js"></script>' in page
 
 
-def test_a_casual_table_page_loads_no_ratings(people):
-    anna, ben = people[:2]
+def test_a_casual_table_page_loads_no_ratings(players):
+    anna, ben = players[:2]
     table = services.table_create_seated(game="gin", users=[anna, ben], preset="schnell", ranked=False)
     page = Client().get(reverse("games:table", kwargs={"table_id": table.pk})).content.decode()
     assert "seat-ratings" not in page and "ratings/table.js" not in page
 
 
-def test_the_seat_ratings_cost_the_same_few_queries_for_two_seats_or_four(people, django_assert_max_num_queries):
-    anna, ben, cleo, dora = people
-    for user in people:
+def test_the_seat_ratings_cost_the_same_few_queries_for_two_seats_or_four(players, django_assert_max_num_queries):
+    anna, ben, cleo, dora = players
+    for user in players:
         Rating.objects.create(user=user, game="romme", display=1550, matches=12)
     two = services.table_create_seated(game="gin", users=[anna, ben], preset="schnell", ranked=True)
     with django_assert_max_num_queries(4):  # table, seats, ratings (and changes once over)

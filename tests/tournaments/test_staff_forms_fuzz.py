@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from games.models import Table
+from tests.factories import users
 from tests.games.fuzzing import FUZZ
 from tests.tournaments.helpers import play_stage, started
 from tournaments import services as tournament_services
@@ -56,7 +57,7 @@ raw_bodies = st.one_of(st.binary(max_size=200), st.sampled_from([b"\xff\xfe=\xff
 @pytest.fixture
 def world(staff, django_user_model):
     def players(prefix, n):
-        return [django_user_model.objects.create_user(f"{prefix}{i}", None, "pw") for i in range(n)]
+        return users(*(f"{prefix}{i}" for i in range(n)))
 
     later = timezone.now() + timedelta(days=2)
     gin_draft = tournament_services.tournament_create(by=staff, name="Gin-Entwurf", game="gin", format="knockout",

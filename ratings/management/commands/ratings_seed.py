@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import time
 from datetime import timedelta
+from typing import cast
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
@@ -108,7 +109,7 @@ class Command(BaseCommand):
                 befores = [ratings.setdefault((uid, game), [DEFAULT_MU, DEFAULT_SIGMA, wertungszahl(DEFAULT_MU), 0, 0, None, None])
                            for uid in seated]
                 teams = [[MODEL.create_rating([before[0], before[1]])] for before in befores]
-                rated = MODEL.rate(teams, ranks=places)
+                rated = MODEL.rate(teams, ranks=cast(list[float], places))
                 for seat, (uid, before, team) in enumerate(zip(seated, befores, rated, strict=True)):
                     after = team[0]
                     display = wertungszahl(after.mu)
@@ -122,7 +123,7 @@ class Command(BaseCommand):
                         before[6] = finished_at
                     before[0], before[1], before[2] = after.mu, after.sigma, display
                     before[3] += 1
-                    won = seat not in left_seats and entry.won(match.result, seat, places[seat])
+                    won = seat not in left_seats and entry.won(cast(dict, match.result), seat, places[seat])
                     before[4] += won
                     before[5] = finished_at
                 next_match += 1
