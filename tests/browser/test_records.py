@@ -130,3 +130,14 @@ def test_the_replay_says_a_rounds_end_in_the_glossarys_words_with_plural_forms(
     assert said.group(3) == (one if said.group(2) == "1" else many)
     tags = page.locator(".rv-seat__head").all_inner_texts()
     assert all(re.search(rf"{deadwood}: \d+", tag) for tag in tags), tags
+    # Each round's last move: a knock reads "klopft", a gin "macht Gin" (the record calls both "knock").
+    knocks, gins = ("klopft", "macht Gin") if locale.startswith("de") else ("knocks", "goes gin")
+    for number, rnd in enumerate(data["rounds"], start=1):
+        page.select_option("#rv-round", str(number))
+        page.locator("#rv-board").click()
+        page.keyboard.press("End")
+        line = page.locator("#rv-move").inner_text()
+        if rnd["summary"]["result"] == "gin":
+            assert gins in line and knocks not in line, line
+        elif rnd["summary"]["result"] in ("knock", "undercut"):
+            assert knocks in line and gins not in line, line

@@ -27,4 +27,11 @@ for (const result of ["knock", "undercut", "gin", "big_gin"]) {
   const last = { result, knocker: 0, winner: result === "undercut" ? 1 : 0, melds: [[], []], hands: [[], []], layoffs: [] };
   out[result] = gin.roundSeat({}, last, 0).tags.map((tag) => tag.text);
 }
+// The replay's words for a knock: the position it led to tells a gin (no Restpunkte left) from a knock.
+const { default: replay } = await import(process.argv[4].replace(/table\.js$/, "replay.js"));
+const S = JSON.parse(process.argv[5]);
+const fill = (text, values) => text.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
+const kit = { S, fill, name: (seat) => ["anna", "ben"][seat], cardText: (card) => card };
+const knock = { seat: 0, action: "knock", card: "5H" };
+out.replay = { gin: replay.moveText(knock, kit, { deadwood: [0, 12] }), knock: replay.moveText(knock, kit, { deadwood: [4, 12] }) };
 console.log(JSON.stringify(out));

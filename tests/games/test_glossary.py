@@ -126,11 +126,14 @@ def test_one_minus_sign_for_displayed_numbers():
 
 @pytest.mark.parametrize(
     ("language", "expected"),
-    [("de", {"knock": ["klopft"], "undercut": ["klopft"], "gin": ["Gin"], "big_gin": ["Big Gin"]}),
-     ("en", {"knock": ["knocks"], "undercut": ["knocks"], "gin": ["Gin"], "big_gin": ["Big gin"]})],
+    [("de", {"knock": ["klopft"], "undercut": ["klopft"], "gin": ["Gin"], "big_gin": ["Big Gin"],
+             "replay": {"gin": "anna macht Gin und wirft 5H ab", "knock": "anna klopft und wirft 5H ab"}}),
+     ("en", {"knock": ["knocks"], "undercut": ["knocks"], "gin": ["Gin"], "big_gin": ["Big gin"],
+             "replay": {"gin": "anna goes gin, discarding 5H", "knock": "anna knocks, discarding 5H"}})],
 )
 def test_a_gin_round_is_not_called_a_knock_at_the_table(language, expected, tmp_path):
-    """The seat that ended a round is tagged "klopft" only when it knocked; a gin says "Gin" (gin/table.js)."""
+    """The seat that ended a round is tagged "klopft" only when it knocked; a gin says "Gin" (gin/table.js), and the
+    replay words a knock that left no Restpunkte as a gin (gin/replay.js)."""
     import json
     import shutil
     import subprocess
@@ -142,10 +145,11 @@ def test_a_gin_round_is_not_called_a_knock_at_the_table(language, expected, tmp_
         pytest.fail("node is needed to run gin's table part")
     with translation.override(language):
         strings = json.dumps(table_strings("gin"), default=str)
+        replay_strings = json.dumps(gin_words.replay_words(), default=str)
     script = Path(__file__).parent / "gin_round_tags.mjs"
     # The static folders as the site serves them, so that gin/table.js finds ../games/*.js.
     shutil.copytree(ROOT / "games" / "static" / "games", tmp_path / "games")
     shutil.copytree(ROOT / "games" / "kinds" / "gin" / "static" / "gin", tmp_path / "gin")
-    done = subprocess.run([node, str(script), strings, language, str(tmp_path / "gin" / "table.js")],
+    done = subprocess.run([node, str(script), strings, language, str(tmp_path / "gin" / "table.js"), replay_strings],
                           capture_output=True, text=True, timeout=60, check=True)
     assert json.loads(done.stdout) == expected

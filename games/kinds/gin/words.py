@@ -72,6 +72,7 @@ def replay_words() -> dict[str, Any]:
     """The words of ``gin/replay.js``."""
     return {
         "knock": _("{name} klopft und wirft {card} ab"),
+        "gin": _("{name} macht Gin und wirft {card} ab"),
         "big_gin": _("{name} macht Big Gin"),
         "deadwood": _("Restpunkte: {n}"),
         "round_won": _forms(

@@ -69,9 +69,10 @@ let game = DEFAULTS;
 
 // --- words for moves and round ends --------------------------------------------------------------------------
 
-function moveText(move) {
+/** A move in words; `pos` is the position it led to (a game may word a move by what it did: a knock that was gin). */
+function moveText(move, pos) {
   if (!move) return "";
-  const own = game.moveText(move, kit);
+  const own = game.moveText(move, kit, pos);
   if (own) return own;
   const who = name(move.seat);
   switch (move.action) {
@@ -166,7 +167,7 @@ function draw() {
   const step = index - round.first;
   const total = round.last - round.first;
   counter.textContent = step === 0 ? `${S.position_deal} · ${fill(S.position, { n: 0, total })}` : fill(S.position, { n: step, total });
-  let text = pos.move ? moveText(pos.move) : fill(S.deal, { round: round.number, name: name(round.dealer) });
+  let text = pos.move ? moveText(pos.move, pos) : fill(S.deal, { round: round.number, name: name(round.dealer) });
   if (index === round.last) text += " " + roundEndText(round.summary);
   moveLine.textContent = text;
   slider.max = String(total);
@@ -181,7 +182,7 @@ function listMoves() {
   for (let i = round.first; i <= round.last; i++) {
     const pos = data.positions[i];
     const item = el("li", "");
-    const button = el("button", "rv-move-link", pos.move ? moveText(pos.move) : fill(S.deal, { round: round.number, name: name(round.dealer) }));
+    const button = el("button", "rv-move-link", pos.move ? moveText(pos.move, pos) : fill(S.deal, { round: round.number, name: name(round.dealer) }));
     button.type = "button";
     item.dataset.position = i;
     button.addEventListener("click", () => go(i));

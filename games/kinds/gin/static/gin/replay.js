@@ -7,8 +7,10 @@ export default {
   // Melds first, then the deadwood (the last group), as the server arranged them.
   hand: (pos, seat) => pos.arranged[seat].map((cards, i, all) => ({ cards, kind: i === all.length - 1 ? "deadwood" : "meld" })),
   seatTags: (pos, seat, { S, fill }) => (pos.deadwood ? [{ text: fill(S.deadwood, { n: pos.deadwood[seat] }), kind: "" }] : []),
-  moveText(move, { S, fill, name, cardText }) {
-    if (move.action === "knock") return fill(S.knock, { name: name(move.seat), card: cardText(move.card) });
+  moveText(move, { S, fill, name, cardText }, pos) {
+    // A knock that leaves no Restpunkte is a gin: the record says "knock", the players say "Gin".
+    const gin = pos && pos.deadwood && pos.deadwood[move.seat] === 0;
+    if (move.action === "knock") return fill(gin ? S.gin : S.knock, { name: name(move.seat), card: cardText(move.card) });
     if (move.action === "big_gin") return fill(S.big_gin, { name: name(move.seat) });
     return null;
   },
