@@ -27,6 +27,14 @@ for (const result of ["knock", "undercut", "gin", "big_gin"]) {
   const last = { result, knocker: 0, winner: result === "undercut" ? 1 : 0, melds: [[], []], hands: [[], []], layoffs: [] };
   out[result] = gin.roundSeat({}, last, 0).tags.map((tag) => tag.text);
 }
+// What the others see of a knock at the table: "klopft" unless the round's summary says it was a gin.
+const { store } = await import(process.argv[4].replace(/gin\/table\.js$/, "games/table/store.js"));
+const knockMove = { seat: 0, action: "knock", card: "5H" };
+store.frame = { view: { last_round: { knocker: 0, result: "gin" } } };
+const atGin = gin.describeMove(knockMove);
+store.frame = { view: { last_round: { knocker: 0, result: "knock" } } };
+out.table = { gin: atGin, knock: gin.describeMove(knockMove) };
+
 // The replay's words for a knock: the position it led to tells a gin (no Restpunkte left) from a knock.
 const { default: replay } = await import(process.argv[4].replace(/table\.js$/, "replay.js"));
 const S = JSON.parse(process.argv[5]);

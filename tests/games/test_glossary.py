@@ -127,9 +127,11 @@ def test_one_minus_sign_for_displayed_numbers():
 @pytest.mark.parametrize(
     ("language", "expected"),
     [("de", {"knock": ["klopft"], "undercut": ["klopft"], "gin": ["Gin"], "big_gin": ["Big Gin"],
-             "replay": {"gin": "anna macht Gin und wirft 5H ab", "knock": "anna klopft und wirft 5H ab"}}),
+             "replay": {"gin": "anna macht Gin und wirft 5H ab", "knock": "anna klopft und wirft 5H ab"},
+             "table": {"gin": "macht Gin und wirft ♥5 ab", "knock": "klopft und wirft ♥5 ab"}}),
      ("en", {"knock": ["knocks"], "undercut": ["knocks"], "gin": ["Gin"], "big_gin": ["Big gin"],
-             "replay": {"gin": "anna goes gin, discarding 5H", "knock": "anna knocks, discarding 5H"}})],
+             "replay": {"gin": "anna goes gin, discarding 5H", "knock": "anna knocks, discarding 5H"},
+             "table": {"gin": "goes gin, discarding ♥5", "knock": "knocks, discarding ♥5"}})],
 )
 def test_a_gin_round_is_not_called_a_knock_at_the_table(language, expected, tmp_path):
     """The seat that ended a round is tagged "klopft" only when it knocked; a gin says "Gin" (gin/table.js), and the

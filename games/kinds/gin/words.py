@@ -45,6 +45,7 @@ def table_words() -> dict[str, Any]:
         "tip": _("Tipp"),
         # --- what the others did
         "mv_knock": _("klopft und wirft {card} ab"),
+        "mv_gin": _("macht Gin und wirft {card} ab"),
         "mv_big_gin": _("macht Big Gin"),
         # --- the score sheet
         "boxes": _("Gewonnene Runden"),

@@ -8,7 +8,7 @@ import { button, el } from "../games/table/dom.js";
 import { LANG, t } from "../games/table/i18n.js";
 import { selectedCodes } from "../games/table/hand.js";
 import { cardGroup, nameCell, resultName, without } from "../games/table/scores.js";
-import { legalOf, playerName, rerender, sendAction, store } from "../games/table/store.js";
+import { legalOf, playerName, rerender, sendAction, store, view } from "../games/table/store.js";
 
 /** The gin meter (view.meter) as {now, afterBest, bestDiscard, byCard, canKnock, knockLimit}. */
 function ginMeter(v) {
@@ -199,7 +199,12 @@ function finalColumns(v, result) {
 // --- moves and sounds -------------------------------------------------------------------------------------------
 
 function describeMove(move) {
-  if (move.action === "knock") return t("mv_knock", { card: cardShort(move.card, LANG) });
+  if (move.action === "knock") {
+    // A knock ends the round, so the round's summary is this knock's: a gin is worded as one, not "klopft".
+    const last = (view() || {}).last_round;
+    const gin = last && last.knocker === move.seat && last.result === "gin";
+    return t(gin ? "mv_gin" : "mv_knock", { card: cardShort(move.card, LANG) });
+  }
   if (move.action === "big_gin") return t("mv_big_gin");
   return null;
 }
