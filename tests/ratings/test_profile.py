@@ -258,7 +258,7 @@ def label(html: str, name: str) -> str:
 @pytest.mark.parametrize(
     ("language", "given", "suffered", "deadwood"),
     [("de", "Unterschnitt geschafft", "Unterschnitt erlitten", "Restpunkte beim Klopfen (Schnitt)"),
-     ("en", "Undercuts made", "Undercut by the opponent", "Deadwood when knocking (average)")],
+     ("en", "Undercuts made", "Undercuts suffered", "Deadwood when knocking (average)")],
 )
 def test_the_gin_panel_says_the_glossarys_terms(players, gin_matches, language, given, suffered, deadwood):
     # The glossary's words (issue 27.11): "Restpunkte" and "Unterschnitt" as at the table, never "Deadwood" in German.
