@@ -455,6 +455,11 @@ def test_the_pages_follow_the_table_by_deltas_and_hold_exactly_the_servers_state
         wait_connected(page)
     seats = {0: pages["anna"], 1: pages["ben"]}
     for _ in range(10):
+        # Both seats' pages hold the table's version before anyone reads whose turn it is (one page may still
+        # be a frame behind the other: it would show the turn before).
+        current = Table.objects.get(pk=table.pk).version
+        for seat_page in seats.values():
+            seat_page.wait_for_function(f"() => window.ginTable.version === {current}")
         view = frame(pages["anna"])["view"]
         page = seats[view["to_act"]]
         version = page.evaluate("window.ginTable.version")

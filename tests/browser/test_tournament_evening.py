@@ -299,7 +299,10 @@ def _swiss_evening(e: Evening, url: str) -> None:
 def test_a_knockout_of_four_in_english(browser, evening):
     spec = {"staff": "boss", "players": ["erik", "fiona", "greta", "hans"], "language": "en", "name": "Winter Cup",
             "format": "knockout", "start_lead": 0,
-            "settings": {"check_in_minutes": 0, "break_minutes": 10, "forfeit_minutes": 5}}
+            # No forfeit here (the Swiss shows one): 240 minutes are 120 s of this test's clock, so a loser whose
+            # page is slow to resign on a busy machine is never overtaken by the rule taking the match from the
+            # winner, who never opens the final's table.
+            "settings": {"check_in_minutes": 0, "break_minutes": 10, "forfeit_minutes": 240}}
     setup = manage_shell(SETUP.format(spec=json.dumps(spec)), evening["env"])
     e = Evening(browser, evening, setup, locale="en-GB", prefix="knockout-en")
     url = f"/turniere/{setup['tournament']}/"
