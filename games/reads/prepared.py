@@ -22,6 +22,10 @@ from django.db.models.query import get_related_populators  # type: ignore[attr-d
 
 M = TypeVar("M", bound=Model)
 
+#: Where a read's parameter goes when its queryset is built (``Prepared(build, MARK)``): a value no query of
+#: the site has of its own.
+MARK = -918_273_645
+
 
 @dataclass
 class _Compiled:

@@ -19,7 +19,7 @@ from games.delivery import framecache, notices
 from games.engine.romme import hints as romme_hints
 from games.models import ChatMessage, Match, Round, Seat, Table
 from games.reads import presenters
-from games.reads.prepared import Prepared
+from games.reads.prepared import MARK, Prepared
 
 #: Whoever asks: a request's or a socket's user (signed in or anonymous), or None (no user at all).
 User = Person | None
@@ -49,14 +49,13 @@ def lobby_tables(*, game: str | None = None, limit: int = 100) -> list[dict]:
 
 #: The reads a socket's handshake makes of its table, compiled once (games.reads.prepared): a burst of sockets
 #: after a restart or a tournament's start makes them for hundreds of tables at once.
-_ID = -918_273_645  # where a read's parameter goes: a value no query here has of its own
-_TABLE: Prepared[Table] = Prepared(lambda pk: Table.objects.select_related("current_match").filter(pk=pk), _ID)
+_TABLE: Prepared[Table] = Prepared(lambda pk: Table.objects.select_related("current_match").filter(pk=pk), MARK)
 _SEATS: Prepared[Seat] = Prepared(
-    lambda table_id: Seat.objects.filter(table_id=table_id).select_related("user").order_by("index"), _ID)
-_LAST_ROUNDS: Prepared[Round] = Prepared(lambda match_id: Round.objects.filter(match_id=match_id).order_by("-number")[:2], _ID)
+    lambda table_id: Seat.objects.filter(table_id=table_id).select_related("user").order_by("index"), MARK)
+_LAST_ROUNDS: Prepared[Round] = Prepared(lambda match_id: Round.objects.filter(match_id=match_id).order_by("-number")[:2], MARK)
 _CHAT: Prepared[ChatMessage] = Prepared(
     lambda table_id: ChatMessage.objects.filter(table_id=table_id).select_related("user").order_by("-created_at")[:CHAT_HISTORY],
-    _ID)
+    MARK)
 
 
 def table_get(*, table_id: int | str) -> Table | None:

@@ -19,7 +19,7 @@ from games import engines
 from games.models import Match, Round, Seat, Table
 from games.reads import selectors
 from games.reads.policy import TablePolicy, table_policy  # noqa: F401  (re-exported for the services)
-from games.reads.prepared import Prepared
+from games.reads.prepared import MARK, Prepared
 from games.reads.presenters import TableSnapshot
 
 #: The largest action a client may send, as compact JSON (a Rommé lay-out of 13 cards fits easily).
@@ -78,8 +78,6 @@ def table_id_of(table_id: Any) -> int:
 #: record is the whole round, every move) but never reads them. The deals stay: the frames show the last
 #: finished round's (``presenters._round_facts``), and the round in play is that round once it ends.
 _ROUND_COLUMNS_UNREAD = ("current_round__record", "current_round__result", "last_round__record", "last_round__result")
-#: Marks where a read's parameter goes (``games.reads.prepared.Prepared``): a value no query here has of its own.
-_ID = -918_273_645
 
 
 def _locked(skip_locked: bool) -> Prepared[Table]:
@@ -90,7 +88,7 @@ def _locked(skip_locked: bool) -> Prepared[Table]:
             .defer(*_ROUND_COLUMNS_UNREAD)
             .filter(pk=pk)
         ),
-        _ID,
+        MARK,
     )
 
 
