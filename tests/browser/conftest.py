@@ -327,3 +327,24 @@ def screenshot():
         return path
 
     return save
+
+
+def signed_in_page(browser, server_url: str, user, contexts: list, **options):
+    """A browser window of its own (``options`` go to ``new_context``: locale, viewport, ...) on ``server_url``,
+    signed in as ``user`` by a session cookie (None: anonymous); its JavaScript errors collect in
+    ``page.errors``. The context is appended to ``contexts`` for the caller to close."""
+    from django.test import Client
+
+    context = browser.new_context(base_url=server_url, **options)
+    context.set_default_timeout(10_000)
+    if user is not None:
+        client = Client()
+        client.force_login(user)
+        host = server_url.split("//", 1)[1].split(":")[0]
+        context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "domain": host,
+                              "path": "/"}])
+    contexts.append(context)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    return page

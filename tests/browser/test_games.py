@@ -16,14 +16,13 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.test import Client
 from django.utils import timezone
 
 from games import services
 from games.engine.gin.melds import best_melds
 from games.models import Move, Table
 from games.reads import selectors
-from tests.browser.conftest import SCREENSHOT_DIR, _mails_in, serving
+from tests.browser.conftest import SCREENSHOT_DIR, _mails_in, serving, signed_in_page
 from tests.browser.people import PASSWORD, confirmed_user
 
 pytestmark = pytest.mark.browser
@@ -55,29 +54,8 @@ def open_page(browser, server_url):
     contexts = []
 
     def make(user=None, *, locale="de-DE", width=1280, height=900):
-        context = browser.new_context(
-            base_url=server_url, locale=locale, viewport={"width": width, "height": height}
-        )
-        context.set_default_timeout(10_000)
-        if user is not None:
-            client = Client()
-            client.force_login(user)
-            host = server_url.split("//", 1)[1].split(":")[0]
-            context.add_cookies(
-                [
-                    {
-                        "name": "sessionid",
-                        "value": client.cookies["sessionid"].value,
-                        "domain": host,
-                        "path": "/",
-                    }
-                ]
-            )
-        contexts.append(context)
-        page = context.new_page()
-        page.errors = []
-        page.on("pageerror", lambda error: page.errors.append(str(error)))
-        return page
+        return signed_in_page(browser, server_url, user, contexts, locale=locale,
+                              viewport={"width": width, "height": height})
 
     yield make
     for context in contexts:

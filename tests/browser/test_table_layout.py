@@ -16,7 +16,6 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import F
-from django.test import Client
 from django.utils import timezone
 from django.utils.translation import override
 from hypothesis import HealthCheck, given, settings
@@ -26,7 +25,7 @@ from games import engines, services
 from games.engine.romme.melds import validate_meld
 from games.models import Table
 from games.templatetags.table_i18n import table_strings
-from tests.browser.conftest import SCREENSHOT_DIR, serving
+from tests.browser.conftest import SCREENSHOT_DIR, serving, signed_in_page
 
 pytestmark = pytest.mark.browser
 
@@ -91,20 +90,8 @@ def open_page(browser, server_url):
 
     def make(user, size, *, locale="de-DE", reduced_motion="no-preference"):
         phone = size["width"] < 700
-        context = browser.new_context(
-            base_url=server_url, locale=locale, viewport=size, has_touch=phone, is_mobile=phone,
-            reduced_motion=reduced_motion,
-        )
-        context.set_default_timeout(10_000)
-        client = Client()
-        client.force_login(user)
-        host = server_url.split("//", 1)[1].split(":")[0]
-        context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "domain": host, "path": "/"}])
-        contexts.append(context)
-        page = context.new_page()
-        page.errors = []
-        page.on("pageerror", lambda error: page.errors.append(str(error)))
-        return page
+        return signed_in_page(browser, server_url, user, contexts, locale=locale, viewport=size, has_touch=phone,
+                              is_mobile=phone, reduced_motion=reduced_motion)
 
     yield make
     for context in contexts:

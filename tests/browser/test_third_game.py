@@ -9,12 +9,11 @@ names and call its hooks.
 import pytest
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
-from django.test import Client
 from django.urls import reverse
 
 from games import services
 from games.models import Table
-from tests.browser.conftest import SCREENSHOT_DIR, serving
+from tests.browser.conftest import SCREENSHOT_DIR, serving, signed_in_page
 from tests.games.highcard import entry as highcard
 
 pytestmark = pytest.mark.browser
@@ -57,17 +56,8 @@ def open_page(browser, server_url):
     contexts = []
 
     def make(user, *, locale="de-DE"):
-        context = browser.new_context(base_url=server_url, locale=locale, viewport={"width": 1280, "height": 900})
-        context.set_default_timeout(10_000)
-        client = Client()
-        client.force_login(user)
-        host = server_url.split("//", 1)[1].split(":")[0]
-        context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "domain": host, "path": "/"}])
-        contexts.append(context)
-        page = context.new_page()
-        page.errors = []
-        page.on("pageerror", lambda error: page.errors.append(str(error)))
-        return page
+        return signed_in_page(browser, server_url, user, contexts, locale=locale,
+                              viewport={"width": 1280, "height": 900})
 
     yield make
     for context in contexts:
