@@ -13,16 +13,17 @@ from django.db import DatabaseError
 from games import engines
 from games.delivery import events
 from games.models import Match, Move, Round, Seat, Table
-from games.reads.prepared import PreparedInsert, PreparedUpdate
 from games.reads.presenters import TableSnapshot, seat_name
 from games.services import _common
+from games.services._writes import PreparedInsert, PreparedUpdate
 from games.services.ending import match_end
 
 #: Seconds the round-end view stays up before the referee deals the next round (unless all are ready).
 ROUND_BREAK_SECONDS = 15
-#: A move's log row, its INSERT compiled once (games.reads.prepared): nothing reads its id back.
+#: A move's log rows, their INSERT compiled once (games.services._writes): nothing reads their ids back.
 _MOVE_INSERT = PreparedInsert(Move)
-#: A move's save of the table row (its changed columns), compiled once per set of columns.
+#: A move's save of the table row (its changed columns), compiled once per set of columns; on PostgreSQL the
+#: log rows go in the same statement.
 _TABLE_UPDATE = PreparedUpdate(Table)
 
 
@@ -52,6 +53,8 @@ class Play:
             self.round, self.last_round = _common.rounds_of(table)
         self.fresh = fresh_state is not None
         self._next_seq = 0 if self.fresh else table.moves_logged
+        # The log rows of this change, written with the table row (``finish``) or before anything reads them.
+        self._unlogged: list[Move] = []
         # The row's columns a change may set, as read: ``finish`` saves only those that changed.
         self._read = {name: getattr(table, name) for name in _TRACKED}
         self.changed_seats: set[int] = set()
@@ -61,8 +64,8 @@ class Play:
 
     def log(self, seat: int | None, action: dict, by: str) -> None:
         # The seq is the match's count of logged moves, kept in the locked row (``Table.moves_logged``): no
-        # query of the log, and the unique (match, seq) still refuses a move logged twice.
-        _MOVE_INSERT.insert(Move(
+        # query of the log, and the unique (match, seq) still refuses a move logged twice when it is written.
+        self._unlogged.append(Move(
             table=self.table,
             match=self.match,
             round_number=self.state.round_number,
@@ -74,6 +77,12 @@ class Play:
         ))
         self._next_seq += 1
         self.table.moves_logged = self._next_seq
+
+    def _write_log(self) -> None:
+        """Write the log rows now: before a round's or a match's end, whose records and receivers read the log."""
+        if self._unlogged:
+            _MOVE_INSERT.insert(*self._unlogged)
+            self._unlogged = []
 
     def apply(self, seat: int, action: dict, *, by: str) -> None:
         rng = _common.table_rng(self.match.number, self.state.round_number, "move", self.table.version, self._next_seq)
@@ -104,6 +113,8 @@ class Play:
         table, state = self.table, self.state
         round_over = state.to_act is None
         round_just_ended = round_over and self.round is not None and self.round.finished_at is None
+        if round_just_ended or state.over or self.fresh:
+            self._write_log()
         if round_just_ended:
             self._close_round()
         if state.over:
@@ -124,7 +135,9 @@ class Play:
             _common.save_table(table)
         else:
             changed = [name.removesuffix("_id") for name in _TRACKED if getattr(table, name) != self._read[name]]
-            if not _TABLE_UPDATE.update(table, ["version", "state", "updated_at", *changed]):
+            logged, self._unlogged = self._unlogged, []
+            if not _TABLE_UPDATE.update(table, ["version", "state", "updated_at", *changed],
+                                        inserting=(_MOVE_INSERT, logged)):
                 raise DatabaseError("The table row to save is gone.")  # as save(update_fields=...) says it
         for seat in self.seats:
             if seat.index in self.changed_seats:

@@ -73,7 +73,7 @@ def test_every_marker_must_be_among_the_parameters():
 @pytest.mark.django_db(transaction=True)
 def test_a_prepared_insert_writes_the_row_create_would(table):
     from games.models import Move
-    from games.reads.prepared import PreparedInsert
+    from games.services._writes import PreparedInsert
 
     match = table.current_match
     action = {"action": "draw", "from": "stock", "note": "ä ♥"}
