@@ -60,6 +60,10 @@ def wire(messages: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
     changed since, :func:`state_parts`) with the ``base`` digest it follows. A socket whose last state is
     that base sends the delta, any other the whole ``text``."""
     texts: dict[int, tuple[str, dict]] = {}
+    # The texts of the parts the audiences' frames share (the same history entries, the same options and
+    # scores), by the objects' identity: made for one audience, taken as they are by the others. The frames
+    # are alive for the whole call, so an id names one object here.
+    shared: dict[int, str] = {}
     out = []
     for group, message in messages:
         frame = message.get("frame")
@@ -70,7 +74,7 @@ def wire(messages: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
         if id(frame) not in texts:
             facts: dict = {}
             if is_state:
-                parts = state_parts(frame, like=_last_sent.newest(group))
+                parts = StateParts(frame, like=_last_sent.newest(group), shared=shared)
                 text = parts.text()
                 facts["table"] = frame["table"]["id"]
                 facts["version"] = frame["version"]
@@ -130,13 +134,16 @@ class StateParts:
 
     __slots__ = ("version", "table", "view", "items", "objects", "digest", "_text", "previous", "delta_from")
 
-    def __init__(self, frame: dict, like: StateParts | None = None):
+    def __init__(self, frame: dict, like: StateParts | None = None, shared: dict[int, str] | None = None):
         """``like``: the parts of a state of the same audience sent before (the version before, mostly). An
         entry of a list it holds at the same place, equal and with its keys in the same order, takes its
         text from there instead of being serialised again: a round's history grows by a move or two per
-        version, and serialising it entry by entry for every audience was most of a move's frame cost."""
+        version, and serialising it entry by entry for every audience was most of a move's frame cost.
+        ``shared``: texts by ``id`` of the list entries and the dict and list values already serialised for
+        another audience's frame of the same change (``wire``), which holds the very same objects; its
+        caller keeps those objects alive while it is used."""
         self.version: int = frame["version"]
-        self.table: dict[str, str] = {key: _dumps(value) for key, value in frame["table"].items()}
+        self.table: dict[str, str] = {key: _part_text(value, shared) for key, value in frame["table"].items()}
         view = frame["view"]
         self.view: dict[str, str] | None = None
         self.items: dict[str, list[str]] = {}
@@ -145,11 +152,11 @@ class StateParts:
             self.view = {}
             for key, value in view.items():
                 if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
-                    items = self.items[key] = _entry_texts(value, like, key)
+                    items = self.items[key] = _entry_texts(value, like, key, shared)
                     self.objects[key] = value
                     self.view[key] = "[" + ",".join(items) + "]"  # what json.dumps makes of the list
                 else:
-                    self.view[key] = _dumps(value)
+                    self.view[key] = _part_text(value, shared)
         self._text: str | None = None
         self.digest = text_digest(self.text())
         self.previous: StateParts | None = None  # received: the group's state before, for delta_from
@@ -208,21 +215,37 @@ class StateParts:
         return "".join(out)
 
 
-def _entry_texts(entries: list[dict], like: StateParts | None, key: str) -> list[str]:
-    """The text of each entry: taken from ``like`` where it holds the same entry (equal, keys in the same
-    order, so the text is the very one ``json.dumps`` would make) at the same place, else serialised."""
+def _part_text(value: object, shared: dict[int, str] | None) -> str:
+    """A part's text; a dict or list another audience's frame of the same change holds too is serialised once."""
+    if shared is None or not isinstance(value, (dict, list)):
+        return _dumps(value)
+    text = shared.get(id(value))
+    if text is None:
+        text = shared[id(value)] = _dumps(value)
+    return text
+
+
+def _entry_texts(entries: list[dict], like: StateParts | None, key: str,
+                 shared: dict[int, str] | None = None) -> list[str]:
+    """The text of each entry: the one made for another audience's frame of the same change if that frame
+    holds this very entry (``shared``), else taken from ``like`` where it holds the same entry (equal, keys in
+    the same order, so the text is the very one ``json.dumps`` would make) at the same place, else serialised."""
+    if shared is None:
+        shared = {}
     old = like.objects.get(key) if like is not None else None
-    if not old:
-        return [_dumps(entry) for entry in entries]
-    old_texts = like.items[key]  # type: ignore[union-attr]  # old is set only where like is
+    old_texts = like.items[key] if like is not None and old else []
     texts = []
     for index, entry in enumerate(entries):
-        if index < len(old):
-            before = old[index]
-            if before == entry and list(before) == list(entry):
-                texts.append(old_texts[index])
-                continue
-        texts.append(_dumps(entry))
+        text = shared.get(id(entry))
+        if text is None:
+            if old is not None and index < len(old):
+                before = old[index]
+                if before is entry or (before == entry and list(before) == list(entry)):
+                    text = old_texts[index]
+            if text is None:
+                text = _dumps(entry)
+            shared[id(entry)] = text
+        texts.append(text)
     return texts
 
 

@@ -271,3 +271,25 @@ def test_entries_sent_before_keep_their_text_and_a_changed_entry_is_written_anew
     other = events.state_parts(reordered, like=before)
     assert other.text() == events.frame_text(reordered)
     assert other.items["history"][0] == '{"action":"draw","seat":0}'
+
+
+def test_the_audiences_of_one_change_share_the_texts_of_the_very_same_entries():
+    """``wire``: a history entry or a value the seats' and the public frame hold as one object is serialised
+    once for all of them; an audience's own entry (a seat's hand, a card only it saw) is its own text. Every
+    frame's text is still exactly its JSON."""
+    common = {"seat": 0, "action": "discard", "card": "9S"}
+    options = {"knock": 10, "names": ["Anna", "Sven"]}
+    seat = {"type": "state", "version": 5, "table": {"id": 3, "options": options},
+            "view": {"history": [common, {"seat": 1, "action": "draw", "card": "KH"}], "hand": ["7H"]}}
+    public = {"type": "state", "version": 5, "table": {"id": 3, "options": options},
+              "view": {"history": [common, {"seat": 1, "action": "draw"}], "hand": None}}
+    shared: dict[int, str] = {}
+    mine = events.StateParts(seat, shared=shared)
+    theirs = events.StateParts(public, shared=shared)
+    assert mine.text() == events.frame_text(seat) and theirs.text() == events.frame_text(public)
+    assert theirs.items["history"][0] is mine.items["history"][0]  # one text for the shared entry
+    assert theirs.table["options"] is mine.table["options"]
+    assert theirs.items["history"][1] == '{"seat":1,"action":"draw"}'  # the card stays out of the public text
+    # Equal but not the same object: written anew (identity is the only thing ``shared`` trusts).
+    copied = {**public, "view": {**public["view"], "history": [dict(common)]}}
+    assert events.StateParts(copied, shared=shared).text() == events.frame_text(copied)
