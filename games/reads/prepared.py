@@ -21,6 +21,7 @@ from django.db.models import Model, QuerySet
 from django.db.models.query import get_related_populators  # type: ignore[attr-defined]
 
 M = TypeVar("M", bound=Model)
+R = TypeVar("R", bound=Model)
 
 #: Where a read's parameter goes when its queryset is built (``Prepared(build, MARK)``): a value no query of
 #: the site has of its own.
@@ -72,7 +73,7 @@ class Prepared(Generic[M]):
             for_update=queryset.query.select_for_update,
         )
 
-    def fetch(self, *values: object, using: str = "default") -> list[M]:
+    def _ready(self, using: str) -> _Compiled:
         connection = connections[using]
         key = (using, connection.vendor)
         compiled = self._compiled.get(key)
@@ -83,10 +84,16 @@ class Prepared(Generic[M]):
             from django.db.transaction import TransactionManagementError
 
             raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
-        params: list[Any] = [compiled.params[i] if slot is None else values[slot] for i, slot in enumerate(compiled.slots)]
-        with connection.cursor() as cursor:
-            cursor.execute(compiled.sql, params)
-            rows: Any = cursor.fetchall()
+        return compiled
+
+    def _send(self, cursor: Any, values: tuple[object, ...], using: str) -> _Compiled:
+        compiled = self._ready(using)
+        params = [compiled.params[i] if slot is None else values[slot] for i, slot in enumerate(compiled.slots)]
+        cursor.execute(compiled.sql, params)
+        return compiled
+
+    def _objects(self, compiled: _Compiled, rows: Any, using: str) -> list[M]:
+        connection = connections[using]
         converters = compiled.converters
         out: list[M] = []
         for row in rows:
@@ -102,3 +109,26 @@ class Prepared(Generic[M]):
                 populator.populate(row, obj)
             out.append(obj)  # type: ignore[arg-type]
         return out
+
+    def fetch(self, *values: object, using: str = "default") -> list[M]:
+        with connections[using].cursor() as cursor:
+            compiled = self._send(cursor, values, using)
+            rows = cursor.fetchall()
+        return self._objects(compiled, rows, using)
+
+
+def fetch_together(first: tuple[Prepared[M], tuple[object, ...]], second: tuple[Prepared[R], tuple[object, ...]],
+                   *, using: str = "default") -> tuple[list[M], list[R]]:
+    """Two reads in one round trip to the database where it can (PostgreSQL's pipeline mode: the transaction's
+    BEGIN, both statements and their answers go together), one after the other elsewhere. The database runs
+    them in order, so the second sees what the first locked. What each returns is its ``fetch``'s."""
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        return first[0].fetch(*first[1], using=using), second[0].fetch(*second[1], using=using)
+    connection.ensure_connection()
+    with (connection.wrap_database_errors, connection.connection.pipeline(), connection.cursor() as one,
+          connection.cursor() as two):
+        compiled_one = first[0]._send(one, first[1], using)
+        compiled_two = second[0]._send(two, second[1], using)
+        rows_one, rows_two = one.fetchall(), two.fetchall()
+    return first[0]._objects(compiled_one, rows_one, using), second[0]._objects(compiled_two, rows_two, using)

@@ -50,7 +50,8 @@ def lobby_tables(*, game: str | None = None, limit: int = 100) -> list[dict]:
 #: The reads a socket's handshake makes of its table, compiled once (games.reads.prepared): a burst of sockets
 #: after a restart or a tournament's start makes them for hundreds of tables at once.
 _TABLE: Prepared[Table] = Prepared(lambda pk: Table.objects.select_related("current_match").filter(pk=pk), MARK)
-_SEATS: Prepared[Seat] = Prepared(
+#: A table's seats with their users (``seats_of``; the services read them with the row lock, ``_common``).
+SEATS: Prepared[Seat] = Prepared(
     lambda table_id: Seat.objects.filter(table_id=table_id).select_related("user").order_by("index"), MARK)
 _LAST_ROUNDS: Prepared[Round] = Prepared(lambda match_id: Round.objects.filter(match_id=match_id).order_by("-number")[:2], MARK)
 _CHAT: Prepared[ChatMessage] = Prepared(
@@ -71,7 +72,7 @@ def table_get(*, table_id: int | str) -> Table | None:
 
 def seats_of(table: Table) -> list[Seat]:
     """A table's seats in order, with their users."""
-    seats = _SEATS.fetch(table.pk)
+    seats = SEATS.fetch(table.pk)
     for seat in seats:
         seat.table = table  # as a related manager's queryset sets it
     return seats

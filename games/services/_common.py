@@ -19,7 +19,7 @@ from games import engines
 from games.models import Match, Round, Seat, Table
 from games.reads import selectors
 from games.reads.policy import TablePolicy, table_policy  # noqa: F401  (re-exported for the services)
-from games.reads.prepared import MARK, Prepared
+from games.reads.prepared import MARK, Prepared, fetch_together
 from games.reads.presenters import TableSnapshot
 
 #: The largest action a client may send, as compact JSON (a Rommé lay-out of 13 cards fits easily).
@@ -109,7 +109,24 @@ def locked_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
         if skip_locked:
             return None
         raise ServiceError("no_table", "Diesen Tisch gibt es nicht.")
-    table = found[0]
+    return _joined(found[0])
+
+
+def locked_table_and_seats(table_id: Any) -> tuple[Table, list[Seat]]:
+    """``locked_table`` and its ``seats_of``, in one round trip to PostgreSQL (with the transaction's BEGIN:
+    ``prepared.fetch_together``). The seats' read runs after the lock is held, so it sees the seats as the
+    last change to the table committed them."""
+    table_id = table_id_of(table_id)
+    found, seats = fetch_together((_LOCKED, (table_id,)), (selectors.SEATS, (table_id,)))
+    if not found:
+        raise ServiceError("no_table", "Diesen Tisch gibt es nicht.")
+    table = _joined(found[0])
+    for seat in seats:
+        seat.table = table  # as seats_of sets it
+    return table, seats
+
+
+def _joined(table: Table) -> Table:
     if table.current_match_id is not None and (table.current_match is None
                                                or table.current_match.pk != table.current_match_id):
         # A lock that waited for a rematch's commit joins the row to no match (see ``rounds_of``).

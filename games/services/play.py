@@ -25,8 +25,7 @@ def move_apply(*, table_id: int | str, user: selectors.User, version: object, ac
     """Apply one engine action of the user's seat. Returns the new table version."""
     action = _common.check_action(action)
     with transaction.atomic():
-        table = _common.locked_table(table_id)
-        seats = _common.seats_of(table)
+        table, seats = _common.locked_table_and_seats(table_id)
         seat = _common.require_seat(table, seats, user)
         _common.require_status(table, Table.Status.PLAYING)
         _common.check_version(table, version)
@@ -53,8 +52,7 @@ def move_apply(*, table_id: int | str, user: selectors.User, version: object, ac
 def round_ready(*, table_id: int | str, user: selectors.User, version: object = None) -> int:
     """Between rounds: the user has seen the round's end. When every person is ready the next round is dealt."""
     with transaction.atomic():
-        table = _common.locked_table(table_id)
-        seats = _common.seats_of(table)
+        table, seats = _common.locked_table_and_seats(table_id)
         seat = _common.require_seat(table, seats, user)
         _common.require_status(table, Table.Status.PLAYING)
         if version is not None:

@@ -89,3 +89,20 @@ def test_a_prepared_insert_writes_the_row_create_would(table):
     with pytest.raises(IntegrityError), transaction.atomic():  # the unique (match, seq) refuses a move logged twice
         PreparedInsert(Move).insert(Move(table=table, match=match, round_number=1, seq=900, seat=1,
                                          action=action, by=Move.By.PLAYER, version=78))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_locked_row_and_its_seats_come_together_as_each_read_alone(table):
+    """``locked_table_and_seats``: on PostgreSQL one round trip (pipeline mode), elsewhere two reads; either
+    way the very rows ``locked_table`` and ``seats_of`` give, and an unknown table refused as they refuse it."""
+    with transaction.atomic():
+        locked, seats = _common.locked_table_and_seats(table.pk)
+        alone = _common.seats_of(locked)
+        assert locked.pk == table.pk and locked.version == table.version
+        assert locked.current_match_id == table.current_match_id and locked.state == table.state
+        assert [(s.pk, s.index, s.user_id, s.user.username) for s in seats] == [
+            (s.pk, s.index, s.user_id, s.user.username) for s in alone]
+        assert all(seat.table is locked for seat in seats)
+    with pytest.raises(services.ServiceError) as missing, transaction.atomic():
+        _common.locked_table_and_seats(table.pk + 1000)
+    assert missing.value.code == "no_table"
