@@ -115,7 +115,9 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
     - ``group_send_many`` does that for several groups at once, so a move's frames (one per seated user,
       one public) cost two round trips, not twelve;
     - ``group_add`` pipelines its two commands, and ``regroup`` joins and leaves several groups at once;
-    - receiving a message that is already waiting takes one script instead of three commands.
+    - receiving a message that is already waiting takes one script instead of three commands, and the
+      received message leaves its backup queue in the next receive's script instead of a command of its own
+      (channels-redis: a ``ZPOPMIN`` per message, fired off after it).
 
     Each round trip is a Redis command parsed by redis-py in pure Python: a move cost ~20 of them.
     """
@@ -137,12 +139,19 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         return over_capacity
     """
 
+    # ARGV[3] == "1": the message popped last from this channel was handed over (``receive_single``), so its
+    # copy in the backup queue goes; otherwise (a receive cancelled while its pop was on the wire) it is put
+    # back on the channel, as channels-redis's cleanup script does.
     _POP = """
-        local backed_up = redis.call('ZRANGE', ARGV[2], 0, -1, 'WITHSCORES')
-        for i = #backed_up, 1, -2 do
-            redis.call('ZADD', ARGV[1], backed_up[i], backed_up[i - 1])
+        if ARGV[3] == '1' then
+            redis.call('DEL', ARGV[2])
+        else
+            local backed_up = redis.call('ZRANGE', ARGV[2], 0, -1, 'WITHSCORES')
+            for i = #backed_up, 1, -2 do
+                redis.call('ZADD', ARGV[1], backed_up[i], backed_up[i - 1])
+            end
+            redis.call('DEL', ARGV[2])
         end
-        redis.call('DEL', ARGV[2])
         local popped = redis.call('ZPOPMIN', ARGV[1])
         if popped[1] then
             redis.call('ZADD', ARGV[2], popped[2], popped[1])
@@ -151,16 +160,52 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         return false
     """
 
-    async def _brpop_with_clean(self, index, channel, timeout):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        #: Per channel key: its last popped message was handed over (its backup copy may go).
+        self._handed_over: dict[str, bool] = {}
+
+    async def _brpop_with_clean(self, index, channel, timeout, handed_over=False):
         # channels-redis: a script that puts back what a cancelled receive left in the backup queue, then a
-        # blocking pop, then the popped message into the backup queue (three round trips for every message).
-        # Here one script does the first and, when a message is waiting (under load, mostly), the pop and the
-        # backup too; only an empty channel falls back to channels-redis's blocking pop.
+        # blocking pop, then the popped message into the backup queue (three round trips for every message),
+        # and after it a fourth that takes the message out of the backup queue. Here one script does the
+        # first (or drops the last message's backup copy) and, when a message is waiting (under load,
+        # mostly), the pop and the backup too; only an empty channel falls back to channels-redis's blocking pop.
         connection = self.connection(index)
-        member = await connection.eval(self._POP, 0, channel, self._backup_channel_name(channel))
+        member = await connection.eval(self._POP, 0, channel, self._backup_channel_name(channel),
+                                       "1" if handed_over else "0")
         if member:
             return member
         return await super()._brpop_with_clean(index, channel, timeout)
+
+    async def receive_single(self, channel):
+        """channels-redis's ``receive_single`` without its clean-up command per message: the backup copy of a
+        message goes in the next receive's script. A receive cancelled before its pop's answer arrived leaves
+        its message in the backup queue, and the next receive puts it back on the channel."""
+        assert self.require_valid_channel_name(channel, receive=True), "Channel name invalid"
+        if "!" in channel:
+            assert channel.endswith("!")
+            index = self.consistent_hash(channel)
+        else:
+            index = next(self._receive_index_generator)
+        channel_key = self.prefix + channel
+        content = None
+        await self.receive_clean_locks.acquire(channel_key)
+        try:
+            handed_over = self._handed_over.pop(channel_key, False)
+            while content is None:
+                content = await self._brpop_with_clean(index, channel_key, timeout=self.brpop_timeout,
+                                                       handed_over=handed_over)
+                handed_over = False
+            # No await from here to the caller: the message is handed over.
+            self._handed_over[channel_key] = True
+        finally:
+            self.receive_clean_locks.release(channel_key)
+        message = self.deserialize(content)
+        if "__asgi_channel__" in message:
+            channel = message["__asgi_channel__"]
+            del message["__asgi_channel__"]
+        return channel, message
 
     async def group_add(self, group, channel):
         assert self.require_valid_group_name(group), "Group name not valid"
