@@ -575,6 +575,9 @@ async def test_a_second_rematch_request_changes_nothing(players, spectator):
     await actor.until(lambda f: is_state(f) and f["table"]["status"] == "finished"
                       and any(seat["ready"] for seat in f["table"]["seats"]))
     before = await database_picture(table.pk)
+    # The spectator's copy of that change travels apart from the actor's (on Redis, possibly later): the
+    # refusal is checked on a socket that holds it, so its pong's version is the table's.
+    await sockets["sven"].until_version(before["version"])
     await refused(sockets["sven"], {"type": "rematch"}, "not_seated", table.pk, before)
     await actor.send({"type": "rematch"})
     await actor.send({"type": "ping"})
