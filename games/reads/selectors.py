@@ -10,7 +10,8 @@ from typing import cast
 
 from django.contrib.auth.models import User as AuthUser
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
 from django.utils.translation import gettext
 
 from accounts.protocols import Person
@@ -105,13 +106,18 @@ def table_snapshot(*, table: Table) -> presenters.TableSnapshot:
         return _snapshot_rows(table)
 
 
-def _snapshot_rows(table: Table) -> presenters.TableSnapshot:
-    seats = seats_of(table)
+def _snapshot_rows(table: Table, *, seats: list[Seat] | None = None,
+                   rounds: list[Round] | None = None) -> presenters.TableSnapshot:
+    """The snapshot of ``table`` from its rows: ``seats`` and its match's last two ``rounds`` (newest first)
+    as given (read for many tables at once, ``table_openings_many``), else read here."""
+    if seats is None:
+        seats = seats_of(table)
     match = table.current_match
     state = engines.engine(table.game).Match.from_json(table.state) if table.state else None
     current = last = None
     if match is not None:
-        rounds = _LAST_ROUNDS.fetch(match.pk)
+        if rounds is None:
+            rounds = _LAST_ROUNDS.fetch(match.pk)
         for one in rounds:
             one.match = match
         current = rounds[0] if rounds else None
@@ -265,16 +271,22 @@ def table_opening(*, table_id: int | str, user: User, invite_token: str = "") ->
     return table_openings(table_id=table_id, viewers=[(user, invite_token)])[0]
 
 
-def table_openings(*, table_id: int | str, viewers: list[tuple[User, str]]) -> list[tuple[dict, list[dict]] | str | bool | None]:
+Opening = tuple[dict, list[dict]] | str | bool | None
+
+
+def table_openings(*, table_id: int | str, viewers: list[tuple[User, str]], table: Table | None = None,
+                   snapshot: presenters.TableSnapshot | None = None,
+                   chat: list[ChatMessage] | None = None) -> list[Opening]:
     """:func:`table_opening` for several sockets of one table at once (games.web.handshakes batches the
     handshakes that arrive together): one read of the table, its rows and its chat for all of them, each
     socket's view built from that one snapshot. At a version whose frames this process keeps
-    (games.delivery.framecache) the rows are not read again at all."""
-    table = table_get(table_id=table_id)
+    (games.delivery.framecache) the rows are not read again at all. ``table``, ``snapshot`` and ``chat``
+    (its latest lines, newest first): read already for many tables at once (``table_openings_many``)."""
+    if table is None:
+        table = table_get(table_id=table_id)
     if table is None:
         return [None] * len(viewers)
-    snapshot: presenters.TableSnapshot | None = None
-    chat: list[dict] | None = None
+    chat_frames: list[dict] | None = None
     group_open: bool | None = None
     out: list[tuple[dict, list[dict]] | str | bool | None] = []
     for user, invite_token in viewers:
@@ -295,10 +307,82 @@ def table_openings(*, table_id: int | str, viewers: list[tuple[User, str]]) -> l
                     continue
         if snapshot is None:
             snapshot = _snapshot_kept(table)
-        if chat is None:
-            chat = chat_recent(table_id=table.pk)
-        out.append((framecache.state_for(snapshot, user), chat))
+        if chat_frames is None:
+            if chat is None:
+                chat_frames = chat_recent(table_id=table.pk)
+            else:
+                seat_by_user = {seat.user_id: seat.index for seat in snapshot.seats if seat.user_id is not None}
+                chat_frames = [presenters.chat_frame(m, seat_index=seat_by_user.get(m.user_id)) for m in reversed(chat)]
+        out.append((framecache.state_for(snapshot, user), chat_frames))
     return out
+
+
+def table_openings_many(requests: dict[int, list[tuple[User, str]]]) -> dict[int, list[Opening]]:
+    """:func:`table_openings` for the sockets of many tables at once (a burst after a restart or a
+    tournament's start opens hundreds of tables together): the tables, their seats, their last rounds, their
+    versions and their chat read in one statement each for all of them, not five per table. A table whose
+    version moved while its rows were read is read again alone, as ``table_snapshot`` does."""
+    ids = [table_id for table_id in requests if -(2**63) <= table_id < 2**63]
+    tables = Table.objects.select_related("current_match").in_bulk(ids)
+    snapshots = _snapshots_many(list(tables.values()))
+    chats = _chats_many(list(tables))
+    out: dict[int, list[Opening]] = {}
+    for table_id, viewers in requests.items():
+        table = tables.get(table_id)
+        if table is None:
+            out[table_id] = [None] * len(viewers)
+            continue
+        out[table_id] = table_openings(table_id=table_id, viewers=viewers, table=table,
+                                       snapshot=snapshots.get(table_id), chat=chats.get(table_id, []))
+    return out
+
+
+def _snapshots_many(tables: list[Table]) -> dict[int, presenters.TableSnapshot]:
+    """The snapshots of ``tables``: kept ones from games.delivery.framecache, the others from rows read for
+    all of them at once; a table whose version moved meanwhile is left out (its caller reads it alone)."""
+    found: dict[int, presenters.TableSnapshot] = {}
+    unread: list[Table] = []
+    for table in tables:
+        kept = framecache.snapshot_at(table) if framecache.cacheable(table) else None
+        if kept is not None:
+            found[table.pk] = kept
+        else:
+            unread.append(table)
+    if not unread:
+        return found
+    seats: dict[int, list[Seat]] = {table.pk: [] for table in unread}
+    for seat in Seat.objects.filter(table_id__in=seats).select_related("user").order_by("table_id", "index"):
+        seats[seat.table_id].append(seat)
+    matches = [table.current_match_id for table in unread if table.current_match_id is not None]
+    rounds: dict[int, list[Round]] = {match_id: [] for match_id in matches}
+    if matches:
+        newest = Window(RowNumber(), partition_by=F("match_id"), order_by=F("number").desc())
+        for one in (Round.objects.filter(match_id__in=matches).annotate(newest=newest).filter(newest__lte=2)
+                    .order_by("match_id", "-number")):
+            rounds[one.match_id].append(one)
+    versions = dict(Table.objects.filter(pk__in=seats).values_list("pk", "version"))
+    for table in unread:
+        if versions.get(table.pk) != table.version:
+            continue
+        for seat in seats[table.pk]:
+            seat.table = table  # as seats_of sets it
+        snapshot = _snapshot_rows(table, seats=seats[table.pk],
+                                  rounds=rounds.get(table.current_match_id, []) if table.current_match_id else None)
+        framecache.keep(snapshot)
+        found[table.pk] = snapshot
+    return found
+
+
+def _chats_many(table_ids: list[int]) -> dict[int, list[ChatMessage]]:
+    """The latest ``CHAT_HISTORY`` lines of each table, newest first, in one statement."""
+    if not table_ids:
+        return {}
+    newest = Window(RowNumber(), partition_by=F("table_id"), order_by=F("created_at").desc())
+    lines: dict[int, list[ChatMessage]] = {}
+    for message in (ChatMessage.objects.filter(table_id__in=table_ids).select_related("user")
+                    .annotate(newest=newest).filter(newest__lte=CHAT_HISTORY).order_by("table_id", "-created_at")):
+        lines.setdefault(message.table_id, []).append(message)
+    return lines
 
 
 def _holds_a_seat(snapshot: presenters.TableSnapshot, user: User) -> bool:

@@ -3,9 +3,10 @@ open sockets per person and per address; and the per-person group through which 
 
 **Handshakes.** A socket is accepted before any database work (games.web.consumers), then asks here for what it
 needs. Requests that arrive together (within ``GAMES_HANDSHAKE_BATCH_SECONDS``, and all that arrive while a
-batch is in the database thread) go to the database in one trip: each socket's session and user, then per
-table one read of the table, its rows and its chat (``selectors.table_openings``), every socket's view built
-from that snapshot. A burst of sockets after a restart or at a tournament's start is what this is for.
+batch is in the database thread) go to the database in one trip: each socket's session and user, then for
+all their tables one read of the tables, one of their seats, rounds, versions and chat
+(``selectors.table_openings_many``), every socket's view built from its table's snapshot. A burst of
+sockets after a restart or at a tournament's start is what this is for.
 
 **Presence** is per person: ``online`` when a person's first socket at a table opens, ``offline`` when their
 last one closes; the changes of one table within ``GAMES_PRESENCE_BATCH_SECONDS`` go out as one frame. Counted
@@ -258,12 +259,20 @@ def _open_batch(batch: list[_Request]) -> list:
             results[i] = (request.scope.get("user"), None)
         else:
             by_table.setdefault(request.table_id, []).append(i)
+    requests = {table_id: [(batch[i].scope.get("user"), batch[i].invite) for i in indices]
+                for table_id, indices in by_table.items()}
+    try:
+        # Every table of the batch in one statement per kind of row (tables, seats, rounds, versions, chat).
+        openings_by_table = selectors.table_openings_many(requests)
+    except Exception:  # noqa: BLE001 - table by table below, so that only a broken table fails
+        logger.exception("reading %s tables' openings together failed", len(requests))
+        openings_by_table = {}
     for table_id, indices in by_table.items():
-        users = [batch[i].scope.get("user") for i in indices]
+        users = [viewer for viewer, _ in requests[table_id]]
         openings: Sequence[object]
         try:
-            openings = selectors.table_openings(table_id=table_id,
-                                                viewers=[(u, batch[i].invite) for u, i in zip(users, indices, strict=True)])
+            openings = openings_by_table.get(table_id) or selectors.table_openings(
+                table_id=table_id, viewers=requests[table_id])
         except Exception as error:  # noqa: BLE001 - this table's sockets fail, the others go on
             logger.exception("handshakes of table %s failed", table_id)
             openings = [error] * len(indices)

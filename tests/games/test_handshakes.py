@@ -71,6 +71,31 @@ def test_sockets_of_one_table_share_one_read_and_a_kept_version_reads_no_rows(pl
     assert you == [0, 1, None, None]
 
 
+def test_sockets_of_many_tables_share_one_read_of_each_kind_and_get_what_each_table_alone_gives(players, spectator):
+    """``table_openings_many``: the sockets of several tables (a burst) read the tables, their seats, rounds,
+    versions and chat in one statement each, however many tables; each socket gets exactly what its table's
+    own ``table_openings`` gives (its seat's view or the public one, the chat with its seats), and a table
+    that does not exist gets nothing."""
+    tables = [_playing_gin(players) for _ in range(3)]
+    for table in tables[:2]:
+        services.chat_post(table_id=table.pk, user=players[0], text=f"Hallo an Tisch {table.pk}")
+    requests = {table.pk: [(players[0], ""), (players[1], ""), (spectator, "")] for table in tables}
+    requests[10**9] = [(players[0], "")]
+    framecache.clear()
+    with CaptureQueriesContext(connection) as together:
+        many = selectors.table_openings_many(requests)
+    framecache.clear()
+    one_by_one = {table_id: selectors.table_openings(table_id=table_id, viewers=viewers)
+                  for table_id, viewers in requests.items()}
+    assert many == one_by_one
+    assert many[10**9] == [None]
+    assert [[state["table"]["you"] for state, _ in many[table.pk]] for table in tables] == [[0, 1, None]] * 3
+    assert many[tables[0].pk][2][1][0]["text"] == f"Hallo an Tisch {tables[0].pk}" and many[tables[2].pk][0][1] == []
+    for kind in ("games_seat", "games_round", "games_chatmessage"):
+        assert _reads(together, kind) == 1, kind
+    assert len(together) == 5  # tables, seats, rounds, versions, chat: not five per table
+
+
 def test_a_kept_seat_view_never_reaches_anyone_else(players, spectator):
     table = _playing_gin(players)
     anna, ben = players[0], players[1]
