@@ -47,6 +47,8 @@ PRESENT_SECONDS = 30.0
 QUIET_MINUTES = 5
 #: The most recent results the standings' strip shows.
 STRIP_LENGTH = 10
+#: The mark of a player on fire (two wins in a row: the next win counts double).
+FIRE_MARK = "🔥"
 
 
 def present_seconds() -> float:
@@ -294,12 +296,43 @@ class ArenaFormat(TournamentFormat):
         for place, player in arena.arena_places(scores):
             u = cast(int, player)
             s = scores[u]
+            strip = s.strip[-STRIP_LENGTH:]
             rows.append({"user_id": u, "place": place, "stages": [], "points": s.points,
-                         "performance": s.performance, "matches": s.matches, "strip": s.strip[-STRIP_LENGTH:],
-                         "fire": s.on_fire, "paused": entries[u].paused})
+                         "performance": s.performance, "matches": s.matches, "strip": strip, "fire": s.on_fire,
+                         "strip_text": " ".join(map(str, strip)) + (f" {FIRE_MARK}" if s.on_fire else ""),
+                         "paused": entries[u].paused})
         return rows
 
     # --- the page -----------------------------------------------------------------------------------
+
+    live_template = "tournaments/_arena.html"
+
+    def live_facts(self, user_id: int | None, now: datetime) -> dict[str, Any]:
+        """The time left, and the player's own state: ``"table"`` (at table ``table_number``), ``"paused"``,
+        ``"waiting"`` for a table, ``"over"`` (no more pairing); which of pause, resume and joining they may."""
+        ends, stops = self.ends_at(), self.pairing_ends_at()
+        running = self.t.status == self.t.Status.RUNNING
+        pairing = running and stops is not None and now < stops
+        facts: dict[str, Any] = {"ends_at": ends if running else None, "pairing": pairing, "state": None,
+                                 "can_pause": False, "can_resume": False, "can_join": False}
+        entry = self.t.entries.filter(user_id=user_id).first() if user_id is not None else None
+        if entry is None or entry.status not in (Entry.Status.REGISTERED, Entry.Status.PLAYING):
+            facts["can_join"] = user_id is not None and pairing and (entry is None or entry.status == Entry.Status.WITHDRAWN)
+            return facts
+        if not running and self.t.status != self.t.Status.REGISTRATION:
+            return facts
+        facts["can_pause"], facts["can_resume"] = not entry.paused, entry.paused
+        if not running:
+            facts["state"] = "paused" if entry.paused else None
+            return facts
+        mine = next((st for st in StageTable.objects.filter(stage__tournament=self.t, finished_at__isnull=True)
+                     .only("users", "number", "table_id") if user_id in st.users), None)
+        if mine is not None:
+            facts.update(state="table", table_id=mine.table_id, table_number=mine.number)
+        else:
+            facts["state"] = "paused" if entry.paused else "waiting" if pairing else "over"
+        return facts
+
 
     def words(self) -> list[str]:
         minutes = self.settings["minutes"]
@@ -323,7 +356,11 @@ class ArenaFormat(TournamentFormat):
         return ""
 
     def columns(self) -> list[tuple[str, str]]:
-        return [(_("Punkte"), "points"), (_("Leistung"), "performance"), (_("Partien"), "matches")]
+        return [(_("Punkte"), "points"), (_("Verlauf"), "strip_text"), (_("Leistung"), "performance"),
+                (_("Partien"), "matches")]
+
+    def csv_columns(self) -> list[str]:
+        return ["points", "performance", "matches"]
 
     def stage_label(self, number: int) -> str:
         return str(self.label)

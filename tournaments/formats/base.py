@@ -287,6 +287,13 @@ class TournamentFormat(ABC):
 
     # --- the page -----------------------------------------------------------------------------------
 
+    #: A part of the tournament page's live body that the format adds (a template name), or None.
+    live_template: ClassVar[str | None] = None
+
+    def live_facts(self, user_id: int | None, now: datetime) -> dict[str, Any]:
+        """What :attr:`live_template` shows to ``user_id`` (None: not signed in) at ``now``."""
+        return {}
+
     def words(self) -> list[str]:
         """The format's options in plain words (translated), for the tournament's page."""
         return []
