@@ -619,8 +619,9 @@ def _pairing_passes(now: datetime) -> int:
     for game, name in kinds:
         of_kind |= Q(game=game, format=name)
     done = 0
-    for tournament_id in Tournament.objects.filter(of_kind, status=Tournament.Status.RUNNING).values_list("pk", flat=True):
-        done += _safely(tournament_pair, tournament_id=tournament_id, now=now)
+    for t in Tournament.objects.filter(of_kind, status=Tournament.Status.RUNNING, paused=False):
+        if formats.of(t).pass_due(now):  # an unlocked look first: an idle arena takes no lock
+            done += _safely(tournament_pair, tournament_id=t.pk, now=now)
     return done
 
 

@@ -305,3 +305,14 @@ def test_the_create_form_shows_the_arenas_fields(staff):
     assert "check_in_minutes" not in fields and "break_minutes" not in fields
     assert formats.get("arena", "gin").form_defaults()["target"] == 50
     assert "rounds" in formats.get("arena", "romme").form_fields()
+
+
+def test_a_pass_is_due_only_with_players_to_seat_or_an_end_to_check(staff, make_players):
+    t = arena(staff, make_players(2))
+    fmt = formats.of(t)
+    assert not fmt.pass_due(later(t, 2))  # both at their table: nothing to do, no lock taken
+    [st] = running_tables(t)
+    play(st)
+    assert fmt.pass_due(later(t, 2))
+    assert not fmt.pass_due(later(t, 19))  # the last minutes: nobody is paired
+    assert fmt.pass_due(later(t, 20))  # the end: the pass finishes the arena

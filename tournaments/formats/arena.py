@@ -164,6 +164,24 @@ class ArenaFormat(TournamentFormat):
         ends = self.ends_at()
         return ends is not None and now < ends
 
+    def pass_due(self, now: datetime) -> bool:
+        stops = self.pairing_ends_at()
+        if stops is None or not self.taking_tables(now):
+            return True  # over: the pass ends the arena once its last table has finished
+        if now >= stops:
+            return False
+        present = set(self._present(now).values_list("user_id", flat=True))
+        return len(present - self._busy()) >= min(arena_sizes(self.game)[0])
+
+    def _present(self, now: datetime) -> Any:
+        return self.t.entries.filter(status=Entry.Status.PLAYING, paused=False,
+                                     seen_at__gte=now - timedelta(seconds=present_seconds()))
+
+    def _busy(self) -> set[int]:
+        """Who sits at a table of this arena whose result is not recorded yet."""
+        return {u for users in StageTable.objects.filter(stage__tournament=self.t, finished_at__isnull=True)
+                .values_list("users", flat=True) for u in users}
+
     # --- stages: one, open while the arena runs --------------------------------------------------------
 
     def stage_count(self, players: int | None = None) -> int:
@@ -188,14 +206,11 @@ class ArenaFormat(TournamentFormat):
         """Who may be seated now: playing, not paused, seen within :func:`present_seconds`, at no table of
         this arena that is still to be recorded, and holding no live seat at a ranked or tournament table
         (one live table at a time)."""
-        entries = list(self.t.entries.filter(
-            status=Entry.Status.PLAYING, paused=False, seen_at__gte=now - timedelta(seconds=present_seconds()),
-        ).select_related("user").order_by("number"))
+        entries = list(self._present(now).select_related("user").order_by("number"))
         if not entries:
             return []
         ids = [e.user_id for e in entries]
-        busy = {u for users in StageTable.objects.filter(stage__tournament=self.t, finished_at__isnull=True)
-                .values_list("users", flat=True) for u in users}
+        busy = self._busy()
         busy |= set(Seat.objects.filter(user_id__in=ids, left=False,
                                         table__status__in=(Table.Status.OPEN, Table.Status.PLAYING))
                     .filter(Q(table__ranked=True) | Q(table__tournament=True)).values_list("user_id", flat=True))

@@ -258,6 +258,11 @@ class TournamentFormat(ABC):
         """Continuous formats: the tables to open now for the players free now; none by default."""
         return []
 
+    def pass_due(self, now: datetime) -> bool:
+        """Continuous formats: whether a pairing pass has anything to do now (an unlocked look, so that an idle
+        arena costs the referee no write lock): players to seat, or an end to check."""
+        return self.continuous
+
     def taking_tables(self, now: datetime) -> bool:
         """Whether the current stage stays open for tables still to come although none plays now (an arena
         before its end); a stage of the other formats ends with its last table."""
