@@ -4,6 +4,7 @@ late entries, pause and resume, leaving a table, the end, ranked play and one li
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
 from games import services as games_services
@@ -316,3 +317,24 @@ def test_a_pass_is_due_only_with_players_to_seat_or_an_end_to_check(staff, make_
     assert fmt.pass_due(later(t, 2))
     assert not fmt.pass_due(later(t, 19))  # the last minutes: nobody is paired
     assert fmt.pass_due(later(t, 20))  # the end: the pass finishes the arena
+
+
+def test_each_player_paired_is_told_their_table_on_every_page_they_have_open(staff, make_players, monkeypatch):
+    from games.delivery import events, notices
+
+    t = arena(staff, make_players(4))
+    for st in running_tables(t):
+        play(st)
+    told: list[tuple[str, dict]] = []
+    send = events._send
+
+    def recorded(messages):
+        told.extend((group, m["frame"]) for group, m in messages if m.get("type") == "notice.frame")
+        send(messages)
+
+    monkeypatch.setattr(events, "_send", recorded)
+    opened = tournament_services.tournament_pair(tournament_id=t.pk, now=later(t, 2))
+    ready = {(group, frame["table_id"]) for group, frame in told if frame["kind"] == "table_ready"}
+    assert ready == {(notices.user_group(u), st.table_id) for st in opened for u in st.users}
+    assert all(frame["tournament_url"] == reverse("tournaments:detail", args=[t.pk])
+               for _g, frame in told if frame["kind"] == "table_ready")
