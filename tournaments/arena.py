@@ -173,8 +173,8 @@ def arena_tables(
     ``(4, 3)``). The free players in rank order are cut into groups of ``group_size``; each group is seated
     (pairs: a minimum-cost matching of :func:`pair_cost`, in the first minute neighbours in rank order;
     larger tables: neighbours, parted from their previous opponents where a swap can), then whoever a group
-    left over is seated with the other groups' left-overs. Two who met in their previous match are never
-    paired while a third player is free. Exactly ``late_size`` players left over (Rommé: 2) play a table of
+    left over is seated with the other groups' left-overs. At two-seat tables, two who met in their previous
+    match are never paired while a third player is free. Exactly ``late_size`` players left over (Rommé: 2) play a table of
     their own once one of them has waited ``late_wait`` seconds; others left over wait for the next pass.
     """
     ordered = in_rank_order(free)

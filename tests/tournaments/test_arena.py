@@ -338,3 +338,15 @@ def test_each_player_paired_is_told_their_table_on_every_page_they_have_open(sta
     assert ready == {(notices.user_group(u), st.table_id) for st in opened for u in st.users}
     assert all(frame["tournament_url"] == reverse("tournaments:detail", args=[t.pk])
                for _g, frame in told if frame["kind"] == "table_ready")
+
+
+def test_two_romme_players_left_over_wait_then_play_a_table_of_two_after_sixty_seconds(staff, make_players):
+    players = make_players(5)
+    t = started(staff, players[:3], name="Rommé-Arena", **ROMME)
+    for user in players[3:]:
+        tournament_services.tournament_register(tournament_id=t.pk, user=user)
+    now = timezone.now()
+    assert tournament_services.tournament_pair(tournament_id=t.pk, now=now + timedelta(seconds=5)) == []
+    [pair] = tournament_services.tournament_pair(tournament_id=t.pk, now=now + timedelta(seconds=61))
+    assert sorted(pair.users) == sorted(u.pk for u in players[3:])
+    assert Table.objects.get(pk=pair.table_id).seat_count == 2
