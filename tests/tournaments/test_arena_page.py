@@ -118,6 +118,9 @@ def test_the_arena_page_in_english(client, staff, make_players):
     client.force_login(players[0])
     html = page(client, t)
     assert "You are playing at table 1." in section(html, "my-state")
+    assert "Arena: 20 minutes, paired as soon as you are free" in html
+    assert "Win: 2 points; after two wins in a row each further win counts double" in html
+    assert "No new pairings in the last 2 minutes; matches still running count" in html
     assert section(html, "time-left").strip().startswith("Time left")
     assert re.search(r'data-role="pause">Pause</button>', html)
     standings = re.search(r'<section aria-labelledby="t-standings">.*?</section>', html, re.S).group(0)
@@ -133,3 +136,15 @@ def test_the_pages_live_refresh_marks_the_player_present(client, staff, make_pla
     client.get(reverse("tournaments:live", args=[t.pk]))
     assert Entry.objects.get(tournament=t, user=players[0]).seen_at > timezone.now() - timedelta(minutes=1)
     assert Entry.objects.get(tournament=t, user=players[1]).seen_at < timezone.now() - timedelta(minutes=30)
+
+
+def test_a_romme_arena_says_its_tables_and_the_table_of_two(client, staff, make_players):
+    t = started(staff, make_players(3), name="Rommé-Arena", game="romme", format="arena",
+                settings={"minutes": 60}, options={"rounds": 1})
+    html = page(client, t)
+    for words in ("Arena: 60 Minuten, gepaart, sobald man frei ist",
+                  "Tische zu 4 oder 3; Platz 2 an Tischen ab 3 Spielern: 1 Punkt",
+                  "Zwei Übrige spielen nach einer Minute Warten zu zweit",
+                  "In den letzten 5 Minuten keine neuen Paarungen; laufende Partien zählen"):
+        assert words in html, words
+    assert "Pause zwischen" not in html and "Kein Einchecken nötig" in html
