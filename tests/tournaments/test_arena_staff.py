@@ -107,3 +107,15 @@ def test_a_forged_arena_correction_is_refused_and_changes_nothing(staff, make_pl
         assert refused.value.code == "bad_result"
     st.refresh_from_db()
     assert st.result == before and st.original_result is None
+
+
+def test_staff_edit_an_arena_draft_with_its_fields(client, staff):
+    draft = tournament_services.tournament_create(by=staff, name="Arena", game="gin", format="arena")
+    client.force_login(staff)
+    page = client.get(reverse("tournaments:staff", args=[draft.pk])).content.decode()
+    assert 'name="minutes"' in page and 'name="check_in_minutes"' not in page
+    response = client.post(reverse("tournaments:staff_action", args=[draft.pk, "edit"]),
+                           {"name": "Arena", "minutes": "90", "target": "100"})
+    assert response.status_code == 302, response.content.decode()[:1500]
+    draft.refresh_from_db()
+    assert draft.settings["minutes"] == 90 and draft.options["target"] == 100
