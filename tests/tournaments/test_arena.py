@@ -350,3 +350,21 @@ def test_two_romme_players_left_over_wait_then_play_a_table_of_two_after_sixty_s
     [pair] = tournament_services.tournament_pair(tournament_id=t.pk, now=now + timedelta(seconds=61))
     assert sorted(pair.users) == sorted(u.pk for u in players[3:])
     assert Table.objects.get(pk=pair.table_id).seat_count == 2
+
+
+@pytest.mark.parametrize("game, given, options", [
+    ("gin", {"minutes": 10}, {}),
+    ("gin", {"minutes": 241}, {}),
+    ("gin", {"minutes": "60"}, {}),
+    ("gin", {"legs": 2}, {}),
+    ("gin", {}, {"hollywood": True, "target": 100}),
+    ("gin", {}, {"target": 77}),
+    ("romme", {}, {"seats": 3}),
+    ("romme", {}, {"scoring": "fancy"}),
+])
+def test_a_forged_arena_is_refused_and_nothing_is_made(staff, game, given, options):
+    with pytest.raises(TournamentError) as refused:
+        tournament_services.tournament_create(by=staff, name="A", game=game, format="arena", settings=given,
+                                              options=options)
+    assert refused.value.code in ("bad_settings", "bad_options")
+    assert not Tournament.objects.exists()
