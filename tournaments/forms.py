@@ -228,7 +228,7 @@ class TournamentEditForm(StaffForm):
     starts_at = StartField(label=_("Start"), required=False)
 
     def __init__(self, *args: Any, tournament: Tournament, **kwargs: Any) -> None:
-        self.format = formats.get(tournament.format)
+        self.format = formats.get(tournament.format, tournament.game)
         given = {**tournament.settings, **{n: tournament.options.get(n) for n in self.format.table_option_names}}
         initial = {"name": tournament.name, "starts_at": tournament.starts_at}
         super().__init__(*args, tournament=tournament, initial=kwargs.pop("initial", None) or initial, **kwargs)

@@ -76,6 +76,12 @@ class Entry(models.Model):
     out = models.BooleanField(default=False)
     # Knockout: the seed (1 = best), fixed at the start.
     seed = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Arena: paused by the player (or after leaving a table), not seated until they resume.
+    paused = models.BooleanField(default=False)
+    # Arena: when the player last had a page of the tournament (or a table of it) open; who is away is not seated.
+    seen_at = models.DateTimeField(null=True, blank=True)
+    # Arena: since when the player is free (their last table ended, they joined or resumed).
+    free_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["tournament", "number"]

@@ -33,10 +33,19 @@ def tell(t: Tournament, kind: str) -> None:
 def stage_seated(t: Tournament, stage: Stage) -> None:
     """A stage was seated: each player at a table is told it is ready (with its link); who got no table this
     stage (a bye) is told the stage began, stage 1 as the tournament's start."""
+    seated = tables_seated(t, stage, stage.tables.select_related("table").order_by("number"))
+    others = set(t.entries.filter(status=Entry.Status.PLAYING).values_list("user_id", flat=True)) - seated
+    kind = "tournament_started" if stage.number == 1 else "stage_started"
+    notices.notify(sorted(others), kind, _facts(t, stage.number))
+
+
+def tables_seated(t: Tournament, stage: Stage, stage_tables: Iterable[StageTable]) -> set[int]:
+    """Each player at one of ``stage_tables`` is told their table is ready, with its link, on every page they
+    have open (an arena's tables as they are paired). Returns who was told."""
     seated: set[int] = set()
     facts = _facts(t, stage.number)
     messages: list[tuple[str, dict]] = []  # every table's notices in one batch after the commit (a stage of 500 tables: 1,000 of them)
-    for st in stage.tables.select_related("table").order_by("number"):
+    for st in stage_tables:
         users = sorted({u for u in st.users if u is not None})
         if st.table is not None:
             frame = notices.notice_frame("table_ready", notices.table_ready_payload(st.table, tournament=facts))
@@ -45,9 +54,7 @@ def stage_seated(t: Tournament, stage: Stage) -> None:
             seated.update(users)
     if messages:
         events.send_after_commit(messages)
-    others = set(t.entries.filter(status=Entry.Status.PLAYING).values_list("user_id", flat=True)) - seated
-    kind = "tournament_started" if stage.number == 1 else "stage_started"
-    notices.notify(sorted(others), kind, _facts(t, stage.number))
+    return seated
 
 
 def table_tournaments(*, table_ids: Iterable[int]) -> dict[int, dict]:

@@ -25,8 +25,10 @@ def tournament_tables(*, tournament_id: int | str) -> list[dict]:
     stage = t.stages.filter(number=t.current_stage).first()
     if stage is None:
         return []
-    return [{"table": st.table_id, "stage": stage.number, "users": list(st.users)}
-            for st in stage.tables.order_by("number")]
+    tables = stage.tables.order_by("number")
+    if formats.of(t).continuous:  # an arena's one stage holds every table it played: who plays now
+        tables = tables.filter(finished_at__isnull=True)
+    return [{"table": st.table_id, "stage": stage.number, "users": list(st.users)} for st in tables]
 
 
 def tournament_standings(*, tournament_id: int | str) -> list[dict]:
@@ -199,6 +201,8 @@ def table_end_facts(*, table_id: int, user: Person | None) -> dict | None:
         running = st.stage.tables.filter(table__isnull=False, finished_at__isnull=True).count()
         if t.paused:
             facts["next"] = _("Das Turnier ist unterbrochen.")
+        elif fmt.continuous:  # no stage to wait for: the next table is paired on the referee's next pass
+            facts["next"] = _("Gleich geht es weiter: dein nächster Tisch wird gepaart.")
         elif running:
             facts["next"] = ngettext("Warte auf die anderen Tische (%(n)d läuft noch)",
                                      "Warte auf die anderen Tische (%(n)d laufen noch)", running) % {"n": running}

@@ -26,18 +26,19 @@ from typing import Any, Literal, Protocol
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 from django.utils.translation import ngettext
 
 from accounts.protocols import Person
 from games import services as games_services
-from games.models import Match, Table
+from games.models import Match, Seat, Table
 from games.services import ServiceError
 from ratings import pool as ratings_pool
 from tournaments import formats
 from tournaments import notices as tournament_notices
 from tournaments.errors import TournamentError
+from tournaments.formats.base import clock_minutes
 from tournaments.models import AuditEntry, Entry, Stage, StageTable, Tournament
 
 logger = logging.getLogger(__name__)
@@ -57,14 +58,6 @@ class SeedRating(Protocol):
 RatingOf = Callable[[Any], SeedRating]
 
 # --- checks -----------------------------------------------------------------------------------------------
-
-
-def clock_minutes(minutes: float) -> timedelta:
-    """A span of the tournaments' clock (check-in, break, forfeit): ``settings.TOURNAMENTS_MINUTE_SECONDS``
-    (60) seconds a minute; the clock tests shorten it."""
-    from django.conf import settings
-
-    return timedelta(seconds=float(minutes) * float(settings.TOURNAMENTS_MINUTE_SECONDS))
 
 
 def _require_staff(by: Person | None) -> None:
@@ -122,7 +115,7 @@ def _format_class(game: str, format: str) -> type[formats.TournamentFormat]:
     names = formats.names(game)
     if format not in names:
         raise TournamentError("bad_settings", f"Für {game} gibt es die Formen {', '.join(names)}.")
-    return formats.get(format)
+    return formats.get(format, game)
 
 
 def normalize_settings(game: str, format: str, given: dict | None) -> dict:
@@ -274,19 +267,28 @@ def tournament_register(*, tournament_id: int | str, user: Person) -> Entry:
     with transaction.atomic():
         t = _locked(tournament_id)
         entry = Entry.objects.filter(tournament=t, user_id=user.pk).first()
-        if entry is not None and entry.status in (Entry.Status.REGISTERED, Entry.Status.WAITING):
+        if entry is not None and entry.status in (Entry.Status.REGISTERED, Entry.Status.WAITING,
+                                                  Entry.Status.PLAYING):
             return entry
-        _require_status(t, Tournament.Status.REGISTRATION)
+        if entry is not None and entry.status == Entry.Status.REMOVED:
+            raise TournamentError("removed", "Die Turnierleitung hat dich aus diesem Turnier genommen.")
+        # A format that takes late entries (the arena) registers while it runs, and the entry plays at once.
+        late = formats.of(t).joins_late
+        _require_status(t, Tournament.Status.REGISTRATION, *((Tournament.Status.RUNNING,) if late else ()))
         _require_no_abandon_wait(t, user)
         number = (t.entries.aggregate(m=Max("number"))["m"] or 0) + 1
         cap = t.settings.get("max_players")
-        taken = t.entries.filter(status=Entry.Status.REGISTERED).count()
-        status = Entry.Status.WAITING if cap is not None and taken >= cap else Entry.Status.REGISTERED
+        taken = t.entries.filter(status__in=(Entry.Status.REGISTERED, Entry.Status.PLAYING)).count()
+        joined = Entry.Status.PLAYING if t.status == Tournament.Status.RUNNING else Entry.Status.REGISTERED
+        status = Entry.Status.WAITING if cap is not None and taken >= cap else joined
+        now = timezone.now()
         if entry is None:
-            entry = Entry.objects.create(tournament=t, user_id=user.pk, number=number, status=status)
+            entry = Entry.objects.create(tournament=t, user_id=user.pk, number=number, status=status,
+                                         free_since=now, seen_at=now)
         else:  # registering again after withdrawing: at the end of the list
             entry.number, entry.status, entry.checked_in_at = number, status, None
-            entry.save(update_fields=["number", "status", "checked_in_at"])
+            entry.free_since = entry.seen_at = now
+            entry.save(update_fields=["number", "status", "checked_in_at", "free_since", "seen_at"])
     return entry
 
 
@@ -385,7 +387,9 @@ def tournament_start(*, tournament_id: int | str, by: Person | None = None, now:
         for entry in seeded:
             entry.seed = seeds[entry.user_id]
         Entry.objects.bulk_update(seeded, ["seed"], batch_size=500)
-        _stage_start(t, 1, now)
+        t.entries.filter(status=Entry.Status.PLAYING).update(free_since=now)
+        stage = _stage_start(t, 1, now)
+        _pairing_pass(t, stage, now)  # a continuous format seats whoever is present at once
     return t
 
 
@@ -432,6 +436,41 @@ def stage_count(t: Tournament, players: int | None = None) -> int:
     return formats.of(t).stage_count(players)
 
 
+def _tables_open(t: Tournament, stage: Stage, seating: list[list[int | None]], now: datetime) -> list[StageTable]:
+    """Open a table for each seating of ``stage`` (a bye's result recorded at once), numbered after the
+    stage's tables so far; whoever still waited in the ranked pool leaves it. Returns the stage's new tables."""
+    fmt = formats.of(t)
+    first = (stage.tables.aggregate(m=Max("number"))["m"] or 0) + 1
+    users = get_user_model().objects.in_bulk({u for seats in seating for u in seats if u is not None})
+    stage_tables = []
+    played: list[tuple[StageTable, games_services.SeatedTable]] = []
+    for index, seats in enumerate(seating, start=first):
+        if None in seats:  # a bye (or a knockout walkover): decided when the stage starts
+            stage_tables.append(StageTable(stage=stage, number=index, users=list(seats), finished_at=now,
+                                           result=fmt.bye_result(list(seats))))
+            continue
+        extra: dict[str, str] = {}
+        if stage.deal_seeds:
+            extra["deal_seed"] = f"{stage.deal_seeds[str(len(seats))]}"
+            extra["deal_group"] = f"tournament-stage-{stage.pk}"  # closed together until the stage has ended
+        st = StageTable(stage=stage, number=index, users=list(seats))
+        stage_tables.append(st)
+        played.append((st, games_services.SeatedTable(users=[users[u] for u in seats],
+                                                      options=fmt.table_options(len(seats)), **extra)))
+    if played:
+        with _games_refusal():
+            # Every table at once: a constant number of statements, not ~15 a table.
+            tables = games_services.tables_create_seated_many(
+                game=fmt.game, tables=[seated for _, seated in played], ranked=True, tournament=True,
+                created_by=t.created_by,
+            )
+        for (st, _), table in zip(played, tables, strict=True):
+            st.table = table
+    StageTable.objects.bulk_create(stage_tables, batch_size=500)  # one statement per 500 tables, not one each
+    ratings_pool.pool_drop_seated(user_ids=list(users))  # whoever still waited in the ranked pool leaves it
+    return stage_tables
+
+
 def _stage_start(t: Tournament, number: int, now: datetime) -> Stage:
     """Seat stage ``number`` and open its tables, once: the stage is unique per tournament and number, so
     a second caller (a retry, a second referee) gets the stage the first one started."""
@@ -449,32 +488,7 @@ def _stage_start(t: Tournament, number: int, now: datetime) -> Stage:
     if deal_seeds:
         stage.deal_seeds = deal_seeds
         stage.save(update_fields=["deal_seeds"])
-    users = get_user_model().objects.in_bulk({u for seats in seating for u in seats if u is not None})
-    stage_tables = []
-    played: list[tuple[StageTable, games_services.SeatedTable]] = []
-    for index, seats in enumerate(seating, start=1):
-        if None in seats:  # a bye (or a knockout walkover): decided when the stage starts
-            stage_tables.append(StageTable(stage=stage, number=index, users=list(seats), finished_at=now,
-                                           result=fmt.bye_result(list(seats))))
-            continue
-        extra: dict[str, str] = {}
-        if stage.deal_seeds:
-            extra["deal_seed"] = f"{stage.deal_seeds[str(len(seats))]}"
-            extra["deal_group"] = f"tournament-stage-{stage.pk}"  # closed together until the stage has ended
-        st = StageTable(stage=stage, number=index, users=list(seats))
-        stage_tables.append(st)
-        played.append((st, games_services.SeatedTable(users=[users[u] for u in seats],
-                                                      options=fmt.table_options(len(seats)), **extra)))
-    with _games_refusal():
-        # Every table of the stage at once: a constant number of statements, not ~15 a table.
-        tables = games_services.tables_create_seated_many(
-            game=fmt.game, tables=[seated for _, seated in played], ranked=True, tournament=True,
-            created_by=t.created_by,
-        )
-    for (st, _), table in zip(played, tables, strict=True):
-        st.table = table
-    StageTable.objects.bulk_create(stage_tables, batch_size=500)  # one statement per 500 tables, not one each
-    ratings_pool.pool_drop_seated(user_ids=list(users))  # whoever still waited in the ranked pool leaves it
+    _tables_open(t, stage, seating, now)
     t.current_stage = number
     t.next_stage_at = None
     t.save(update_fields=["current_stage", "next_stage_at"])
@@ -508,9 +522,11 @@ def match_recorded(*, match_id: int, now: datetime | None = None) -> StageTable 
         st.result = fmt.table_result(st, match)
         st.finished_at = now
         st.save(update_fields=["result", "finished_at"])
+        # Its players are free again from now on, and were present at it (a continuous format seats them).
+        t.entries.filter(user_id__in=[u for u in st.users if u is not None]).update(free_since=now, seen_at=now)
         out = [user_id for user_id, abandoned in fmt.abandoned(st.result).items() if abandoned]
         if out:
-            t.entries.filter(user_id__in=out).update(out=True)
+            t.entries.filter(user_id__in=out).update(**fmt.abandoned_entry())
         if t.status == Tournament.Status.RUNNING:
             _stage_check_finished(t, st.stage, now)
     return st
@@ -518,6 +534,8 @@ def match_recorded(*, match_id: int, now: datetime | None = None) -> StageTable 
 
 def _stage_check_finished(t: Tournament, stage: Stage, now: datetime) -> None:
     if stage.finished_at is not None or stage.tables.filter(finished_at__isnull=True).exists():
+        return
+    if formats.of(t).taking_tables(now):  # an arena before its end: more tables are still to come
         return
     stage.finished_at = now
     stage.save(update_fields=["finished_at"])
@@ -546,6 +564,120 @@ def _finish(t: Tournament, now: datetime) -> None:
     t.save(update_fields=["final_standings"])
     _audit(t, None, "finish")
     tournament_notices.tell(t, "tournament_finished")
+
+
+# --- continuous formats: pairing on the referee's clock ---------------------------------------------------
+
+
+def tournament_pair(*, tournament_id: int | str, now: datetime | None = None) -> list[StageTable]:
+    """One pairing pass of a running tournament of a continuous format (the arena): open a table for each
+    group of free players its format seats now, then end it if its time is over and no table plays.
+    Nothing for a paused tournament (staff) or one of stages. Returns the tables opened."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        t = _locked(tournament_id)
+        if t.status != Tournament.Status.RUNNING:
+            return []
+        stage = t.stages.filter(number=t.current_stage).first()
+        if stage is None or stage.finished_at is not None:
+            return []
+        return _pairing_pass(t, stage, now)
+
+
+def _pairing_pass(t: Tournament, stage: Stage, now: datetime) -> list[StageTable]:
+    opened: list[StageTable] = []
+    fmt = formats.of(t)
+    if fmt.continuous and not t.paused:
+        seating = _seatable(fmt.pairing(now, _rating_for(t)))
+        if seating:
+            opened = _tables_open(t, stage, seating, now)
+            tournament_notices.tables_seated(t, stage, opened)
+    _stage_check_finished(t, stage, now)
+    return opened
+
+
+def _seatable(seating: list[list[int | None]]) -> list[list[int | None]]:
+    """The tables of ``seating`` whose players can all be seated now: each person's row locked for us (the
+    ranked pool locks the same rows, skipping whoever is locked: one live table at a time, ratings.md) and
+    none of them holding a live seat at a ranked or tournament table meanwhile. The others wait a pass."""
+    wanted = {u for seats in seating for u in seats if u is not None}
+    if not wanted:
+        return []
+    locked = set(get_user_model().objects.select_for_update(skip_locked=True).filter(pk__in=wanted)
+                 .order_by("pk").values_list("pk", flat=True))
+    live = set(Seat.objects.filter(user_id__in=locked, left=False,
+                                   table__status__in=(Table.Status.OPEN, Table.Status.PLAYING))
+               .filter(Q(table__ranked=True) | Q(table__tournament=True)).values_list("user_id", flat=True))
+    return [seats for seats in seating if all(u in locked and u not in live for u in seats if u is not None)]
+
+
+def _pairing_passes(now: datetime) -> int:
+    kinds = formats.continuous_kinds()
+    if not kinds:
+        return 0
+    of_kind = Q()
+    for game, name in kinds:
+        of_kind |= Q(game=game, format=name)
+    done = 0
+    for t in Tournament.objects.filter(of_kind, status=Tournament.Status.RUNNING, paused=False):
+        if formats.of(t).pass_due(now):  # an unlocked look first: an idle arena takes no lock
+            done += _safely(tournament_pair, tournament_id=t.pk, now=now)
+    return done
+
+
+# --- players during the tournament (formats where players pause) ----------------------------------------
+
+
+def _own_entry(t: Tournament, user: Person) -> Entry:
+    if not formats.of(t).players_pause:
+        raise TournamentError("no_pause", "In diesem Turnier gibt es keine Pause.")
+    _require_status(t, Tournament.Status.REGISTRATION, Tournament.Status.RUNNING)
+    entry = t.entries.filter(user_id=user.pk, status__in=(Entry.Status.REGISTERED, Entry.Status.PLAYING)).first()
+    if entry is None:
+        raise TournamentError("not_registered", "Du spielst in diesem Turnier nicht mit.")
+    return entry
+
+
+def tournament_player_pause(*, tournament_id: int | str, user: Person) -> Entry:
+    """A player pauses: not seated again until they resume (a table they play at is played out)."""
+    _require_signed_in(user)
+    with transaction.atomic():
+        t = _locked(tournament_id)
+        entry = _own_entry(t, user)
+        if not entry.paused:
+            entry.paused = True
+            entry.save(update_fields=["paused"])
+    return entry
+
+
+def tournament_player_resume(*, tournament_id: int | str, user: Person, now: datetime | None = None) -> Entry:
+    """A paused player comes back: free (and present) from now on."""
+    _require_signed_in(user)
+    now = now or timezone.now()
+    with transaction.atomic():
+        t = _locked(tournament_id)
+        entry = _own_entry(t, user)
+        if entry.paused:
+            entry.paused, entry.free_since, entry.seen_at = False, now, now
+            entry.save(update_fields=["paused", "free_since", "seen_at"])
+    return entry
+
+
+#: How often a player's presence is written at most (their page asks every few seconds).
+SEEN_EVERY = timedelta(seconds=10)
+
+
+def tournament_seen(*, tournament_id: int | str, user: Person | None, now: datetime | None = None) -> bool:
+    """``user`` has a page of the tournament (or a table of it) open: present for a continuous format's
+    pairing. Written at most every ``SEEN_EVERY``; nothing for other formats or non-players. True if written."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return False
+    now = now or timezone.now()
+    t = Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).first()
+    if t is None or not formats.of(t).continuous:
+        return False
+    return bool(Entry.objects.filter(tournament=t, user_id=user.pk, status=Entry.Status.PLAYING)
+                .filter(Q(seen_at__isnull=True) | Q(seen_at__lt=now - SEEN_EVERY)).update(seen_at=now))
 
 
 # --- staff during the tournament ----------------------------------------------------------------------
@@ -746,7 +878,8 @@ def tournament_standings_csv(*, tournament_id: int | str, by: Person) -> str:
 
 def tournaments_tick(*, now: datetime | None = None) -> int:
     """One look at the clock, from the referee's loop: start tournaments whose time has come, start stages
-    whose break is over, forfeit gin players who never showed up. Returns how many things it did.
+    whose break is over, forfeit gin players who never showed up, pair the free players of continuous
+    formats (the arena) and end those whose time is over. Returns how many things it did.
     Safe to run in several referees at once (every step is idempotent under the tournament's lock)."""
     now = now or timezone.now()
     done = 0
@@ -757,6 +890,7 @@ def tournaments_tick(*, now: datetime | None = None) -> int:
     for tournament_id in breaks.values_list("pk", flat=True):
         done += _safely(_next_stage_due, tournament_id=tournament_id, now=now)
     done += _forfeits(now)
+    done += _pairing_passes(now)
     return done
 
 

@@ -52,7 +52,9 @@ def settings_in_words(t: Tournament) -> list[str]:
                               s["check_in_minutes"]) % {"m": s["check_in_minutes"]})
     else:
         words.append(_("Kein Einchecken nötig"))
-    words.append(fmt.stage_break_words(s["break_minutes"]))
+    breaks = fmt.stage_break_words(s["break_minutes"])
+    if breaks:  # a format without stages has no break between them
+        words.append(breaks)
     turn = t.options.get("turn_seconds")
     if isinstance(turn, int):
         words.append(ngettext("%(s)d Sekunde Bedenkzeit pro Zug", "%(s)d Sekunden Bedenkzeit pro Zug", turn)
@@ -106,6 +108,7 @@ def _context(request: HttpRequest, t: Tournament) -> dict:
         "countdown": countdown, "places_left": selectors.places_left(t),
         "check_in_open": _check_in_open(t), "bracket": fmt.bracket(names),
         "crosstable": fmt.crosstable(standings, names) if standings else None,
+        "live_template": fmt.live_template, "live_facts": fmt.live_facts(me, timezone.now()),
         "players": [e for e in entries if e.status in (Entry.Status.REGISTERED, Entry.Status.PLAYING,
                                                         Entry.Status.REMOVED)],
         "waiting": [e for e in entries if e.status == Entry.Status.WAITING],
@@ -133,6 +136,7 @@ def _check_in_open(t: Tournament) -> bool:
 
 def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
     t = get_object_or_404(Tournament.objects.exclude(status=Tournament.Status.DRAFT), pk=tournament_id)
+    services.tournament_seen(tournament_id=t.pk, user=request.user)  # present for an arena's pairing
     return render(request, "tournaments/detail.html", _context(request, t))
 
 
@@ -141,6 +145,7 @@ def tournament_live(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """The page's live parts (header with status, countdown and buttons; tables and standings; participants),
     for its refresh."""
     t = get_object_or_404(Tournament.objects.exclude(status=Tournament.Status.DRAFT), pk=tournament_id)
+    services.tournament_seen(tournament_id=t.pk, user=request.user)
     return render(request, "tournaments/_live_parts.html", _context(request, t))
 
 
@@ -150,6 +155,10 @@ def table_end(request: HttpRequest, table_id: int) -> JsonResponse:
     facts = selectors.table_end_facts(table_id=table_id, user=request.user)
     if facts is None:
         raise Http404(_("Dieser Tisch gehört zu keinem Turnier."))
+    # Whoever looks at the end of their table is present for an arena's next pairing.
+    tournament_id = StageTable.objects.filter(table_id=table_id).values_list("stage__tournament_id", flat=True).first()
+    if tournament_id is not None:
+        services.tournament_seen(tournament_id=tournament_id, user=request.user)
     return JsonResponse(facts)
 
 
@@ -168,6 +177,9 @@ def _player_action(service, success):
 
 
 register = _player_action(services.tournament_register, lambda: _("Du bist angemeldet."))
+pause = _player_action(services.tournament_player_pause, lambda: _("Du machst Pause; du wirst nicht gepaart, bis du "
+                                                                  "weiterspielst."))
+resume = _player_action(services.tournament_player_resume, lambda: _("Du spielst weiter."))
 withdraw = _player_action(services.tournament_withdraw, lambda: _("Du bist abgemeldet."))
 check_in = _player_action(services.tournament_check_in, lambda: _("Du bist eingecheckt."))
 

@@ -68,7 +68,8 @@ def test_the_page_shows_the_chosen_kinds_fields_and_hides_and_disables_the_other
     assert "tournaments/create.js" in page  # swaps the sets in place
     # Without the script: a link per other kind loads the page with that kind's fields.
     links = re.search(r"<noscript>(.*?)</noscript>", page, re.S).group(1)
-    assert re.findall(r'href="\?kind=([^"]+)"', links) == ["romme%3Aseries", "gin%3Aknockout", "gin%3Around_robin"]
+    assert re.findall(r'href="\?kind=([^"]+)"', links) == ["romme%3Aseries", "gin%3Aknockout", "gin%3Around_robin",
+                                                                         "gin%3Aarena", "romme%3Aarena"]
 
 
 def test_each_kinds_labels_speak_of_its_own_game_only(staff_client):

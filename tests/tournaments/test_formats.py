@@ -21,10 +21,19 @@ FAST = {"check_in_minutes": 0, "break_minutes": 0}
 
 
 def test_the_registry_holds_one_class_per_format_with_its_game():
-    assert formats.names() == ("series", "swiss", "knockout", "round_robin")
-    assert {name: formats.get(name).game for name in formats.names()} == {
-        "series": "romme", "swiss": "gin", "knockout": "gin", "round_robin": "gin"}
-    assert formats.names("romme") == ("series",) and formats.games() == ("romme", "gin")
+    assert formats.names() == ("series", "swiss", "knockout", "round_robin", "arena")
+    assert [cls.kind() for cls in formats.classes()] == [
+        "romme:series", "gin:swiss", "gin:knockout", "gin:round_robin", "gin:arena", "romme:arena"]
+    assert formats.names("romme") == ("series", "arena") and formats.games() == ("romme", "gin")
+
+
+def test_the_arena_is_one_class_registered_for_each_game():
+    gin, romme = formats.get("arena", "gin"), formats.get("arena", "romme")
+    assert issubclass(gin, formats.ArenaFormat) and issubclass(romme, formats.ArenaFormat)
+    assert (gin.game, romme.game) == ("gin", "romme")
+    assert formats.continuous_kinds() == (("gin", "arena"), ("romme", "arena"))
+    with pytest.raises(KeyError):
+        formats.get("arena")  # two games share the name: the game is needed
 
 
 def test_the_guard_reads_the_forms_the_hooks_and_the_templates():

@@ -204,7 +204,7 @@ def test_a_format_unregistered_is_refused_by_name(home_and_away):
     with pytest.raises(TournamentError) as refused:
         tournament_services.normalize_settings("gin", "hin_rueck", {})
     assert refused.value.code == "bad_settings"
-    assert formats.names("gin") == ("swiss", "knockout", "round_robin")
+    assert formats.names("gin") == ("swiss", "knockout", "round_robin", "arena")
 
 
 def test_a_format_name_belongs_to_one_class(home_and_away):

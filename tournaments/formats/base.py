@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
 from typing import Any, ClassVar, cast
 
 from django import forms
+from django.conf import settings as django_settings
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
@@ -50,6 +52,12 @@ COMMON_DEFAULTS: dict[str, Any] = {"max_players": None, "check_in_minutes": 10, 
 IN_STANDINGS = (Entry.Status.PLAYING, Entry.Status.REMOVED)
 
 
+def clock_minutes(minutes: float) -> timedelta:
+    """A span of the tournaments' clock (check-in, break, forfeit, an arena's length): ``settings.
+    TOURNAMENTS_MINUTE_SECONDS`` (60) seconds a minute; the clock tests shorten it."""
+    return timedelta(seconds=float(minutes) * float(django_settings.TOURNAMENTS_MINUTE_SECONDS))
+
+
 def int_setting(name: str, value: Any, low: int, high: int | None = None) -> int:
     """``value`` if it is a whole number from ``low`` to ``high``; else a clear refusal."""
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
@@ -81,6 +89,13 @@ class TournamentFormat(ABC):
     table_option_names: ClassVar[tuple[str, ...]] = ("turn_seconds",)
     #: The create form's label of ``break_minutes`` (a Rommé series says "Serien").
     break_label: ClassVar[Label] = gettext_lazy("Pause zwischen den Runden (Minuten)")
+    #: Whether the format seats players on every pass of the referee's clock (:meth:`pairing`) in one stage
+    #: that stays open while :meth:`taking_tables`, instead of stage after stage (the arena).
+    continuous: ClassVar[bool] = False
+    #: Whether players may register while the tournament runs (and play at once).
+    joins_late: ClassVar[bool] = False
+    #: Whether players pause and resume themselves (not seated while paused).
+    players_pause: ClassVar[bool] = False
 
     def __init__(self, tournament: Tournament) -> None:
         self.t = tournament
@@ -235,6 +250,24 @@ class TournamentFormat(ABC):
         """Who abandoned their table in ``result`` (user id → True) and is out of later stages."""
         return {}
 
+    def abandoned_entry(self) -> dict[str, Any]:
+        """What an abandon changes on the player's entry: out of later stages (the arena: paused)."""
+        return {"out": True}
+
+    def pairing(self, now: datetime, rating: Rating) -> Seating:
+        """Continuous formats: the tables to open now for the players free now; none by default."""
+        return []
+
+    def pass_due(self, now: datetime) -> bool:
+        """Continuous formats: whether a pairing pass has anything to do now (an unlocked look, so that an idle
+        arena costs the referee no write lock): players to seat, or an end to check."""
+        return self.continuous
+
+    def taking_tables(self, now: datetime) -> bool:
+        """Whether the current stage stays open for tables still to come although none plays now (an arena
+        before its end); a stage of the other formats ends with its last table."""
+        return False
+
     def is_over(self, number: int) -> bool:
         """Whether the tournament ends with stage ``number``."""
         return number >= self.stage_count()
@@ -258,6 +291,13 @@ class TournamentFormat(ABC):
         """Best first: ``[{"user_id", "place", "stages": [per stage], ...}]``."""
 
     # --- the page -----------------------------------------------------------------------------------
+
+    #: A part of the tournament page's live body that the format adds (a template name), or None.
+    live_template: ClassVar[str | None] = None
+
+    def live_facts(self, user_id: int | None, now: datetime) -> dict[str, Any]:
+        """What :attr:`live_template` shows to ``user_id`` (None: not signed in) at ``now``."""
+        return {}
 
     def words(self) -> list[str]:
         """The format's options in plain words (translated), for the tournament's page."""
