@@ -170,6 +170,10 @@ class GameEntry:
 
     # --- points from facts ----------------------------------------------------------------------------
 
+    def result(self, state: MatchState) -> JSON | None:
+        """The result of the match ``state`` is in once it is over (``Match.result``), else None."""
+        return self.outcome(state.facts()) if state.over else None
+
     def outcome(self, facts: JSON) -> JSON | None:
         """The result of a finished match (``Match.result``: ``winner``, ``final``, ``places``, ...) or None."""
         raise NotImplementedError

@@ -1,6 +1,6 @@
 """The one place where what a client sees is built: a seat's view or the public one, from the engine's
-view with its points (``games.engines.view``) plus table, seat and user facts. Hidden cards are filtered by the engine's view; this module adds
-nothing secret and strips what a spectator must never get, as a second fence."""
+view with its points (the game entry's ``view``) plus table, seat and user facts. Hidden cards are filtered by
+the engine's view; this module adds nothing secret and strips what a spectator must never get, as a second fence."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils.translation import gettext
 
 from accounts.protocols import Person
-from games import engines
+from games import registry
 from games.delivery import framecache, notices
 from games.engine.romme import hints as romme_hints
 from games.models import ChatMessage, Match, Round, Seat, Table
@@ -107,7 +107,7 @@ def table_snapshot(*, table: Table) -> presenters.TableSnapshot:
 def _snapshot_rows(table: Table) -> presenters.TableSnapshot:
     seats = seats_of(table)
     match = table.current_match
-    state = engines.engine(table.game).Match.from_json(table.state) if table.state else None
+    state = registry.get(table.game).engine.Match.from_json(table.state) if table.state else None
     current = last = None
     if match is not None:
         rounds = _LAST_ROUNDS.fetch(match.pk)
@@ -413,7 +413,7 @@ def meld_preview_refusal(*, table_id: int | str, user: User) -> tuple[int, tuple
         return version, PREVIEW_NOT_SEATED
     if status != Table.Status.PLAYING or state is None:
         return version, PREVIEW_NOT_PLAYING
-    if engines.engine(game).Match.from_json(state).to_act != seat[0]:
+    if registry.get(game).engine.Match.from_json(state).to_act != seat[0]:
         return version, PREVIEW_NOT_YOUR_TURN
     return version, None
 
