@@ -98,7 +98,7 @@ def assert_nothing_secret(frame: dict, table: Table, *, audience: int | None, ch
     if view is None:
         return False
     if audience is None:
-        assert "hand" not in view and "legal_actions" not in view and "meter" not in view
+        assert not {"hand", "legal_actions", *registry.get(table.game).seat_only_keys} & set(view)
     if not checked_against_truth or view["to_act"] is None:
         return False
     if audience is not None:
@@ -347,3 +347,23 @@ async def test_whoever_left_a_seat_never_receives_the_next_occupants_cards(playe
         assert "hand" not in frame["view"]
         assert assert_nothing_secret(frame, stored, audience=None, checked_against_truth=True)
     await ben_socket.close()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("game", "preset", "options"), [("gin", "schnell", {}), ("romme", "standard", {"seats": 2})])
+def test_the_spectator_fence_strips_what_each_game_declares_seat_only(players, monkeypatch, game, preset, options):
+    # A second fence: were a game's engine to hand a spectator a seat's view, the presenter still strips the
+    # hand, the legal actions and every key the game's entry names as its seat's only (gin's deadwood meter,
+    # Rommé's Augen and best opening).
+    from games.reads import presenters
+
+    table = services.table_create(user=players[0], game=game, preset=preset, options=options)
+    services.table_join(table_id=table.pk, user=players[1])
+    entry = registry.get(game)
+    seat_view = entry.view
+    monkeypatch.setattr(entry, "view",
+                        lambda state, seat, *, points=None: seat_view(state, state.to_act, points=points))
+    snapshot = selectors.table_snapshot(table=Table.objects.get(pk=table.pk))
+    seat_only = {"hand", "legal_actions", *entry.seat_only_keys}
+    assert seat_only <= set(presenters.game_view(snapshot, snapshot.state.to_act))
+    assert seat_only & set(presenters.game_view(snapshot, None)) == set()
