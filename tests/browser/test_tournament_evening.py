@@ -9,7 +9,8 @@ and a Swiss called off after its start. Each point a page can show is asserted w
   match is over; one banner per table;
 - the end of a tournament match: "Zum Turnier" as the main button, no "Revanche", the standing after this
   match, "Warte auf die anderen Tische (1 läuft noch)", then the countdown to the next round;
-- a no-show's opponent reads "kampflos gewonnen" and is offered no rematch;
+- a no-show's opponent reads "kampflos gewonnen" and is offered no rematch; the standings say "kampflos gegen
+  ben", the audit log "Kampflos verloren: ben", ben's profile "kampflos verloren";
 - the knockout's bracket with scores and the champion, English headers, the profile's tournaments, the
   staff page within a phone's width; no JavaScript error on any page;
 - the staff's create form: the fields the chosen game and format declare, with their defaults and labels, and
@@ -363,12 +364,17 @@ def _swiss_evening(e: Evening, url: str) -> None:
     assert head.get_by_role("heading", name="Endstand").is_visible()
     assert head.locator("[data-role=countdown]").count() == 0
     assert head.locator("[data-role=stage-match]").count() >= 4  # every played round cell links its match
+    assert "kampflos gegen ben" in head.locator("main").inner_text()  # the no-show's rounds, in the standings
     e.shoot(head, "tournament-final")
     profile = e.page("claire", "/profil/")
     assert "Adventsturnier" in profile.locator("main").inner_text()
     e.shoot(profile, "profile")
+    no_show = e.page("ben", "/profil/")  # the profile's word for the rounds ben never played
+    assert "kampflos verloren" in no_show.locator("#match-history").inner_text()
+    assert "aufgegeben" not in no_show.locator("#match-history").inner_text()
     staff = e.page("leitung", f"{url}leitung/")
     staff.set_viewport_size({"width": 390, "height": 844})
+    assert "Kampflos verloren: ben, Runde 1" in staff.locator("[data-role=audit]").inner_text()
     wider = staff.evaluate(WIDER_THAN_PAGE)
     assert staff.evaluate("document.documentElement.scrollWidth") <= 390, wider
     e.shoot(staff, "staff")
