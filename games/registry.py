@@ -20,15 +20,12 @@ games.registry.UnknownGame: unknown game 'chess' (known: gin, romme)
 from __future__ import annotations
 
 from games.engine import records
-from games.engine.interface import MatchEngine
 from games.kinds.base import GameEntry
 
 __all__ = ["GameEntry", "UnknownGame", "entries", "game_choices", "get", "is_game", "names",
            "register", "unregister"]
 
 _ENTRIES: dict[str, GameEntry] = {}
-#: Each game's engine, by name (``games.engines.ENGINES`` is this dict): kept in step with the entries.
-ENGINES: dict[str, MatchEngine] = {}
 
 
 class UnknownGame(KeyError):
@@ -54,7 +51,6 @@ def register(entry: GameEntry) -> GameEntry:
     if not 1 <= low <= entry.default_seats <= high:
         raise ValueError(f"the entry {entry.name!r} has {entry.default_seats} default seats outside {low}..{high}")
     _ENTRIES[entry.name] = entry
-    ENGINES[entry.name] = entry.engine
     records.REPLAYS[entry.name] = entry.replay
     return entry
 
@@ -63,7 +59,6 @@ def unregister(name: str) -> None:
     """Take a game off again (a test's own game, once the test is over); UnknownGame if there is none."""
     get(name)
     del _ENTRIES[name]
-    del ENGINES[name]
     records.REPLAYS.pop(name, None)
 
 

@@ -16,7 +16,6 @@ Three things beyond the plain stack:
   daphne's reactor runs; ``GAMES_REFEREE_IN_PROCESS`` turns it on or off.
 """
 
-import contextlib
 import os
 import sys
 
@@ -43,7 +42,6 @@ from django.conf import settings  # noqa: E402
 from django.http.request import split_domain_port, validate_host  # noqa: E402
 from django.utils.http import is_same_domain  # noqa: E402
 
-from games import engines, registry  # noqa: E402
 from games.web import timekeeper  # noqa: E402
 from games.web.routing import websocket_urlpatterns as games_websocket_urlpatterns  # noqa: E402
 from ginsite.websocket_fallback import websocket_urlpatterns as fallback_urlpatterns  # noqa: E402
@@ -158,15 +156,7 @@ application = ProtocolTypeRouter(
     }
 )
 
-def _warm_up() -> None:
-    """Import every game's engine and bots now: their modules build lookup tables on import (over a second
-    on these machines), which would otherwise be paid inside the first handshake, on the one database thread,
-    with a burst of sockets waiting behind it (a restart)."""
-    for game in registry.names():
-        engines.engine(game)
-        with contextlib.suppress(ImportError):  # a game without bots yet
-            engines.bots(game)
-
-
-_warm_up()
+# Every game's engine and bots are imported by now: each game's app registers its entry when Django is ready,
+# and the entry imports them. Their modules build lookup tables on import (over a second on these machines),
+# which are thus never paid inside the first handshake of a burst of sockets (a restart).
 _start_referee_with_daphne()

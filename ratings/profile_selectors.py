@@ -157,16 +157,19 @@ def _game_statistics(*, user: User, own: bool, panels: dict[str, GamePanel]) -> 
         seat_of[match_id], game_of[match_id] = seat, game
         panels[game].matches += 1
         finished[game].append((seat, result or {}))
-    played: dict[str, list[tuple]] = {game: [] for game in panels}
+    played: dict[str, list[tuple[int, dict]]] = {game: [] for game in panels}
     if seat_of:
+        # Each game names the fields of a stored round result its statistics read: one query reads them all.
+        wanted = {game: registry.get(game).profile_round_facts for game in panels}
+        fields = sorted({name for names in wanted.values() for name in names})
         rounds = Round.objects.filter(match__in=matches, finished_at__isnull=False).values_list(
-            "match_id", "result__result", "result__winner", "result__knocker", "result__deadwood",
-            "result__hand_romme",
-        )
-        for match_id, *facts in rounds:
+            "match_id", *(f"result__{name}" for name in fields))
+        for match_id, *values in rounds:
             seat = seat_of.get(match_id)
             if seat is not None:
-                played[game_of[match_id]].append((seat, *facts))
+                game = game_of[match_id]
+                facts = dict(zip(fields, values, strict=True))
+                played[game].append((seat, {name: facts[name] for name in wanted[game]}))
     for game, panel in panels.items():
         panel.stats = registry.get(game).profile_statistics(matches=finished[game], rounds=played[game])
 

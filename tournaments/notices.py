@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.conf import settings
 from django.urls import reverse
+from django.utils import translation
 
 from games.delivery import events, notices
 from tournaments import formats
@@ -18,10 +20,23 @@ TOLD = (Entry.Status.REGISTERED, Entry.Status.PLAYING)
 
 
 def _facts(t: Tournament, stage: int | None = None) -> dict:
-    facts: dict[str, str | int] = {"tournament": t.name, "tournament_url": reverse("tournaments:detail", kwargs={"tournament_id": t.pk})}
+    facts: dict[str, str | int | dict[str, str]] = {
+        "tournament": t.name, "tournament_url": reverse("tournaments:detail", kwargs={"tournament_id": t.pk})}
     if stage is not None:
         facts["stage"] = stage
+        facts["stage_label"] = stage_label(t, stage)
     return facts
+
+
+def stage_label(t: Tournament, stage: int) -> dict[str, str]:
+    """Stage ``stage`` of ``t`` in its format's own words ("Runde 2"; a Rommé series "Serie 2"), in each of the
+    site's languages: a notice goes to people who read different ones."""
+    fmt = formats.of(t)
+    labels = {}
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            labels[code] = fmt.stage_label(stage)
+    return labels
 
 
 def tell(t: Tournament, kind: str) -> None:

@@ -3,19 +3,15 @@ from the recorded table results), lists for the pages."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.protocols import Person
+from games.reads.matches import forfeited_seat
 from tournaments import formats
 from tournaments.formats.base import IN_STANDINGS as _IN_STANDINGS
 from tournaments.models import Entry, Stage, StageTable, Tournament
-
-if TYPE_CHECKING:
-    from games.models import Match
 
 
 def tournament_tables(*, tournament_id: int | str) -> list[dict]:
@@ -102,6 +98,7 @@ def audit_action_label(action: str) -> str:
         "next_stage": _("Nächste Runde vorgezogen"), "pause": _("Pausiert"), "resume": _("Fortgesetzt"),
         "cancel": _("Turnier abgesagt"), "finish": _("Turnier beendet"), "remove": _("Spieler entfernt"),
         "reinstate": _("Spieler wieder aufgenommen"), "correct": _("Ergebnis korrigiert"),
+        "forfeit": _("Kampflos verloren"),
         "export_csv": _("Tabelle als CSV exportiert"),
     }
     return labels.get(action, action)
@@ -123,6 +120,8 @@ def audit_in_words(*, tournament: Tournament) -> list[dict]:
         d = a.details or {}
         if a.action == "correct" and "stage" in d and "table" in d:
             what += ": " + fmt.stage_table_label(d["stage"], d["table"])
+        elif a.action == "forfeit" and d.get("user_id") in names and "stage" in d and "table" in d:
+            what += f": {names[d['user_id']]}, {fmt.stage_table_label(d['stage'], d['table'])}"
         elif a.action in ("remove", "reinstate") and d.get("user_id") in names:
             what += ": " + names[d["user_id"]]
         elif a.action == "stage_start" and "stage" in d:
@@ -209,20 +208,3 @@ def table_end_facts(*, table_id: int, user: Person | None) -> dict | None:
         elif t.next_stage_at is not None:
             facts["countdown"] = {"label": fmt.next_stage_countdown_label(), "at": t.next_stage_at.isoformat()}
     return facts
-
-
-def forfeited_seat(*, match: Match) -> int | None:
-    """The seat that lost ``match`` by forfeit (tournaments.md "Forfeit"): it left the match (the forfeit rule
-    resigns for it, or its turn ran out three times) without one move of its own while the server had to
-    move for it. None for a match that was played, or resigned by someone who had played."""
-    from games.models import Match, Move
-
-    if match.ending not in (Match.Ending.RESIGNED, Match.Ending.TIMEOUTS):
-        return None
-    moves = list(match.moves.values_list("seat", "by"))
-    for seat in match.left_seats or []:
-        own = any(s == seat and by == Move.By.PLAYER for s, by in moves)
-        server = any(s == seat and by == Move.By.TIMEOUT for s, by in moves)
-        if not own and server:
-            return seat
-    return None

@@ -940,7 +940,10 @@ def _forfeits(now: datetime) -> int:
             if not own and server:
                 user = get_user_model().objects.get(pk=user_id)
                 try:
-                    games_services.match_resign(table_id=table.pk, user=user)
+                    with transaction.atomic():  # the forfeit and its line in the audit log, or neither
+                        games_services.match_resign(table_id=table.pk, user=user)
+                        _audit(st.stage.tournament, None, "forfeit", user_id=user_id, stage=st.stage.number,
+                               table=st.number, minutes=minutes)
                     done += 1
                 except ServiceError:
                     pass

@@ -21,7 +21,7 @@ ValueError: unknown notice kind 'hand_dealt' (known: table_ready, tournament_sta
 >>> notice_frame("table_ready", {"table_id": 4, "hand": ["AS"]})
 Traceback (most recent call last):
 ...
-ValueError: a notice carries no 'hand' (allowed: game, pending, stage, table_id, tournament, tournament_url, url)
+ValueError: a notice carries no 'hand' (allowed: game, pending, stage, stage_label, table_id, tournament, tournament_url, url)
 """
 
 from __future__ import annotations
@@ -51,7 +51,9 @@ KINDS = (
 )
 
 #: The only facts a notice may carry: links and names anyone may see, never a card or a game state.
-FIELDS = frozenset({"table_id", "url", "game", "tournament", "tournament_url", "stage", "pending"})
+#: ``stage_label``: the stage in its format's own words in each of the site's languages ({"de": "Serie 2",
+#: "en": "Series 2"}), as the words of the page are its own: the page shows the one of its language.
+FIELDS = frozenset({"table_id", "url", "game", "tournament", "tournament_url", "stage", "stage_label", "pending"})
 
 
 def user_group(user_id: int) -> str:
@@ -116,7 +118,8 @@ def table_ready_payload(table: Table, *, tournament: dict | None = None) -> dict
     """The facts of a ``table_ready`` notice for ``table``; ``tournament`` as :func:`table_tournaments` gives it."""
     payload = {"table_id": table.pk, "url": table_url(table.pk), "game": table.game}
     if tournament:
-        payload.update({key: tournament[key] for key in ("tournament", "tournament_url", "stage") if key in tournament})
+        payload.update({key: tournament[key] for key in ("tournament", "tournament_url", "stage", "stage_label")
+                        if key in tournament})
     return payload
 
 

@@ -1,8 +1,8 @@
 """The match interface both games offer (docs/engine.md), declared once so a test can hold both engines to it.
 
 ``games.engine.gin.match`` and ``games.engine.romme.match`` are modules that satisfy :class:`MatchEngine`;
-the states they return satisfy :class:`MatchState`. The live layer finds them through the plain dict
-``games.engines.ENGINES`` and never branches on which game a table plays.
+the states they return satisfy :class:`MatchState`. The live layer finds them through the game's registry
+entry (``games.registry.get(game).engine``) and never branches on which game a table plays.
 
 Randomness is always passed in: every function that may shuffle takes ``rng`` (a ``random.Random``; the site
 passes ``secrets.SystemRandom()``). Implementations that never shuffle there (gin during play) may let it
@@ -102,4 +102,4 @@ class MatchEngine(Protocol):
 
     def view(self, m: Any, seat: int | None) -> JSON:
         """What ``seat`` may see (None: a spectator), JSON-ready. ``scores`` holds the facts, ``result`` is
-        None: ``games.engines.view`` gives the view with both turned into points."""
+        None: the game's entry (``GameEntry.view``) gives the view with both turned into points."""

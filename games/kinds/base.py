@@ -11,7 +11,7 @@ overrides, so nothing above the engine asks which game it is.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,16 +79,11 @@ class SheetRow:
     kind: str = "round"  # round | total | bonus | final | place
 
 
-#: How a round ended, as the match page's score sheet says it.
+#: How a round ended, as the match page's score sheet says it: the ends any game may have. A game's own ends
+#: (gin's knock, Rommé's Hand-Rommé) are its entry's ``round_results``.
 ROUND_RESULTS: dict[str, Label] = {
-    "knock": gettext_lazy("Klopfen"),
-    "undercut": gettext_lazy("Unterschnitt"),
-    "gin": gettext_lazy("Gin"),
-    "big_gin": gettext_lazy("Big Gin"),
     "dead": gettext_lazy("tote Runde"),
     "abandoned": gettext_lazy("abgebrochen"),
-    "romme": gettext_lazy("Rommé"),
-    "hand_romme": gettext_lazy("Hand-Rommé"),
 }
 
 
@@ -125,6 +120,19 @@ class GameEntry:
     #: module that exports ``table`` and ``replay``, each a function that imports that page's hooks. The table
     #: page and the replay viewer load it (``{% static %}``) and call its hooks; the shells name no game.
     client_module: str = ""
+    #: How the game's own rounds end, by the stored round result's ``result`` ("knock": "Klopfen"), beside the
+    #: ends any game may have (``ROUND_RESULTS``).
+    round_results: Mapping[str, Label] = {}
+    #: The keys of a seat's view that only that seat may see, beyond its hand and legal actions (which the
+    #: presenter strips from every spectator's view whatever the game): gin's deadwood meter, Rommé's Augen.
+    seat_only_keys: tuple[str, ...] = ()
+    #: The fields of a stored round result the game's profile statistics read (``profile_statistics``).
+    profile_round_facts: tuple[str, ...] = ("result", "winner")
+    #: The game's meld builder's question, "what do these cards make?": card codes in, the meld's order and
+    #: points (or the rules' reason why they are none) out; None: the game has no meld builder. A module-level
+    #: function of the engine (standard library only), as it runs in a worker process of its own
+    #: (``games.reads.previews``).
+    meld_preview: Callable[[list[str]], JSON] | None = None
 
     # --- words ----------------------------------------------------------------------------------------
 
@@ -169,6 +177,10 @@ class GameEntry:
         return self.bots.choose_action(self.engine.view(state, seat), level, rng)
 
     # --- points from facts ----------------------------------------------------------------------------
+
+    def result(self, state: MatchState) -> JSON | None:
+        """The result of the match ``state`` is in once it is over (``Match.result``), else None."""
+        return self.outcome(state.facts()) if state.over else None
 
     def outcome(self, facts: JSON) -> JSON | None:
         """The result of a finished match (``Match.result``: ``winner``, ``final``, ``places``, ...) or None."""
@@ -227,9 +239,11 @@ class GameEntry:
         return result.get("winner") == seat
 
     def result_label(self, round_result: JSON) -> str:
-        """How a round ended, in a word, for the match page's score sheet."""
-        kind = round_result.get("result")
-        return str(ROUND_RESULTS.get(kind or "", kind or "–"))
+        """How a round ended, in a word, for the match page's score sheet: the game's own word for it, else
+        the word any game has (a dead round), else the stored code."""
+        kind = round_result.get("result") or ""
+        label = self.round_results.get(kind, ROUND_RESULTS.get(kind))
+        return str(label) if label is not None else kind or "–"
 
     def match_sheet(self, result: JSON, rounds: Sequence[Any], seats: int) -> JSON:
         """A finished match's score sheet on its page, from the stored result and rounds (``Round`` rows):
@@ -247,11 +261,19 @@ class GameEntry:
         """The game's own lines of a profile's facts, from ``profile_statistics``: (slug, label, shown value)."""
         return []
 
-    def profile_statistics(self, *, matches: Sequence[tuple[int, JSON]], rounds: Sequence[tuple]) -> JSON:
+    def profile_statistics(self, *, matches: Sequence[tuple[int, JSON]], rounds: Sequence[tuple[int, JSON]]) -> JSON:
         """The game's own statistics on a profile: ``matches`` are the player's finished matches as
-        ``(seat, result)``, ``rounds`` their finished rounds as ``(seat, result, winner, knocker, deadwood,
-        hand_romme)`` (the stored round result's fields). By default the rounds won."""
-        return {"rounds_won": sum(1 for seat, _kind, winner, *_rest in rounds if winner == seat)}
+        ``(seat, result)``, ``rounds`` their finished rounds as ``(seat, facts)``, ``facts`` the stored round
+        result's fields the entry names in ``profile_round_facts`` (a field the result lacks is None). By
+        default the rounds won."""
+        return {"rounds_won": sum(1 for seat, facts in rounds if facts.get("winner") == seat)}
+
+    # --- the meld builder ---------------------------------------------------------------------------------
+
+    def meld_preview_unsearched(self, cards: list[str]) -> JSON | None:
+        """The meld preview's answer where no search is needed, given at once in the serving process; None:
+        ask ``meld_preview`` (in the worker). A hook for a game that has a preview."""
+        return None
 
     def __repr__(self) -> str:
         return f"<GameEntry {self.name}>"

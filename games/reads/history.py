@@ -19,9 +19,12 @@ from accounts.protocols import Person
 from games import registry
 from games.models import BotLevel, Match
 from games.reads import selectors
+from games.reads.matches import forfeited_seats
 
-#: How the player fared: won, lost, drawn (a shared first place), or left (resigned or timed out).
+#: How the player fared: won, lost, drawn (a shared first place), or left (resigned or timed out); a match
+#: the other seat lost without playing is won by forfeit, and one the player lost so, lost by forfeit.
 WON, LOST, DRAWN, LEFT = "won", "lost", "drawn", "left"
+WON_BY_FORFEIT, LOST_BY_FORFEIT = "won_by_forfeit", "lost_by_forfeit"
 
 
 @dataclass(frozen=True)
@@ -79,18 +82,21 @@ def matches_for_user(*, user: User, viewer: Person | None = None, limit: int = 2
         if player.get("user_id") is not None and player["user_id"] != user.pk
     }
     others = {other.pk: other for other in get_user_model().objects.filter(pk__in=people).select_related("profile")}
-    return [_entry(match, user=user, others=others, own=own) for match in matches]
+    forfeits = forfeited_seats(matches=matches)
+    return [_entry(match, user=user, others=others, own=own, forfeit=forfeits.get(match.pk)) for match in matches]
 
 
-def _entry(match: Match, *, user: User, others: dict, own: bool) -> HistoryEntry:
+def _entry(match: Match, *, user: User, others: dict, own: bool, forfeit: int | None) -> HistoryEntry:
     seat = next(p["seat"] for p in match.players if p.get("user_id") == user.pk)
     result = match.result or {}
     places = result.get("places") or []
     place = places[seat] if seat < len(places) else None
-    if seat in (match.left_seats or []):
+    if forfeit == seat:
+        outcome = LOST_BY_FORFEIT
+    elif seat in (match.left_seats or []):
         outcome = LEFT
     elif match.winner_seat == seat:
-        outcome = WON
+        outcome = WON_BY_FORFEIT if forfeit is not None else WON
     elif match.winner_seat is None and place == 1:
         outcome = DRAWN
     else:

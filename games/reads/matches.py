@@ -8,6 +8,7 @@ at a private table only for its players; everything else here reads only what an
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -19,7 +20,7 @@ from django.utils.translation import gettext as _
 from accounts.models import Profile
 from accounts.protocols import Person
 from games import registry
-from games.models import Match, Round, Table
+from games.models import Match, Move, Round, Table
 from games.reads import selectors as games_selectors
 
 #: Matches listed on a head-to-head page, newest first.
@@ -80,6 +81,33 @@ class Player:
     user_id: int | None = None
     bot: str = ""
     profile_url: str = ""
+
+
+def forfeited_seats(*, matches: Iterable[Match]) -> dict[int, int]:
+    """The seat that lost each of ``matches`` without playing, by match id (tournaments.md "Forfeit": a
+    tournament's forfeit rule resigns for it, or its turn ran out three times): it left the match without one
+    move of its own while the server had to move for it. A match that was played, or resigned by someone who
+    had played, has none. One query for them all."""
+    left = {m.pk: m.left_seats for m in matches
+            if m.left_seats and m.ending in (Match.Ending.RESIGNED, Match.Ending.TIMEOUTS)}
+    if not left:
+        return {}
+    moved: dict[tuple[int, int | None], set[str]] = {}
+    for match_id, seat, by in Move.objects.filter(match_id__in=left).values_list("match_id", "seat", "by").distinct():
+        moved.setdefault((match_id, seat), set()).add(by)
+    found = {}
+    for match_id, seats in left.items():
+        for seat in seats:
+            made = moved.get((match_id, seat), set())
+            if Move.By.PLAYER not in made and Move.By.TIMEOUT in made:
+                found[match_id] = seat
+                break
+    return found
+
+
+def forfeited_seat(*, match: Match) -> int | None:
+    """The seat that lost ``match`` by forfeit (``forfeited_seats``), or None."""
+    return forfeited_seats(matches=[match]).get(match.pk)
 
 
 def players_of(match: Match) -> list[Player]:

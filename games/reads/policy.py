@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from games import engines
+from games import registry
 from games.models import Table
 
 
@@ -24,7 +24,7 @@ def table_policy(table: Table) -> TablePolicy:
     handled by the turn timer, the timeout rules and the forfeit rule; only staff end such a table early).
     Ranked tables: people only. Masters scoring is tournament play, so its tables have no chat either
     (romme.md), as at a club's tournament evening."""
-    masters = engines.masters_scoring(table.game, table.options)
+    masters = registry.get(table.game).masters_scoring(table.options)
     return TablePolicy(
         chat=not (table.tournament or masters),
         bots=not (table.tournament or table.ranked),

@@ -1,6 +1,6 @@
 """The one place where what a client sees is built: a seat's view or the public one, from the engine's
-view with its points (``games.engines.view``) plus table, seat and user facts. Hidden cards are filtered by the engine's view; this module adds
-nothing secret and strips what a spectator must never get, as a second fence."""
+view with its points (the game entry's ``view``) plus table, seat and user facts. Hidden cards are filtered by
+the engine's view; this module adds nothing secret and strips what a spectator must never get, as a second fence."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from games.engine.cards import is_card
 from games.models import ChatMessage, Match, Round, Seat, Table
 from games.reads.policy import table_policy
 
-#: Keys a spectator's view must never carry, whatever an engine returns.
-_SEAT_ONLY_KEYS = ("hand", "legal_actions", "meter", "taken", "hand_augen", "best_opening", "drawn", "drawn_from", "hints")
+#: Keys a spectator's view must never carry, whatever the game and whatever its engine returns; each game's
+#: entry names its own besides (``GameEntry.seat_only_keys``).
+SEAT_ONLY_KEYS = ("hand", "legal_actions", "hints")
 
 
 @dataclass
@@ -120,7 +121,7 @@ def game_view(snapshot: TableSnapshot, seat_index: int | None) -> dict | None:
         snapshot.points = entry.points(snapshot.state)
     view = entry.view(snapshot.state, seat_index, points=snapshot.points)
     if seat_index is None:
-        for key in _SEAT_ONLY_KEYS:
+        for key in (*SEAT_ONLY_KEYS, *entry.seat_only_keys):
             view.pop(key, None)
         if view.get("last_round") is not None and not snapshot.last_deal_disclosed:
             # The hands left at the end of a round whose deal other tables are still playing: the players

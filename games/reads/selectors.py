@@ -4,7 +4,7 @@ history, the chat, and the tables whose turn time or computer move is due."""
 from __future__ import annotations
 
 import hmac
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import cast
 
@@ -15,9 +15,8 @@ from django.db.models.functions import RowNumber
 from django.utils.translation import gettext
 
 from accounts.protocols import Person
-from games import engines
+from games import registry
 from games.delivery import framecache, notices
-from games.engine.romme import hints as romme_hints
 from games.models import ChatMessage, Match, Round, Seat, Table
 from games.reads import presenters
 from games.reads.prepared import MARK, Prepared
@@ -113,7 +112,7 @@ def _snapshot_rows(table: Table, *, seats: list[Seat] | None = None,
     if seats is None:
         seats = seats_of(table)
     match = table.current_match
-    state = engines.engine(table.game).Match.from_json(table.state) if table.state else None
+    state = registry.get(table.game).engine.Match.from_json(table.state) if table.state else None
     current = last = None
     if match is not None:
         if rounds is None:
@@ -480,45 +479,54 @@ def tables_due(*, now: datetime, limit: int = 200) -> list[tuple[int, str]]:
 PREVIEW_NOT_SEATED = ("not_seated", "Meldungen prüfen lassen kann nur, wer an diesem Tisch sitzt und am Zug ist.")
 PREVIEW_NOT_PLAYING = ("not_playing", "Hier läuft gerade keine Partie: Meldungen prüfen geht nur im eigenen Zug.")
 PREVIEW_NOT_YOUR_TURN = ("not_your_turn", "Du bist nicht am Zug: Meldungen prüfen geht nur im eigenen Zug.")
+PREVIEW_NONE = ("no_preview", "Dieses Spiel hat keine Vorschau für Meldungen.")
 
 
-def meld_preview_refusal(*, table_id: int | str, user: User) -> tuple[int, tuple[str, str] | None]:
+def meld_preview_refusal(*, table_id: int | str, user: User) -> tuple[int, str, tuple[str, str] | None]:
     """Whether ``user`` may ask for a meld preview at the table now: only the seat to act may (the builder
-    is for laying out in one's own turn). Returns the table's version as read and None, or the version and
-    why not (``PREVIEW_*``). One small read: the table's row and the user's seat; a socket keeps the answer
-    for as long as the table's version stays the same."""
+    is for laying out in one's own turn), at a table of a game that has one (its entry's ``meld_preview``).
+    Returns the table's version and game as read and None, or the version, the game ("" when there is no such
+    table) and why not (``PREVIEW_*``). One small read: the table's row and the user's seat; a socket keeps
+    the answer for as long as the table's version stays the same."""
     if user is None or not user.is_authenticated:
-        return -1, PREVIEW_NOT_SEATED
+        return -1, "", PREVIEW_NOT_SEATED
     row = Table.objects.filter(pk=table_id).values_list("version", "status", "game", "state").first()
     if row is None:
-        return -1, PREVIEW_NOT_SEATED
+        return -1, "", PREVIEW_NOT_SEATED
     version, status, game, state = row
+    entry = registry.get(game)
+    if entry.meld_preview is None:
+        return version, game, PREVIEW_NONE
     seat = Seat.objects.filter(table_id=table_id, user_id=user.pk).values_list("index", "left").first()
     if seat is None or seat[1]:
-        return version, PREVIEW_NOT_SEATED
+        return version, game, PREVIEW_NOT_SEATED
     if status != Table.Status.PLAYING or state is None:
-        return version, PREVIEW_NOT_PLAYING
-    if engines.engine(game).Match.from_json(state).to_act != seat[0]:
-        return version, PREVIEW_NOT_YOUR_TURN
-    return version, None
+        return version, game, PREVIEW_NOT_PLAYING
+    if entry.engine.Match.from_json(state).to_act != seat[0]:
+        return version, game, PREVIEW_NOT_YOUR_TURN
+    return version, game, None
 
 
-def meld_preview(*, cards: list[str]) -> dict:
-    """What ``cards`` (card codes, in any order) make as one Rommé meld, for the page's meld builder: the
-    order it is laid in and its points, or ``meld: None`` with the rules' reason. Read-only and the same for
-    everyone: nothing of a table is read (who may ask is ``meld_preview_refusal``). Its work is bounded for
-    any input (``romme_hints.PREVIEW_BUDGET``).
+def meld_preview(*, game: str, cards: list[str]) -> dict:
+    """What ``cards`` (card codes, in any order) make as one meld of ``game``, for the page's meld builder:
+    the order it is laid in and its points, or ``meld: None`` with the rules' reason; the game's entry
+    answers (``meld_preview_unsearched``, else ``meld_preview``). Read-only and the same for everyone:
+    nothing of a table is read (who may ask is ``meld_preview_refusal``). ``ValueError`` for a game that has
+    no meld builder.
 
-    >>> meld_preview(cards=["7H", "JK", "5H"])
+    >>> meld_preview(game="romme", cards=["7H", "JK", "5H"])
     {'meld': ['5H', 'JK', '7H'], 'points': 18, 'kind': 'run'}
-    >>> meld_preview(cards=["JK", "JK"])["error"]
+    >>> meld_preview(game="romme", cards=["JK", "JK"])["error"]
     'a meld needs at least 3 cards, not 2'
     """
-    return meld_preview_unsearched(cards=cards) or romme_hints.meld_preview(cards)
+    entry = registry.get(game)
+    return entry.meld_preview_unsearched(cards) or meld_previewer(game)(cards)
 
 
-def meld_preview_unsearched(*, cards: list[str]) -> dict | None:
-    """``meld_preview``'s answer where no search is needed (fewer than 3 cards), else None."""
-    if len(cards) < 3:  # no reading to search for (and two jokers alone would be reported as "no cards")
-        return {"meld": None, "points": None, "error": f"a meld needs at least 3 cards, not {len(cards)}"}
-    return None
+def meld_previewer(game: str) -> Callable[[list[str]], dict]:
+    """The function that answers ``game``'s meld previews (its entry's ``meld_preview``); ``ValueError`` for
+    a game that has none (``meld_preview_refusal`` refuses to ask, ``PREVIEW_NONE``)."""
+    preview = registry.get(game).meld_preview
+    if preview is None:
+        raise ValueError(f"the game {game!r} has no meld preview")
+    return preview

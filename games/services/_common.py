@@ -15,7 +15,7 @@ from typing import Any, Literal, overload
 from django.conf import settings
 from django.utils import timezone
 
-from games import engines
+from games import registry
 from games.models import Match, Round, Seat, Table
 from games.reads import selectors
 from games.reads.policy import TablePolicy, table_policy  # noqa: F401  (re-exported for the services)
@@ -220,7 +220,7 @@ def deal_hash(deal: dict) -> str:
 
 
 def load_state(table: Table) -> Any:
-    return engines.engine(table.game).Match.from_json(table.state)
+    return registry.get(table.game).engine.Match.from_json(table.state)
 
 
 def snapshot(table: Table, seats: list[Seat], *, match: Match | None = None, state: Any = None,

@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError
 
-from games import engines
+from games import registry
 from games.delivery import events
 from games.models import Match, Move, Round, Seat, Table
 from games.reads.presenters import TableSnapshot, seat_name
@@ -40,7 +40,7 @@ class Play:
         self.table = table
         self.seats = seats
         self.now = now
-        self.engine = engines.engine(table.game)
+        self.engine = registry.get(table.game).engine
         assert table.current_match is not None  # a playing table has its match
         self.match: Match = table.current_match
         # A match just dealt brings its state and first round; otherwise both are read back from the row.
@@ -161,7 +161,7 @@ class Play:
         rounds = record.get("rounds", [])
         if len(rounds) >= self.round.number:
             self.round.record = rounds[self.round.number - 1]
-            self.round.result = engines.view(self.table.game, self.state, None).get("last_round")
+            self.round.result = registry.get(self.table.game).view(self.state, None).get("last_round")
         else:  # a resignation ended the match in the middle of the round: nothing was scored
             self.round.record = None
             self.round.result = {"result": "abandoned"}
@@ -215,7 +215,7 @@ def start_match(table: Table, seats: list[Seat], now: datetime) -> TableSnapshot
         table=table, number=number, game=table.game, options=table.options, ranked=table.ranked, players=players
     )
     match.users.set([seat.user_id for seat in seats if seat.user_id is not None])
-    eng = engines.engine(table.game)
+    eng = registry.get(table.game).engine
     state = eng.new_match(
         table.options, seats=table.seat_count, rng=_common.deal_rng(table, number, 1),
         players=[p["name"] for p in players],

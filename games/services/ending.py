@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from games import engines
+from games import registry
 from games.delivery import events, notices
 from games.models import Match, Seat, Table
 from games.signals import match_ended
@@ -43,7 +43,7 @@ def match_end(*, table: Table, seats: list[Seat], match: Match, state: Any, how:
         match.status = Match.Status.ABORTED
         table.status = Table.Status.ABORTED
     else:
-        result = engines.outcome(table.game, state)
+        result = registry.get(table.game).result(state)
         assert result is not None  # the match is over: it has an outcome
         winner = result.get("winner")
         match.status = Match.Status.FINISHED

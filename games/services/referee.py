@@ -8,7 +8,7 @@ from datetime import datetime
 
 from django.db import transaction
 
-from games import engines
+from games import registry
 from games.models import Move, Table
 from games.reads import selectors
 from games.services import _common
@@ -93,7 +93,7 @@ def bot_move(*, table_id: int | str, now: datetime | None = None) -> bool:
         seat = seats[play.state.to_act]
         if seat.is_bot:
             rng = _common.table_rng(play.match.number, play.state.round_number, "bot", table.version)
-            action = engines.bot_action(table.game, play.state, seat.index, seat.bot_level, rng)
+            action = registry.get(table.game).bot_action(play.state, seat.index, seat.bot_level, rng)
             try:
                 play.apply(seat.index, action, by=Move.By.BOT)
             except ValueError:

@@ -17,7 +17,7 @@ from django.contrib.auth.models import User as AuthUser
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
 
-from games import engines, registry
+from games import registry
 from games.delivery import events
 from games.models import BotLevel, Match, Round, Seat, Table
 from games.reads import selectors
@@ -203,7 +203,7 @@ def tables_create_seated_many(
     planned: list[_Planned] = []
     everyone: set[int] = set()
     now = _common.now_or()
-    eng = engines.engine(game) if registry.is_game(game) else None
+    eng = registry.get(game).engine if registry.is_game(game) else None
     for seated in given:
         users, chosen, normalized, seat_count, deal_seed, deal_group = _check_seated(game, seated, preset,
                                                                                     options_of)

@@ -1,6 +1,7 @@
 """The words of the notice banner (``games/static/games/notices.js``) in the request's language, for
 ``{% notice_strings as strings %}{{ strings|json_script:"notice-strings" }}`` in templates/base.html.
-``{tournament}`` and ``{stage}`` are filled in by the page from the notice."""
+``{tournament}`` and ``{stage}`` are filled in by the page from the notice (the stage in its format's own words,
+"Runde 2" or "Serie 2", in the page's language)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ register = template.Library()
 def notice_strings() -> dict:
     return {
         "table_ready": _("Dein Tisch ist bereit"),
-        "table_ready_tournament": _("Dein Tisch ist bereit: „{tournament}“, Runde {stage}"),
+        "table_ready_tournament": _("Dein Tisch ist bereit: „{tournament}“, {stage}"),
         "tournament_started": _("Das Turnier „{tournament}“ hat begonnen"),
-        "stage_started": _("Die Pause ist vorbei: Runde {stage} von „{tournament}“ hat begonnen"),
+        "stage_started": _("Die Pause ist vorbei: {stage} von „{tournament}“ hat begonnen"),
         "tournament_paused": _("Das Turnier „{tournament}“ ist unterbrochen"),
         "tournament_resumed": _("Das Turnier „{tournament}“ geht weiter"),
         "tournament_finished": _("Das Turnier „{tournament}“ ist beendet"),

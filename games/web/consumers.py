@@ -417,27 +417,29 @@ class TableConsumer(_JsonConsumer):
         if not _echoable_id(preview_id):
             raise ServiceError("bad_message", f"meld_preview: 'id' ist eine ganze Zahl (höchstens {PREVIEW_ID_MAX}) "
                                               f"oder ein Text von höchstens {PREVIEW_ID_CHARS} Zeichen.")
-        await self._may_preview()
+        game = await self._may_preview()
         try:
             answer = await asyncio.wait_for(
-                previews.meld_preview(cards),
+                previews.meld_preview(game=game, cards=cards),
                 PREVIEW_SECONDS,
             )
         except TimeoutError:
             raise ServiceError("busy", "Die Prüfung der Meldung hat zu lange gedauert; bitte noch einmal.") from None
         await self.send_frame({"type": "meld_preview", "id": preview_id, "cards": cards, **answer})
 
-    async def _may_preview(self) -> None:
-        """Only the seat to act may ask for previews (``selectors.meld_preview_refusal``): anonymous sockets
-        are refused unread; a signed-in one reads who is to act once per table version (kept on the socket)."""
+    async def _may_preview(self) -> str:
+        """Only the seat to act may ask for previews, at a table of a game that has them
+        (``selectors.meld_preview_refusal``): anonymous sockets are refused unread; a signed-in one reads who is
+        to act once per table version (kept on the socket). Returns the table's game."""
         if self.user_id is None:
             raise ServiceError(*selectors.PREVIEW_NOT_SEATED, version=self.version)
         known = getattr(self, "_preview_turn", None)
         if known is None or known[0] < self.version:
             known = self._preview_turn = await in_thread(selectors.meld_preview_refusal)(
                 table_id=self.table_id, user=self.user)
-        if known[1] is not None:
-            raise ServiceError(*known[1], version=self.version)
+        if known[2] is not None:
+            raise ServiceError(*known[2], version=self.version)
+        return known[1]
 
     HANDLERS = {
         "hello": on_sync,

@@ -21,7 +21,7 @@ from django.utils.translation import override
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import engines, services
+from games import registry, services
 from games.engine.romme.melds import validate_meld
 from games.models import Table
 from games.templatetags.table_i18n import table_strings
@@ -417,7 +417,7 @@ def play_out(table_id, *, until):
     the whole match ("match") is over; the table then shows that end. Done while it is the player's turn, so
     the referee has nothing to race."""
     table = Table.objects.get(pk=table_id)
-    engine = engines.engine(table.game)
+    engine = registry.get(table.game).engine
     match = engine.Match.from_json(table.state)
     rng = random.Random(11)
     for _ in range(20_000):
@@ -428,7 +428,7 @@ def play_out(table_id, *, until):
                 break
             match = engine.deal_next_round(match, rng=rng)
             continue
-        action = engines.bot_action(table.game, match, match.to_act, "simple", rng)
+        action = registry.get(table.game).bot_action(match, match.to_act, "simple", rng)
         match = engine.apply_action(match, match.to_act, action, rng=rng)
     Table.objects.filter(pk=table_id).update(
         state=match.to_json(), version=F("version") + 1, bot_due_at=None,

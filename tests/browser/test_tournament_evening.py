@@ -1,6 +1,7 @@
 """A tournament evening in a real browser, through the process ``make run`` starts (one daphne on an SQLite
 file, the in-memory channel layer, the referee inside; issue 27 "Done when"): a 4-player gin Swiss with a
-no-show in German, a knockout of 4 in English. Each point a page can show is asserted where it shows:
+no-show in German, a knockout of 4 in English, a Rommé Masters series of two that staff create on the page,
+and a Swiss called off after its start. Each point a page can show is asserted where it shows:
 
 - the tournament page opened before the start updates by itself: "Anmeldung offen", "Start in" and the
   withdraw button, then "läuft" without them, "Nächste Runde in" in the break, the next round's tables, "beendet";
@@ -8,9 +9,18 @@ no-show in German, a knockout of 4 in English. Each point a page can show is ass
   match is over; one banner per table;
 - the end of a tournament match: "Zum Turnier" as the main button, no "Revanche", the standing after this
   match, "Warte auf die anderen Tische (1 läuft noch)", then the countdown to the next round;
-- a no-show's opponent reads "kampflos gewonnen" and is offered no rematch;
+- a no-show's opponent reads "kampflos gewonnen" and is offered no rematch; the standings say "kampflos gegen
+  ben", the audit log "Kampflos verloren: ben", ben's profile "kampflos verloren";
 - the knockout's bracket with scores and the champion, English headers, the profile's tournaments, the
-  staff page within a phone's width; no JavaScript error on any page.
+  staff page within a phone's width; no JavaScript error on any page;
+- the staff's create form: the fields the chosen game and format declare, with their defaults and labels, and
+  none of the other game's; the draft's cancel button apart from publishing;
+- a Rommé series in its own words: "Tische der Serie 1", the banner's "Serie 1", "Serie 1, Tisch 1" at the
+  table, "Nächste Serie in" at the table's end and in the header, "Serie 2 gestartet" in the audit log, the
+  Masters columns (Ergebnis, WP, Augen) in the final standings; its lists played out by the game's own
+  computer player on each seat's socket;
+- banners out of the navigation's way on a laptop, and withdrawn when the tournament is called off (the
+  call-off's notice in their place).
 
 Screenshots of each page at 1366×768 and 390×844 go to ``/work/screenshots-27/`` (outside the repository;
 ``SCREENSHOTS_27`` names another folder). The waits are the site's own settings, shortened in daphne's
@@ -23,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import re
 import threading
 import time
@@ -64,14 +75,27 @@ for name in [spec["staff"], *spec["players"]]:
     sessions[name], ids[name] = session.session_key, user.pk
 staff = User.objects.get(username=spec["staff"])
 lead = spec["start_lead"]
-t = tournaments.tournament_create(
-    by=staff, name=spec["name"], game="gin", format=spec["format"], settings=spec["settings"],
-    options={{"turn_seconds": 30, "target": 0}},
-    starts_at=timezone.now() + timedelta(seconds=lead) if lead else None)
-tournaments.tournament_publish(tournament_id=t.pk, by=staff)
-for name in spec["players"]:
-    tournaments.tournament_register(tournament_id=t.pk, user=User.objects.get(username=name))
-print("E2E " + json.dumps({{"sessions": sessions, "ids": ids, "tournament": t.pk}}))
+tournament = None
+if spec["format"]:  # else staff create it on the page (the Rommé series)
+    t = tournaments.tournament_create(
+        by=staff, name=spec["name"], game="gin", format=spec["format"], settings=spec["settings"],
+        options={{"turn_seconds": 30, "target": 0}},
+        starts_at=timezone.now() + timedelta(seconds=lead) if lead else None)
+    tournaments.tournament_publish(tournament_id=t.pk, by=staff)
+    for name in spec["players"]:
+        tournaments.tournament_register(tournament_id=t.pk, user=User.objects.get(username=name))
+    tournament = t.pk
+print("E2E " + json.dumps({{"sessions": sessions, "ids": ids, "tournament": tournament}}))
+"""
+
+REGISTER = """
+import json
+from django.contrib.auth import get_user_model
+from tournaments import services as tournaments
+
+for name in {players!r}:
+    tournaments.tournament_register(tournament_id={tournament_id}, user=get_user_model().objects.get(username=name))
+print("E2E " + json.dumps({{"registered": len({players!r})}}))
 """
 
 TABLES = """
@@ -87,6 +111,17 @@ WIDER_THAN_PAGE = """() => [...document.querySelectorAll("main *")]
   .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 1
     && !el.closest(".tn-scroll"))
   .slice(0, 8).map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`)"""
+
+
+#: The main navigation's links and buttons that a notice banner covers (on a laptop the banners stand below the
+#: header, at the right): what would keep a person from the site's menu while a banner shows.
+NAV_UNDER_BANNERS = """() => {
+  const banners = [...document.querySelectorAll(".site-notice")].map((b) => b.getBoundingClientRect());
+  return [...document.querySelectorAll(".site-nav a, .site-nav button")].filter((item) => {
+    const r = item.getBoundingClientRect();
+    return r.width > 0 && banners.some((b) => b.left < r.right && r.left < b.right && b.top < r.bottom && r.top < b.bottom);
+  }).map((item) => item.textContent.trim());
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -157,6 +192,49 @@ def autoplay(server, session: str, table_id: int) -> threading.Thread:
     return thread
 
 
+async def play_with_the_games_bot(visitor: Visitor, table_id: int, deadline: float) -> dict:
+    """Open the table and play every move that falls to this seat as the game's computer player would, from the
+    view this seat is sent (a Rommé list needs melds to end), and say ready between rounds, until it is over."""
+    from websockets.asyncio.client import connect
+
+    from games import registry
+
+    rng = random.Random(table_id)
+    port = visitor.base.rsplit(":", 1)[1]
+    ready_for = None
+    async with connect(f"ws://127.0.0.1:{port}/ws/table/{table_id}/", origin=visitor.base,
+                       additional_headers={"Cookie": f"sessionid={visitor.session}"}, open_timeout=10) as ws:
+        while True:
+            frame = json.loads(await asyncio.wait_for(ws.recv(), timeout=max(0.1, deadline - time.monotonic())))
+            if frame["type"] != "state":
+                continue
+            table, view = frame["table"], frame["view"]
+            if table["status"] in ("finished", "aborted"):
+                return frame
+            if table["status"] != "playing" or not view or view.get("over"):
+                continue
+            if view.get("to_act") == table["you"]:
+                action = registry.get(view["game"]).bots.choose_action(view, "advanced", rng)
+                await ws.send(json.dumps({"type": "move", "version": frame["version"], "action": action}))
+            elif view.get("to_act") is None and ready_for != view.get("round_number"):
+                ready_for = view.get("round_number")
+                await ws.send(json.dumps({"type": "ready"}))
+
+
+def autoplay_with_bots(server, session: str, table_id: int) -> threading.Thread:
+    """``play_with_the_games_bot`` in a thread of its own (the browser's loop is the test's)."""
+    visitor = Visitor(server["port"], session)
+    outcome: dict = {}
+
+    def run():
+        outcome["final"] = asyncio.run(play_with_the_games_bot(visitor, table_id, time.monotonic() + 240))
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.outcome = outcome  # type: ignore[attr-defined]
+    thread.start()
+    return thread
+
+
 def resign(page) -> None:
     page.locator("#btn-resign").click()
     page.locator("#btn-resign-confirm").click()
@@ -214,6 +292,7 @@ def _swiss_evening(e: Evening, url: str) -> None:
         banner.wait_for()
         assert banner.count() == 1 and "Dein Tisch ist bereit" in banner.inner_text()
         assert "Adventsturnier" in banner.inner_text()
+        assert pages[name].evaluate(NAV_UNDER_BANNERS) == []  # 1366×768: out of the navigation's way
     e.shoot(others["dora"], "banner-table-ready")
 
     # --- the no-show's opponent plays; the other table ends by a resignation at the table
@@ -285,12 +364,17 @@ def _swiss_evening(e: Evening, url: str) -> None:
     assert head.get_by_role("heading", name="Endstand").is_visible()
     assert head.locator("[data-role=countdown]").count() == 0
     assert head.locator("[data-role=stage-match]").count() >= 4  # every played round cell links its match
+    assert "kampflos gegen ben" in head.locator("main").inner_text()  # the no-show's rounds, in the standings
     e.shoot(head, "tournament-final")
     profile = e.page("claire", "/profil/")
     assert "Adventsturnier" in profile.locator("main").inner_text()
     e.shoot(profile, "profile")
+    no_show = e.page("ben", "/profil/")  # the profile's word for the rounds ben never played
+    assert "kampflos verloren" in no_show.locator("#match-history").inner_text()
+    assert "aufgegeben" not in no_show.locator("#match-history").inner_text()
     staff = e.page("leitung", f"{url}leitung/")
     staff.set_viewport_size({"width": 390, "height": 844})
+    assert "Kampflos verloren: ben, Runde 1" in staff.locator("[data-role=audit]").inner_text()
     wider = staff.evaluate(WIDER_THAN_PAGE)
     assert staff.evaluate("document.documentElement.scrollWidth") <= 390, wider
     e.shoot(staff, "staff")
@@ -376,3 +460,167 @@ def _wait_for_stage(e: Evening, stage: int, seconds: float = 30) -> bool:
             return True
         time.sleep(0.5)
     raise AssertionError(f"stage {stage} never began")
+
+
+#: The create form's option fields a person sees now, in the page's order: name, label and placeholder (the
+#: default an empty field takes).
+SHOWN_FIELDS = """() => [...document.querySelectorAll("fieldset[data-kind] input, fieldset[data-kind] select")]
+  .filter((el) => el.type !== "hidden" && el.getClientRects().length > 0)
+  .map((el) => ({name: el.name, placeholder: el.placeholder || "",
+                 label: (document.querySelector(`label[for="${el.id}"]`) || {innerText: ""}).innerText.trim()}))"""
+
+
+def shown_fields(page) -> dict[str, dict]:
+    return {field["name"]: field for field in page.evaluate(SHOWN_FIELDS)}
+
+
+def test_a_romme_masters_series_of_two_in_german(browser, evening):
+    spec = {"staff": "vorstand", "players": ["ida", "jan", "kai"], "language": "de", "name": "Rommé-Abend",
+            "format": None, "start_lead": 0, "settings": {}}
+    setup = manage_shell(SETUP.format(spec=json.dumps(spec)), evening["env"])
+    e = Evening(browser, evening, setup, locale="de-DE", prefix="series-de")
+    try:
+        _series_evening(e, spec)
+    except BaseException:
+        print(evening["log"].read_text()[-4000:])
+        raise
+    finally:
+        e.close()
+    assert e.errors == []
+
+
+def _series_evening(e: Evening, spec: dict) -> None:
+    setup = e.setup
+    # --- staff create it on the page: the fields the chosen game and format declare, with their defaults
+    form = e.page(spec["staff"], "/turniere/leitung/neu/")
+    form.select_option("#id_create_kind", "gin:swiss")
+    form.locator('fieldset[data-kind="gin:swiss"]').wait_for(state="visible")
+    swiss = shown_fields(form)
+    assert list(swiss) == ["rounds", "target", "forfeit_minutes", "turn_seconds", "min_players", "max_players",
+                           "check_in_minutes", "break_minutes"]
+    assert swiss["break_minutes"]["label"] == "Pause zwischen den Runden (Minuten)"
+    assert swiss["forfeit_minutes"]["label"] == "Kampflos verloren nach (Minuten)"
+    assert swiss["min_players"]["placeholder"] == "2"
+    labels = " ".join(field["label"] for field in swiss.values())
+    assert "Serie" not in labels and "Liste" not in labels and "Tischgröße" not in labels
+    e.shoot(form, "create-swiss")
+
+    form.select_option("#id_create_kind", "romme:series")
+    chosen = form.locator('fieldset[data-kind="romme:series"]')
+    chosen.wait_for(state="visible")
+    series = shown_fields(form)
+    assert list(series) == ["series", "rounds", "table_size", "same_deals", "turn_seconds", "min_players",
+                            "max_players", "check_in_minutes", "break_minutes"]
+    assert series["series"]["label"] == "Serien" and series["rounds"]["label"] == "Runden je Liste"
+    assert series["break_minutes"]["label"] == "Pause zwischen den Serien (Minuten)"
+    assert (series["series"]["placeholder"], series["table_size"]["placeholder"],
+            series["min_players"]["placeholder"]) == ("3", "4", "3")
+    labels = " ".join(field["label"] for field in series.values())
+    assert "Gin" not in labels and "Kampflos" not in labels and "Partie bis" not in labels
+    form.fill("#id_create_name", spec["name"])
+    for name, value in (("series", "2"), ("rounds", "6"), ("table_size", "3"), ("check_in_minutes", "0"),
+                        ("break_minutes", "40")):  # 40 minutes: 20 s of this test's clock
+        chosen.locator(f"[name={name}]").fill(value)
+    e.shoot(form, "create-series")
+    form.locator("form.tn-form button[type=submit]").click()
+    form.wait_for_url(re.compile(r"/turniere/\d+/leitung/$"))
+    tournament_id = int(re.search(r"/turniere/(\d+)/leitung/$", form.url).group(1))
+    setup["tournament"] = tournament_id
+    staff, url = form, f"/turniere/{tournament_id}/"
+
+    # --- the draft: its own fields to edit, the dangerous button apart from publishing
+    assert staff.locator("form.tn-edit [name=table_size]").input_value() == "3"
+    danger = staff.locator(".tn-danger")
+    assert danger.get_by_role("button", name="Absagen").is_visible()
+    assert danger.get_by_role("button", name="Veröffentlichen").count() == 0
+    e.shoot(staff, "staff-draft")
+    staff.get_by_role("button", name="Veröffentlichen").click()
+    staff.wait_for_load_state()
+    assert manage_shell(REGISTER.format(players=spec["players"], tournament_id=tournament_id),
+                        e.server["env"]) == {"registered": 3}
+    head = e.page(spec["players"][0], url)
+    status = head.locator("[data-live-part=head] [data-role=status]")
+    assert status.inner_text() == "Anmeldung offen"
+    lobby = e.page(spec["players"][1], "/spielen/")
+    lobby.locator("#site-notices[data-status=online]").wait_for(state="attached")
+    staff.goto(f"{url}leitung/")
+    staff.get_by_role("button", name="Jetzt starten").click()
+    staff.wait_for_load_state()
+
+    # --- two series, each a Masters list played out at one table of three; a stage is a "Serie" everywhere
+    status.filter(has_text="läuft").wait_for()
+    for number in (1, 2):
+        head.get_by_text(f"Tische der Serie {number}").wait_for(timeout=60_000)
+        assert "Tische der Runde" not in head.locator("main").inner_text()
+        (row,) = e.tables(number)
+        players = [autoplay_with_bots(e.server, setup["sessions"][name_of(setup, u)], row["table"])
+                   for u in row["users"]]
+        if number == 1:
+            banner = lobby.locator(".site-notice")
+            banner.wait_for()
+            assert "Dein Tisch ist bereit" in banner.inner_text() and "Serie 1" in banner.inner_text()
+            assert staff.get_by_role("button", name="Nächste Serie jetzt").is_visible()
+        table = e.page(name_of(setup, row["users"][0]), f"/spielen/tisch/{row['table']}/")
+        assert table.locator(".gt-bar__head[data-panel=head]").inner_text() == (
+            f"Turnier: {spec['name']} · Serie {number}, Tisch 1")
+        end = table.locator("#match-end")
+        end.locator("[data-role=to-tournament]").wait_for(timeout=240_000)
+        if number == 1:
+            next_line = end.locator("[data-role=next]", has_text="Nächste Serie in")
+            next_line.wait_for()
+            assert re.fullmatch(r"Nächste Serie in \d:\d\d", next_line.inner_text())
+            e.shoot(table, "table-end-countdown")
+            head.locator("[data-role=countdown]", has_text="Nächste Serie in").wait_for()
+            e.shoot(head, "tournament-break")
+        for player in players:
+            player.join(timeout=60)
+            assert player.outcome["final"]["table"]["status"] == "finished"
+
+    # --- the end: the series' standings, its audit log in its own words
+    status.filter(has_text="beendet").wait_for(timeout=60_000)
+    assert head.get_by_role("heading", name="Endstand").is_visible()
+    columns = head.locator("table.tn-standings thead th").all_inner_texts()
+    assert columns == ["Platz", "Spieler", "Ergebnis", "WP", "Augen", "Runden gewonnen", "Serie 1", "Serie 2"]
+    e.shoot(head, "tournament-final")
+    staff.reload()
+    audit = staff.locator("[data-role=audit]").inner_text()
+    assert "Serie 1 gestartet" in audit and "Serie 2 gestartet" in audit and "Runde 1 gestartet" not in audit
+    e.shoot(staff, "staff-final")
+
+
+def test_a_swiss_cancelled_after_its_start_withdraws_the_banners_of_its_tables(browser, evening):
+    spec = {"staff": "absage", "players": ["lena", "max"], "language": "de", "name": "Regenabend",
+            "format": "swiss", "start_lead": 0,
+            "settings": {"rounds": 2, "check_in_minutes": 0, "break_minutes": 20, "forfeit_minutes": 240}}
+    setup = manage_shell(SETUP.format(spec=json.dumps(spec)), evening["env"])
+    e = Evening(browser, evening, setup, locale="de-DE", prefix="cancelled-de")
+    url = f"/turniere/{setup['tournament']}/"
+    try:
+        pages = {"lena": e.page("lena", "/bestenliste/"), "max": e.page("max", "/spielen/")}
+        for page in pages.values():
+            page.locator("#site-notices[data-status=online]").wait_for(state="attached")
+        staff = e.page("absage", f"{url}leitung/")
+        staff.get_by_role("button", name="Jetzt starten").click()
+        staff.wait_for_load_state()
+        for page in pages.values():
+            page.locator(".site-notice", has_text="Dein Tisch ist bereit").wait_for()
+        e.shoot(pages["lena"], "banner-before-cancel")
+        danger = staff.locator(".tn-danger")
+        danger.get_by_label("Grund").fill("Gewitter, der Strom fällt aus")
+        danger.get_by_role("button", name="Absagen").click()
+        staff.wait_for_load_state()
+        for page in pages.values():  # the table is closed: its banner goes, the tournament's notice says why
+            page.locator(".site-notice", has_text="Dein Tisch ist bereit").wait_for(state="detached")
+            cancelled = page.locator(".site-notice")
+            cancelled.wait_for()
+            assert cancelled.count() == 1 and "Regenabend" in cancelled.inner_text()
+            assert "abgesagt" in cancelled.inner_text()
+        e.shoot(pages["lena"], "banner-after-cancel")
+        head = e.page("lena", url)
+        assert head.locator("[data-live-part=head] [data-role=status]").inner_text() == "abgesagt"
+    except BaseException:
+        print(evening["log"].read_text()[-4000:])
+        raise
+    finally:
+        e.close()
+    assert e.errors == []

@@ -1,5 +1,5 @@
 """Both games offer the one match interface of docs/engine.md (``games.engine.interface``): every member, with
-its signature, found through the plain registry the live layer uses (``games.engines.ENGINES``)."""
+its signature, found through the game registry the live layer asks (``games.registry``)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from games import registry
 from games.engine.interface import MatchEngine, MatchState
-from games.engines import ENGINES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "engine.md"
 
@@ -46,14 +46,14 @@ def check_signature(declared: list[inspect.Parameter], actual: list[inspect.Para
     return problems
 
 
-def test_the_registry_is_a_plain_dict_of_both_games():
-    assert type(ENGINES) is dict and sorted(ENGINES) == ["gin", "romme"]
-    assert all(game == module.GAME for game, module in ENGINES.items())
+def test_the_registry_holds_both_games_each_with_its_engine():
+    assert sorted(registry.names()) == ["gin", "romme"]
+    assert all(entry.name == entry.engine.GAME for entry in registry.entries())
 
 
-@pytest.mark.parametrize("game", sorted(ENGINES))
+@pytest.mark.parametrize("game", sorted(registry.names()))
 def test_engine_module_offers_every_function_with_its_documented_signature(game):
-    module = ENGINES[game]
+    module = registry.get(game).engine
     assert isinstance(module, MatchEngine)
     for name, declared in protocol_members(MatchEngine).items():
         actual = getattr(module, name, None)
@@ -62,9 +62,9 @@ def test_engine_module_offers_every_function_with_its_documented_signature(game)
         assert problems == [], f"{game}.{name}: {problems}"
 
 
-@pytest.mark.parametrize("game", sorted(ENGINES))
+@pytest.mark.parametrize("game", sorted(registry.names()))
 def test_engine_state_offers_every_member_with_its_documented_signature(game):
-    module = ENGINES[game]
+    module = registry.get(game).engine
     state = module.new_match(module.normalize_options({}), rng=random.Random(1))
     assert isinstance(state, module.Match) and isinstance(state, MatchState)
     for name, declared in protocol_members(MatchState).items():

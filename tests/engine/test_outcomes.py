@@ -1,4 +1,4 @@
-"""Each game's points (games/kinds/<game>/points.py) turn the engine's facts into points; games.engines serves them to the live layer.
+"""Each game's points (games/kinds/<game>/points.py) turn the engine's facts into points; the registry entry serves them to the live layer.
 
 The points are those the engine itself computed before issue 9: ``golden/states.json`` holds match states
 stored by that engine, with the result, score sheet and last round it showed for them. Loading each with
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from games import engines
+from games import registry
 from games.engine.gin import match as gin
 from games.engine.romme import match as romme
 from games.kinds.romme import points as romme_points
@@ -25,14 +25,14 @@ STATES = json.loads((Path(__file__).parent / "golden" / "states.json").read_text
 
 @pytest.mark.parametrize("case", STATES, ids=[case["name"] for case in STATES])
 def test_a_state_stored_before_issue_9_scores_as_it_did(case):
-    state = engines.engine(case["game"]).Match.from_json(json.loads(json.dumps(case["state"])))
-    view = engines.view(case["game"], state, None)
-    assert engines.outcome(case["game"], state) == case["outcome"]
+    state = registry.get(case["game"]).engine.Match.from_json(json.loads(json.dumps(case["state"])))
+    view = registry.get(case["game"]).view(state, None)
+    assert registry.get(case["game"]).result(state) == case["outcome"]
     assert view["result"] == case["outcome"]
     assert view["scores"] == case["scores"]
     assert view["last_round"] == case["last_round"]
     # Saved again, it loads to the same facts.
-    again = engines.engine(case["game"]).Match.from_json(json.loads(json.dumps(state.to_json())))
+    again = registry.get(case["game"]).engine.Match.from_json(json.loads(json.dumps(state.to_json())))
     assert again.facts() == state.facts()
 
 
@@ -155,18 +155,18 @@ def test_casual_list_final_is_the_minus_points_and_fewest_wins():
     assert outcomes.score_sheet(romme_facts(rounds))["mode"] == "masters"
 
 
-# -- the live layer's door: games.engines ---------------------------------------------------------------------
+# -- the live layer's door: the registry entry ----------------------------------------------------------------
 
 
 def play_out(game: str, options: dict, seats: int, seed: int):
     rng = random.Random(seed)
-    module = engines.engine(game)
+    module = registry.get(game).engine
     m = module.new_match(options, seats=seats, rng=rng)
     while not m.over:
         if m.to_act is None:
             m = module.deal_next_round(m, rng)
         else:
-            m = module.apply_action(m, m.to_act, engines.bot_action(game, m, m.to_act, "simple", rng), rng=rng)
+            m = module.apply_action(m, m.to_act, registry.get(game).bot_action(m, m.to_act, "simple", rng), rng=rng)
     return m
 
 
@@ -176,20 +176,21 @@ def play_out(game: str, options: dict, seats: int, seed: int):
 ])
 def test_outcome_view_and_replay_agree(game, options, seats):
     m = play_out(game, options, seats, seed=3)
-    result = engines.outcome(game, m)
+    result = registry.get(game).result(m)
     assert result == outcomes.outcome(m.facts()) and result["final"]
-    assert engines.view(game, m, 0)["result"] == result
-    assert engines.view(game, m, None)["scores"] == outcomes.score_sheet(m.facts())
+    assert registry.get(game).view(m, 0)["result"] == result
+    assert registry.get(game).view(m, None)["scores"] == outcomes.score_sheet(m.facts())
     summary = outcomes.replay(json.loads(json.dumps(m.record())))
     assert summary["final"] == result["final"] and summary["winner"] == result["winner"]
 
 
 def test_outcome_is_none_while_the_match_runs():
     m = gin.new_match({}, rng=random.Random(1))
-    assert engines.outcome("gin", m) is None and engines.view("gin", m, 0)["result"] is None
+    assert registry.get("gin").result(m) is None and registry.get("gin").view(m, 0)["result"] is None
 
 
-def test_chat_is_off_at_masters_tables_only():
-    assert engines.chat_allowed("gin", {}) and engines.chat_allowed("romme", {"scoring": "casual"})
-    assert not engines.chat_allowed("romme", {"scoring": "masters"})
-    assert not engines.chat_allowed("romme", {"tournament": True})  # a table stored with the old name
+def test_masters_scoring_is_read_from_the_options_as_stored():
+    # Masters scoring is tournament play: its tables have no chat (games.reads.policy).
+    assert not registry.get("gin").masters_scoring({}) and not registry.get("romme").masters_scoring({"scoring": "casual"})
+    assert registry.get("romme").masters_scoring({"scoring": "masters"})
+    assert registry.get("romme").masters_scoring({"tournament": True})  # a table stored with the old name

@@ -6,7 +6,7 @@ import json
 import random
 from datetime import timedelta
 
-from games import engines, services
+from games import registry, services
 from games.delivery import events
 from games.models import Seat, Table
 
@@ -17,7 +17,7 @@ def choose_action(view: dict) -> dict:
     """What a test player does, seeing only its own view: the game's simple bot where there is one,
     else (gin) knock when it can, pass the first-turn offer, draw from the stock, discard the meter's best."""
     try:
-        bots = engines.bots(view["game"])
+        bots = registry.get(view["game"]).bots
     except ImportError:
         bots = None
     if bots is not None:
@@ -36,7 +36,7 @@ def choose_action(view: dict) -> dict:
 
 
 def state_of(table: Table):
-    return engines.engine(table.game).Match.from_json(table.state)
+    return registry.get(table.game).engine.Match.from_json(table.state)
 
 
 def play_out(table_id: int, users: list, *, max_steps: int = 3000) -> Table:
@@ -58,7 +58,7 @@ def play_out(table_id: int, users: list, *, max_steps: int = 3000) -> Table:
         if user is None or table.seats.get(index=seat).left:
             assert services.referee_pass() >= 1
             continue
-        view = engines.engine(table.game).view(state, seat)
+        view = registry.get(table.game).engine.view(state, seat)
         services.move_apply(table_id=table_id, user=user, version=table.version, action=choose_action(view))
     raise AssertionError("the table did not finish")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import engines, services
+from games import registry, services
 from games.models import ChatMessage, Match, Move, Round, Seat, Table
 from games.web import consumers
 from tests.games.helpers import Socket, choose_action, play_out, state_of
@@ -545,7 +545,7 @@ def play_to_the_round_break(table_id: int, users: list) -> None:
         state = state_of(table)
         if state.to_act is None:
             return
-        view = engines.engine(table.game).view(state, state.to_act)
+        view = registry.get(table.game).engine.view(state, state.to_act)
         services.move_apply(table_id=table_id, user=users[state.to_act], version=table.version,
                             action=choose_action(view))
     raise AssertionError("the round did not end")

@@ -10,7 +10,7 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import engines, services
+from games import registry, services
 from games.delivery import events
 from games.models import Table
 from games.reads import selectors
@@ -43,7 +43,7 @@ def one_move(table_id: int, users: list) -> None:
     table = Table.objects.get(pk=table_id)
     state = state_of(table)
     seat = state.to_act
-    view = engines.engine(table.game).view(state, seat)
+    view = registry.get(table.game).engine.view(state, seat)
     services.move_apply(table_id=table_id, user=users[seat], version=table.version, action=choose_action(view))
 
 
@@ -58,7 +58,7 @@ def play_until_late_in_a_round(table_id: int, users: list, *, entries: int) -> N
                 if not seat.ready:
                     services.round_ready(table_id=table_id, user=seat.user)
             continue
-        history = engines.engine(table.game).view(state, None)["history"]
+        history = registry.get(table.game).engine.view(state, None)["history"]
         if len(history) >= entries:
             return
         one_move(table_id, users)

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import engines, services
+from games import registry, services
 from games.engine.cards import gin_deck, is_card, romme_deck
 from games.models import Table
 from games.reads import selectors
@@ -51,7 +51,7 @@ def check_frame(frame: dict, table: Table, *, audience: int | None) -> None:
     socket it went to, never from the frame itself: a spectator sent a seat's frame must fail."""
     assert frame["version"] == table.version, "the check must see the state the frame was built from"
     assert SEED not in json.dumps(frame)
-    engine = engines.engine(table.game)
+    engine = registry.get(table.game).engine
     state = engine.Match.from_json(table.state)
     view = frame["view"]
     revealed_deal = frame["table"]["last_deal"]
@@ -169,7 +169,7 @@ def test_the_leak_check_catches_a_hand_in_a_frame(players):
 
     frame = selectors.table_state_for(table_id=table.pk, user=players[0])
     check_frame(frame, table, audience=0)
-    other_hand = engines.engine("gin").view(engines.engine("gin").Match.from_json(table.state), 1)["hand"]
+    other_hand = registry.get("gin").engine.view(registry.get("gin").engine.Match.from_json(table.state), 1)["hand"]
     leaking = {**frame, "view": {**frame["view"], "opponent": other_hand}}
     with pytest.raises(AssertionError, match="hidden cards"):
         check_frame(leaking, table, audience=0)

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 from django.utils import translation
 
-from games import glossary
-from games.kinds import base
+from games import glossary, registry
 from games.kinds.gin import glossary as gin
 from games.kinds.gin import words as gin_words
 from games.kinds.romme import glossary as romme
@@ -91,8 +90,9 @@ def test_the_gin_terms_are_the_same_at_the_table_in_the_replay_and_on_the_score_
         table, replay = gin_words.table_words(), gin_words.replay_words()
         assert str(gin.DEADWOOD) == table["deadwood"] == table["deadwood_cards"] == deadwood
         assert str(gin.UNDERCUT) == table["result_undercut"] == replay["result_undercut"] == undercut
-        assert str(base.ROUND_RESULTS["undercut"]) == undercut
-        assert str(gin.KNOCK) == table["result_knock"] == replay["result_knock"] == str(base.ROUND_RESULTS["knock"])
+        score_sheet = registry.get("gin").result_label
+        assert score_sheet({"result": "undercut"}) == undercut
+        assert str(gin.KNOCK) == table["result_knock"] == replay["result_knock"] == score_sheet({"result": "knock"})
         assert table["result_knock"] == knock
         assert replay["deadwood"] == f"{deadwood}: {{n}}"
 

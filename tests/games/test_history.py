@@ -13,8 +13,16 @@ from django.utils import timezone, translation
 
 from games import services
 from games.models import Game, Match, Table
-from games.reads.history import DRAWN, LEFT, LOST, WON, matches_for_user
-from tests.games.helpers import play_out
+from games.reads.history import (
+    DRAWN,
+    LEFT,
+    LOST,
+    LOST_BY_FORFEIT,
+    WON,
+    WON_BY_FORFEIT,
+    matches_for_user,
+)
+from tests.games.helpers import play_out, state_of
 
 pytestmark = pytest.mark.django_db
 
@@ -191,6 +199,27 @@ def test_another_players_private_details_never_show(players, django_user_model):
         assert old_name not in html and "geloescht_" not in html
     # Anna's own e-mail address is on her own page only.
     assert anna.email not in public_page(anna, viewer=ben).content.decode()
+
+
+def test_a_seat_that_left_without_a_move_of_its_own_lost_by_forfeit(players):
+    # Its turn ran out (the server moved for it), then it left without ever playing: a forfeit (issue 27.7),
+    # "kampflos" on both profiles, not "aufgegeben".
+    anna, ben = players[:2]
+    table = gin_table(anna, ben)
+    absent = state_of(table).to_act
+    assert services.turn_timeout(table_id=table.pk, now=table.turn_deadline + timedelta(seconds=1))
+    no_show, other = (table.seats.get(index=i).user for i in (absent, 1 - absent))
+    services.match_resign(table_id=table.pk, user=no_show)
+
+    [lost] = matches_for_user(user=no_show, viewer=no_show)
+    [won] = matches_for_user(user=other, viewer=other)
+
+    assert lost.outcome == LOST_BY_FORFEIT and won.outcome == WON_BY_FORFEIT
+    assert "kampflos verloren" in history_html(own_page(no_show))
+    assert "kampflos gewonnen" in history_html(own_page(other))
+    no_show.profile.language = "en"
+    no_show.profile.save()
+    assert "lost by forfeit" in history_html(own_page(no_show))
 
 
 def test_the_history_speaks_english_to_english_players(players):

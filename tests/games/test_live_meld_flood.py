@@ -33,7 +33,7 @@ WORST = ["JK", "JK", "JK", "JK", "AH", "2H", "4H", "5H", "6H", "8H", "9H", "JH",
 SETUP = """
 import json
 from django.contrib.auth import get_user_model
-from games import engines, services
+from games import registry, services
 from games.models import Table
 from tests.servers import session_key
 
@@ -47,7 +47,7 @@ table = services.table_create(user=users[0], game="romme", preset="standard",
 for user in users[1:]:
     services.table_join(table_id=table.pk, user=user)
 table = Table.objects.get(pk=table.pk)
-to_act = engines.engine("romme").Match.from_json(table.state).to_act
+to_act = registry.get("romme").engine.Match.from_json(table.state).to_act
 seat_user = {s.index: s.user.username for s in table.seats.select_related("user")}
 print("E2E " + json.dumps({"sessions": sessions, "table": table.pk, "to_act": seat_user[to_act],
                            "other": seat_user[(to_act + 1) % 3]}))

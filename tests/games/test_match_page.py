@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
-from games import engines, services
+from games import registry, services
 from games.models import Match, Round, Table
 from games.reads.replay import replay_positions
 from ratings.models import RatingChange
@@ -285,7 +285,7 @@ def test_a_resigned_gin_match_records_the_resignation(players, django_capture_on
             break
         seat = state.to_act
         user = [anna, ben][seat]
-        view = engines.engine("gin").view(state, seat)
+        view = registry.get("gin").engine.view(state, seat)
         services.move_apply(table_id=table.pk, user=user, version=table.version, action=choose_action(view))
     assert not state.over  # one round does not reach 100
     with django_capture_on_commit_callbacks(execute=True):

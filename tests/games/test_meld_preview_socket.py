@@ -46,7 +46,7 @@ async def test_the_seat_to_act_gets_its_preview(players):
     socket = await Socket.open(table_id, players[to_act])
     await socket.until(lambda f: f["type"] == "state")
     await socket.send(PREVIEW)
-    assert await answer(socket) == {**PREVIEW, **selectors.meld_preview(cards=PREVIEW["cards"])}
+    assert await answer(socket) == {**PREVIEW, **selectors.meld_preview(game="romme", cards=PREVIEW["cards"])}
     await socket.close()
 
 
@@ -86,6 +86,35 @@ async def test_the_turn_passing_on_moves_the_right_to_ask(players):
     error = await answer(player)
     assert error["type"] == "error" and error["code"] == "not_your_turn"
     await player.close()
+
+
+@sync_to_async
+def running_gin(players) -> tuple[int, int]:
+    table = services.table_create(user=players[0], game="gin", preset="schnell", options={})
+    services.table_join(table_id=table.pk, user=players[1])
+    return table.pk, state_of(Table.objects.get(pk=table.pk)).to_act
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_game_without_a_meld_builder_refuses_previews_even_to_the_seat_to_act(players):
+    # The game's registry entry says whether it has a preview (gin's offers none): nobody asks Rommé's rules
+    # about a gin hand.
+    table_id, to_act = await running_gin(players)
+    socket = await Socket.open(table_id, players[to_act])
+    await socket.until(lambda f: f["type"] == "state")
+    await socket.send(PREVIEW)
+    error = await answer(socket)
+    assert (error["type"], error["code"]) == ("error", "no_preview")
+    assert error["message"] == selectors.PREVIEW_NONE[1]
+    await socket.close()
+
+
+def test_a_preview_is_asked_of_the_games_own_entry():
+    from games import registry
+
+    assert registry.get("gin").meld_preview is None
+    with pytest.raises(ValueError, match="the game 'gin' has no meld preview"):
+        selectors.meld_preview(game="gin", cards=["7H", "8H", "9H"])
 
 
 @pytest.mark.django_db(transaction=True)

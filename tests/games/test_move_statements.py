@@ -25,7 +25,7 @@ from django.db import connection, connections, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.test.utils import CaptureQueriesContext
 
-from games import engines, services
+from games import registry, services
 from games.models import Move, Round, Table
 from games.services import _common
 from tests.games.helpers import choose_action, state_of
@@ -72,7 +72,7 @@ def _statements(captured: list[dict]) -> tuple[list[tuple[str, str, str]], list[
 
 def _move(table: Table, user) -> tuple[list[tuple[str, str, str]], list[str], dict]:
     state = state_of(table)
-    action = choose_action(engines.engine(table.game).view(state, state.to_act))
+    action = choose_action(registry.get(table.game).engine.view(state, state.to_act))
     with CaptureQueriesContext(connection) as ctx:
         services.move_apply(table_id=table.pk, user=user, version=table.version, action=action)
     data, control = _statements(ctx.captured_queries)
@@ -135,7 +135,7 @@ def test_the_row_keeps_rounds_and_move_count_as_the_log_has_them(players, game):
             for seat in table.seats.filter(ready=False, left=False, user__isnull=False):
                 services.round_ready(table_id=table.pk, user=seat.user)
             continue
-        action = choose_action(engines.engine(game).view(state, state.to_act))
+        action = choose_action(registry.get(game).engine.view(state, state.to_act))
         with pytest.raises(services.ServiceError) as stale:
             services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version - 1,
                                 action=action)
@@ -183,7 +183,7 @@ def _round_over(players) -> Table:
         state = state_of(table)
         if state.to_act is None:
             return table
-        action = choose_action(engines.engine("gin").view(state, state.to_act))
+        action = choose_action(registry.get("gin").engine.view(state, state.to_act))
         services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version, action=action)
     raise AssertionError("the round did not end")
 

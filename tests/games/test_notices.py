@@ -103,6 +103,7 @@ async def test_tournament_start_notifies_every_seated_player_with_their_tables_l
         assert notice["kind"] == "table_ready" and notice["table_id"] == tables[user_id]
         assert notice["url"] == reverse("games:table", kwargs={"table_id": tables[user_id]})
         assert notice["tournament"] == "Abendturnier" and notice["stage"] == 1
+        assert notice["stage_label"] == {"de": "Runde 1", "en": "Round 1"}
         assert notice["tournament_url"] == reverse("tournaments:detail", kwargs={"tournament_id": t.pk})
         # Told once: a socket whose connect-time read of the pending tables ran after the start committed
         # (on Redis the group join takes a round trip) has told this table already and drops the group's copy.
@@ -185,7 +186,9 @@ async def test_the_notices_carry_no_cards(players, staff):
     assert len(hands) >= 4 * 10
     for frame in frames:
         assert set(frame) <= NOTICE_KEYS
+        labels = frame.pop("stage_label", {})  # the stage's words, one per language
         assert all(isinstance(value, str | int | bool) for value in frame.values())
+        assert labels and all(isinstance(value, str) for value in labels.values())
     text = json.dumps(frames)
     assert not [card for card in set(hands) if f'"{card}"' in text]
     assert "hand" not in text and "stock" not in text and "deal" not in text
@@ -249,6 +252,16 @@ def test_pending_is_read_in_one_selector_from_the_database(players, staff, djang
     with django_assert_max_num_queries(2):  # the seats, and the tables' tournament
         pending = selectors.notices_pending(user_id=players[0].pk)
     assert [frame["kind"] for frame in pending] == ["table_ready"]
+
+
+def test_a_romme_series_tells_its_stage_as_a_serie_in_every_language(players, staff):
+    # The banner's words are the page's: "Dein Tisch ist bereit: „Rommé-Abend“, {stage}", the stage in its
+    # format's own words in the page's language (a Rommé series never says "Runde").
+    t = _tournament(staff, players, name="Rommé-Abend", game="romme", format="series",
+                    settings={"check_in_minutes": 0, "break_minutes": 0}, options={})
+    tournament_services.tournament_start(tournament_id=t.pk, by=staff)
+    (pending,) = selectors.notices_pending(user_id=players[0].pk)
+    assert pending["stage_label"] == {"de": "Serie 1", "en": "Series 1"}
 
 
 def test_the_lobby_names_the_tournament(players, staff):

@@ -16,7 +16,7 @@ from asgiref.sync import sync_to_async
 from django.test import Client
 from django.urls import reverse
 
-from games import engines, services
+from games import registry, services
 from games.models import Round, Table
 from games.reads import selectors
 from tests.games.helpers import Socket, choose_action, play_over_sockets, seat_held
@@ -98,7 +98,7 @@ def assert_nothing_secret(frame: dict, table: Table, *, audience: int | None, ch
     if view is None:
         return False
     if audience is None:
-        assert "hand" not in view and "legal_actions" not in view and "meter" not in view
+        assert not {"hand", "legal_actions", *registry.get(table.game).seat_only_keys} & set(view)
     if not checked_against_truth or view["to_act"] is None:
         return False
     if audience is not None:
@@ -211,12 +211,12 @@ def _play(table: Table, players, moves: int) -> Table:
     """``moves`` moves of the test players through the services (round breaks confirmed by both)."""
     for _ in range(moves):
         table = Table.objects.get(pk=table.pk)
-        state = engines.engine(table.game).Match.from_json(table.state)
+        state = registry.get(table.game).engine.Match.from_json(table.state)
         if state.to_act is None:
             for user in players[:2]:
                 services.round_ready(table_id=table.pk, user=user)
             continue
-        view = engines.engine(table.game).view(state, state.to_act)
+        view = registry.get(table.game).engine.view(state, state.to_act)
         services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version,
                             action=choose_action(view))
     return Table.objects.get(pk=table.pk)
@@ -226,13 +226,13 @@ def _play(table: Table, players, moves: int) -> Table:
 def test_the_timeout_move_is_not_in_any_frame_before_it_is_played(players, spectator):
     table = _gin_in_play(players)
     for _ in range(4):  # the first-turn offer, then a draw: a discard is up, the server's choice is a hidden card
-        state = engines.engine("gin").Match.from_json(table.state)
+        state = registry.get("gin").engine.Match.from_json(table.state)
         if state.phase == "discard":
             break
         table = _play(table, players, 1)
     actor = state.to_act
     assert state.phase == "discard"
-    planned = engines.engine("gin").timeout_actions(state)
+    planned = registry.get("gin").engine.timeout_actions(state)
     card = planned[-1]["card"]
     for user, seat in ((players[1 - actor], 1 - actor), (spectator, None), (None, None)):
         frame = selectors.table_state_for(table_id=table.pk, user=user)
@@ -347,3 +347,23 @@ async def test_whoever_left_a_seat_never_receives_the_next_occupants_cards(playe
         assert "hand" not in frame["view"]
         assert assert_nothing_secret(frame, stored, audience=None, checked_against_truth=True)
     await ben_socket.close()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("game", "preset", "options"), [("gin", "schnell", {}), ("romme", "standard", {"seats": 2})])
+def test_the_spectator_fence_strips_what_each_game_declares_seat_only(players, monkeypatch, game, preset, options):
+    # A second fence: were a game's engine to hand a spectator a seat's view, the presenter still strips the
+    # hand, the legal actions and every key the game's entry names as its seat's only (gin's deadwood meter,
+    # Rommé's Augen and best opening).
+    from games.reads import presenters
+
+    table = services.table_create(user=players[0], game=game, preset=preset, options=options)
+    services.table_join(table_id=table.pk, user=players[1])
+    entry = registry.get(game)
+    seat_view = entry.view
+    monkeypatch.setattr(entry, "view",
+                        lambda state, seat, *, points=None: seat_view(state, state.to_act, points=points))
+    snapshot = selectors.table_snapshot(table=Table.objects.get(pk=table.pk))
+    seat_only = {"hand", "legal_actions", *entry.seat_only_keys}
+    assert seat_only <= set(presenters.game_view(snapshot, snapshot.state.to_act))
+    assert seat_only & set(presenters.game_view(snapshot, None)) == set()

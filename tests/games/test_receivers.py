@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import engines, services
+from games import registry, services
 from games.models import Match, Move, Seat, Table
 from tests.games.helpers import choose_action, state_of
 
@@ -39,7 +39,7 @@ def play_moves(table: Table, users: list, count: int) -> Table:
     """A few moves of the people at the table, so the match is well under way."""
     for _ in range(count):
         seat = state_of(table).to_act
-        view = engines.engine(table.game).view(state_of(table), seat)
+        view = registry.get(table.game).engine.view(state_of(table), seat)
         services.move_apply(table_id=table.pk, user=users[seat], version=table.version, action=choose_action(view))
         table = Table.objects.get(pk=table.pk)
     return table

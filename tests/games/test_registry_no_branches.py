@@ -1,7 +1,10 @@
 """Code above the engine asks the game registry; it does not branch on a game's name (DESIGN.md, Seams). That
 holds for the browser too: the table page's and the replay viewer's shells (games/static) call the hooks of
-the game's client module, which lives in the game's own package (games/kinds/<game>/static/<game>/)."""
+the game's client module, which lives in the game's own package (games/kinds/<game>/static/<game>/). Nor does the
+site's Python import a game's engine or package by name, or spell a key only one game's state or results hold:
+the game's entry names them."""
 
+import ast
 import re
 from pathlib import Path
 
@@ -48,6 +51,61 @@ def test_no_branch_on_a_games_name_in_the_modules_of_games_and_the_site_template
     # and the site's own templates.
     top = [*(ROOT / "games").glob("*.py"), *(ROOT / "games" / "kinds").glob("*.py"), *(ROOT / "templates").glob("*.html")]
     assert (ROOT / "games" / "kinds" / "base.py") in top and branches_in(top) == []
+
+
+def python_above_the_engine() -> list[Path]:
+    """The site's Python outside the games' own packages: the scanned folders, games/*.py and what every game
+    shares in games/kinds/."""
+    return sorted({*(p for folder in SCANNED for p in files_under(folder) if p.suffix == ".py"),
+                   *(ROOT / "games").glob("*.py"), *(ROOT / "games" / "kinds").glob("*.py")})
+
+
+def test_no_code_outside_a_games_package_imports_its_engine_or_its_package():
+    # A game's rules and entry are reached through the registry (``registry.get(game).engine``, its hooks),
+    # never imported by name: Rommé's meld preview is asked of the entry, not of games.engine.romme.hints.
+    from games import registry
+
+    own = re.compile(rf"^games\.(engine|kinds)\.({'|'.join(map(re.escape, registry.names()))})(\.|$)")
+    found = []
+    for path in python_above_the_engine():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                modules = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            found += [f"{path.relative_to(ROOT)}:{node.lineno} {m}" for m in modules if own.match(m)]
+    assert found == []
+
+
+#: Words of a game's state that the site also uses for something of its own: a seat is "taken" (the table's
+#: seats, every game's) and a match is "drawn" (a person's history).
+THE_SITES_OWN = {("games/reads/presenters.py", "taken"), ("games/reads/history.py", "drawn")}
+
+
+def test_no_games_own_keys_are_read_outside_its_package():
+    # What only one game's state or results hold (gin's "knocker" and "deadwood", Rommé's "hand_romme" and
+    # "hand_augen", how its rounds end) is named by that game's entry (``round_results``, ``seat_only_keys``,
+    # ``profile_round_facts``) and read through it: no string of the site's Python spells one, not even as a
+    # database lookup (``"result__knocker"``).
+    from games import registry
+    from games.kinds.base import ROUND_RESULTS, GameEntry
+    from games.reads.presenters import SEAT_ONLY_KEYS
+
+    neutral = {*ROUND_RESULTS, *SEAT_ONLY_KEYS, *GameEntry.profile_round_facts, *registry.names()}
+    own = {word: entry.name for entry in registry.entries()
+           for word in (*entry.round_results, *entry.seat_only_keys, *entry.profile_round_facts) if word not in neutral}
+    assert {"knocker", "deadwood", "knock", "hand_romme", "hand_augen"} <= set(own)
+    found = []
+    for path in python_above_the_engine():
+        name = str(path.relative_to(ROOT))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                word = node.value.removeprefix("result__")
+                if word in own and (name, word) not in THE_SITES_OWN:
+                    found.append(f"{name}:{node.lineno} {node.value!r} ({own[word]}'s)")
+    assert found == []
 
 
 @pytest.mark.parametrize("line", [

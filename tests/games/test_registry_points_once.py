@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from games import engines, services
+from games import registry, services
 from games.delivery import events
 from games.kinds.romme import points as romme_points
 from games.models import Table
@@ -51,7 +51,7 @@ def counted(monkeypatch):
 def play_one_move(table: Table, players) -> None:
     state = state_of(table)
     seat = state.to_act
-    view = engines.engine("romme").view(state, seat)
+    view = registry.get("romme").engine.view(state, seat)
     services.move_apply(table_id=table.pk, user=players[seat], version=table.version, action=choose_action(view))
 
 
@@ -79,5 +79,5 @@ def test_every_audience_gets_the_same_score_sheet_the_facts_give(romme_table_of_
 
 def test_a_view_built_alone_still_carries_its_points(romme_table_of_four):
     state = state_of(romme_table_of_four)
-    view = engines.view("romme", state, 0)
+    view = registry.get("romme").view(state, 0)
     assert view["scores"] == outcomes.score_sheet(state.facts()) and view["result"] is None

@@ -19,7 +19,7 @@ from asgiref.sync import sync_to_async
 from django.test import Client
 from django.urls import reverse
 
-from games import engines, services
+from games import registry, services
 from games.engine.cards import romme_deck
 from games.models import Match, Round, Table
 from games.reads import selectors
@@ -50,7 +50,7 @@ def _step(table_id: int, users: list) -> None:
         else:
             assert services.turn_timeout(table_id=table_id, now=table.turn_deadline + timedelta(seconds=1))
         return
-    view = engines.engine(table.game).view(state, state.to_act)
+    view = registry.get(table.game).engine.view(state, state.to_act)
     services.move_apply(table_id=table_id, user=users[state.to_act], version=table.version,
                         action=choose_action(view))
 
@@ -119,7 +119,7 @@ def hidden_at(table: Table) -> Counter:
     """The cards of ``table``'s round in play nobody without a seat there may know: every hand (less what was
     taken from the open pile) and the stock not yet drawn."""
     table = Table.objects.get(pk=table.pk)
-    engine = engines.engine(table.game)
+    engine = registry.get(table.game).engine
     state = state_of(table)
     hidden: Counter = Counter()
     for seat in range(table.seat_count):

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import engines, services
+from games import registry, services
 from games.delivery import events
 from games.models import ChatMessage, Match, Move, Round, Seat, Table
 from games.services import ServiceError
@@ -43,7 +43,7 @@ def refused(code: str, call, table_id: int, **kwargs) -> ServiceError:
 
 
 def view_of(table: Table, seat):
-    return engines.engine(table.game).view(state_of(table), seat)
+    return registry.get(table.game).engine.view(state_of(table), seat)
 
 
 # --- creating and seating -------------------------------------------------------------------------------
@@ -266,7 +266,7 @@ def test_a_gin_match_is_played_to_the_end_and_recorded(players):
     finished = play_out(table.pk, players[:2])
     assert finished.status == Table.Status.FINISHED and finished.turn_deadline is None
     match = Match.objects.get(table=finished)
-    result = engines.outcome(finished.game, state_of(finished))
+    result = registry.get(finished.game).result(state_of(finished))
     assert match.status == Match.Status.FINISHED and match.result == result
     assert match.final_scores == result["final"] and match.winner_seat == result["winner"]
     assert match.winner == players[result["winner"]] and match.ranked is False

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.db import transaction
 from django.utils import timezone
 
-from games import engines, services
+from games import registry, services
 from games.models import Match, Table
 from games.signals import match_ended
 from tests.games.helpers import choose_action, play_out, state_of
@@ -87,7 +87,7 @@ def test_three_timeouts_are_announced_as_timeouts(players, heard, django_capture
             if state.to_act == sleeper:
                 services.turn_timeout(table_id=table.pk, now=table.turn_deadline + timedelta(seconds=1))
             else:  # the other player plays on, never knocking, so the round lasts
-                action = choose_action(engines.engine("gin").view(state, state.to_act))
+                action = choose_action(registry.get("gin").engine.view(state, state.to_act))
                 if action["action"] == "knock":
                     action = {"action": "discard", "card": action["card"]}
                 services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version,
@@ -124,7 +124,7 @@ def test_staff_ending_a_running_table_goes_through_the_same_end(players, heard, 
                                                                  django_capture_on_commit_callbacks):
     table = gin_table(players)
     services.move_apply(table_id=table.pk, user=players[state_of(table).to_act], version=table.version,
-                        action=choose_action(engines.engine("gin").view(state_of(table), state_of(table).to_act)))
+                        action=choose_action(registry.get("gin").engine.view(state_of(table), state_of(table).to_act)))
     with django_capture_on_commit_callbacks(execute=True):
         services.table_close(table_id=table.pk, by=admin_user)
     match = Match.objects.get(table=table)

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.db import connection, connections
 from django.utils import timezone
 
-from games import engines, services
+from games import registry, services
 from games.engine.romme.scoring import hand_points
 from games.models import Match, Move, Table
 from games.services import ServiceError
@@ -42,7 +42,7 @@ def test_a_turn_that_is_not_overdue_is_left_alone(players):
 def test_an_overdue_turn_is_played_exactly_once_by_two_referees(players, capsys):
     table = make_overdue(gin_table(players))
     seat = state_of(table).to_act
-    expected = engines.engine("gin").timeout_actions(state_of(table))
+    expected = registry.get("gin").engine.timeout_actions(state_of(table))
     call_command("referee", "--once")
     call_command("referee", "--once")
     assert capsys.readouterr().out.split("\n")[:2] == ["1 played", "0 played"]
@@ -74,7 +74,7 @@ def test_three_timeouts_in_a_row_end_the_match(players):
         if state.to_act == sleeper:
             services.turn_timeout(table_id=table.pk, now=table.turn_deadline + timedelta(seconds=1))
         else:  # the other player plays on, never knocking, so the round lasts
-            view = engines.engine("gin").view(state, state.to_act)
+            view = registry.get("gin").engine.view(state, state.to_act)
             action = choose_action(view)
             if action["action"] == "knock":
                 action = {"action": "discard", "card": action["card"]}
@@ -107,7 +107,7 @@ def test_the_break_between_rounds_ends_with_the_next_deal(players):
     table = gin_table(players, target=200)
     while state_of(table).to_act is not None:
         seat = state_of(table).to_act
-        view = engines.engine("gin").view(state_of(table), seat)
+        view = registry.get("gin").engine.view(state_of(table), seat)
         services.move_apply(table_id=table.pk, user=players[seat], version=table.version, action=choose_action(view))
         table = Table.objects.get(pk=table.pk)
     deadline = table.turn_deadline
@@ -127,7 +127,7 @@ def test_a_computer_players_turn_is_played_with_nobody_connected(players):
         if state.to_act == 1:
             break
         services.move_apply(table_id=table.pk, user=players[0], version=table.version,
-                            action=choose_action(engines.engine("gin").view(state, 0)))
+                            action=choose_action(registry.get("gin").engine.view(state, 0)))
     table = Table.objects.get(pk=table.pk)
     assert state_of(table).to_act == 1
     assert table.bot_due_at is not None and table.turn_deadline is None
@@ -198,7 +198,7 @@ def test_a_romme_timeout_draws_and_discards_the_drawn_card(players):
     services.table_join(table_id=table.pk, user=players[1])
     table = make_overdue(Table.objects.get(pk=table.pk))
     seat = state_of(table).to_act
-    hand_before = engines.engine("romme").view(state_of(table), seat)["hand"]
+    hand_before = registry.get("romme").engine.view(state_of(table), seat)["hand"]
     assert services.turn_timeout(table_id=table.pk, now=timezone.now())
     moves = list(Move.objects.filter(table=table).order_by("seq"))
     assert [m.action["action"] for m in moves] == ["draw", "discard"] and {m.seat for m in moves} == {seat}
@@ -212,7 +212,7 @@ def test_a_romme_timeout_draws_and_discards_the_drawn_card(players):
         assert discarded == drawn
     expected = [*hand_before, drawn]
     expected.remove(discarded)
-    assert sorted(engines.engine("romme").view(state_of(after), seat)["hand"]) == sorted(expected)
+    assert sorted(registry.get("romme").engine.view(state_of(after), seat)["hand"]) == sorted(expected)
     assert state_of(after).to_act == 1 - seat and after.seats.get(index=seat).consecutive_timeouts == 1
 
 
@@ -230,7 +230,7 @@ def test_three_romme_timeouts_are_an_abbruch_and_the_list_goes_on(players):
             services.turn_timeout(table_id=table.pk, now=table.turn_deadline + timedelta(seconds=1))
             timeouts += 1
         else:
-            view = engines.engine("romme").view(state, state.to_act)
+            view = registry.get("romme").engine.view(state, state.to_act)
             action = {"action": "draw", "from": "stock"} if view["phase"] == "draw" else choose_action(view)
             if action["action"] not in ("draw", "discard"):  # keep the round going: no lay-outs
                 action = next(a for a in view["legal_actions"] if a["action"] == "discard")
@@ -238,7 +238,7 @@ def test_three_romme_timeouts_are_an_abbruch_and_the_list_goes_on(players):
                                 action=action)
     table = Table.objects.get(pk=table.pk)
     assert table.status == Table.Status.PLAYING and table.seats.get(index=sleeper).left
-    assert engines.engine("romme").view(state_of(table), None)["left"][sleeper] is True
+    assert registry.get("romme").engine.view(state_of(table), None)["left"][sleeper] is True
     assert state_of(table).to_act != sleeper
 
 

@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.test import Client
 
-from games import engines, services
+from games import registry, services
 from games.models import ChatMessage, Table
 from tests.games.helpers import Socket, play_out, state_of
 
@@ -125,7 +125,7 @@ def message_for(kind: str, table: Table) -> dict:
         if table.state:
             state = state_of(table)
             if state.to_act is not None:
-                action = engines.engine(table.game).view(state, state.to_act).get("legal_actions", [action])[0]
+                action = registry.get(table.game).engine.view(state, state.to_act).get("legal_actions", [action])[0]
         message.update(version=table.version, action=action)
     elif kind == "chat":
         message["text"] = "Hallo zusammen"

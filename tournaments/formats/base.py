@@ -23,6 +23,7 @@ from django.utils.translation import gettext_lazy, ngettext
 
 from games import glossary, registry
 from games.models import Match
+from games.reads.matches import forfeited_seat
 from tournaments import pairing
 from tournaments.errors import TournamentError
 from tournaments.fields import (
@@ -457,8 +458,11 @@ class PairedFormat(TournamentFormat):
         if match.status != Match.Status.FINISHED or not result or not isinstance(winner, int):
             return {"void": True}
         final = result.get("final") or [0, 0]
-        return {"winner": st.users[winner], "loser": st.users[1 - winner],
-                "margin": max(0, int(final[winner]) - int(final[1 - winner]))}
+        recorded = {"winner": st.users[winner], "loser": st.users[1 - winner],
+                    "margin": max(0, int(final[winner]) - int(final[1 - winner]))}
+        if forfeited_seat(match=match) is not None:  # the loser never played: "kampflos" wherever it shows
+            recorded["forfeit"] = True
+        return recorded
 
     def corrected_result(self, st: StageTable, result: dict) -> dict:
         winner, margin = result.get("winner"), result.get("margin", 0)
@@ -479,16 +483,20 @@ class PairedFormat(TournamentFormat):
         return out
 
     def stage_entries(self, players: list[int]) -> dict[int, list]:
-        """Per player, per stage: ``{"opponent", "won", "margin"}`` (a void match also ``"void": True``)."""
+        """Per player, per stage: ``{"opponent", "won", "margin"}`` (a void match also ``"void": True``, a match
+        lost by forfeit ``"forfeit": True`` for both players)."""
         stages = self.t.stages.count()
         per_stage: dict[int, list] = {u: [None] * stages for u in players}
         for st in self.finished_tables():
             r, n = st.result or {}, st.stage.number - 1
             if "winner" in r:
+                forfeit = {"forfeit": True} if r.get("forfeit") else {}
                 if r["winner"] in per_stage:
-                    per_stage[r["winner"]][n] = {"opponent": r["loser"], "won": True, "margin": r["margin"]}
+                    per_stage[r["winner"]][n] = {"opponent": r["loser"], "won": True, "margin": r["margin"],
+                                                 **forfeit}
                 if r["loser"] in per_stage:
-                    per_stage[r["loser"]][n] = {"opponent": r["winner"], "won": False, "margin": r["margin"]}
+                    per_stage[r["loser"]][n] = {"opponent": r["winner"], "won": False, "margin": r["margin"],
+                                                **forfeit}
             elif r.get("void"):  # played, nobody won
                 a, b = st.users
                 for me, other in ((a, b), (b, a)):
@@ -541,6 +549,8 @@ class PairedFormat(TournamentFormat):
             return "–"
         if not entry.get("opponent"):
             return str(glossary.BYE)
+        if entry.get("forfeit"):
+            return f"{glossary.FORFEIT} {_('gegen')} {names.get(entry['opponent'], '')}"
         margin = glossary.signed(entry["margin"] if entry["won"] else -entry["margin"])
         return f"{margin} {_('gegen')} {names.get(entry['opponent'], str(glossary.BYE))}"
 

@@ -834,7 +834,7 @@ def view(m: Match, seat: int | None) -> dict[str, Any]:
         "doubled": is_doubled(m.options, rnd.upcard),
         "draws": rnd.draws,
         "history": list(rnd.public),
-        # The facts the score sheet is made from; games.engines.view turns them (and the result) into points.
+        # The facts the score sheet is made from; the game's entry (GameEntry.view) turns them (and the result) into points.
         "scores": m.facts(),
         "last_round": last,
         "over": m.over,

@@ -370,8 +370,9 @@ def view(m: Match, seat: int | None) -> dict:
     ``opening_points``; for a seated player ``hand`` (sorted Kreuz, Pik, Herz, Karo), ``hand_augen`` and
     ``best_opening`` (value, melds, reaches); for the seat to act also ``drawn``/``drawn_from`` and
     ``going_out`` (actions that end the round this turn, or null). ``scores`` holds the list's facts
-    (:meth:`Match.facts`) and ``result`` is None: points are not the engine's. ``games.engines.view`` gives
-    the view with both turned into points (the score sheet and the result) by ``games.kinds.romme.points``.
+    (:meth:`Match.facts`) and ``result`` is None: points are not the engine's. The game's entry
+    (``GameEntry.view``) gives the view with both turned into points (the score sheet and the result) by
+    ``games.kinds.romme.points``.
 
     Nested parts (history moves, the last round) are shared with the match, not copied, because views are
     built for every seat after every move: serialise a view, do not change it in place.

@@ -74,6 +74,11 @@ class GinEntry(GameEntry):
     )
     replay = staticmethod(gin_replay.replay)
     client_module = "gin/client.js"
+    round_results = {"knock": gin_glossary.KNOCK, "undercut": gin_glossary.UNDERCUT, "gin": gin_glossary.GIN,
+                     "big_gin": gin_glossary.BIG_GIN}
+    #: The deadwood meter, and the upcard the seat to act took (the public history says only that one was).
+    seat_only_keys = ("meter", "taken")
+    profile_round_facts = ("result", "winner", "knocker", "deadwood")
 
     def table_words(self) -> JSON:
         return words.table_words()
@@ -158,9 +163,10 @@ class GinEntry(GameEntry):
              "–" if average is None else number_format(average, 1)),
         ]
 
-    def profile_statistics(self, *, matches: Sequence[tuple[int, JSON]], rounds: Sequence[tuple]) -> JSON:
+    def profile_statistics(self, *, matches: Sequence[tuple[int, JSON]], rounds: Sequence[tuple[int, JSON]]) -> JSON:
         gin: JSON = {"gins": 0, "undercuts_given": 0, "undercuts_suffered": 0, "knocks": 0, "deadwood_sum": 0}
-        for seat, kind, winner, knocker, deadwood, _hand_romme in rounds:
+        for seat, facts in rounds:
+            kind, winner, knocker, deadwood = facts["result"], facts["winner"], facts["knocker"], facts["deadwood"]
             if kind in ("gin", "big_gin") and winner == seat:
                 gin["gins"] += 1
             if kind == "undercut":

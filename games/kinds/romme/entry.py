@@ -12,11 +12,11 @@ from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from games import glossary
 from games.engine.romme import bots as romme_bots
+from games.engine.romme import hints as romme_hints
 from games.engine.romme import match as romme_match
 from games.engine.romme import replay as romme_replay
 from games.kinds.base import (
     JSON,
-    ROUND_RESULTS,
     TURN_SECONDS,
     GameEntry,
     OptionField,
@@ -24,6 +24,7 @@ from games.kinds.base import (
     SheetRow,
     deal_of,
 )
+from games.kinds.romme import glossary as romme_glossary
 from games.kinds.romme import points, words
 
 
@@ -60,6 +61,12 @@ class RommeEntry(GameEntry):
     )
     replay = staticmethod(romme_replay.replay)
     client_module = "romme/client.js"
+    round_results = {"romme": romme_glossary.ROMME, "hand_romme": romme_glossary.HAND_ROMME}
+    #: The hand's Augen, its best opening, and the card drawn this turn and where from.
+    seat_only_keys = ("hand_augen", "best_opening", "drawn", "drawn_from")
+    profile_round_facts = ("winner", "hand_romme")
+    #: The meld builder's question, bounded for any input (``romme_hints.PREVIEW_BUDGET``).
+    meld_preview = staticmethod(romme_hints.meld_preview)
 
     def table_words(self) -> JSON:
         return words.table_words()
@@ -109,7 +116,7 @@ class RommeEntry(GameEntry):
 
     def result_label(self, round_result: JSON) -> str:
         if round_result.get("hand_romme"):
-            return str(ROUND_RESULTS["hand_romme"])
+            return str(self.round_results["hand_romme"])
         return super().result_label(round_result)
 
     def match_sheet(self, result: JSON, rounds: Sequence[Any], seats: int) -> JSON:
@@ -154,7 +161,7 @@ class RommeEntry(GameEntry):
             ]
         return facts
 
-    def profile_statistics(self, *, matches: Sequence[tuple[int, JSON]], rounds: Sequence[tuple]) -> JSON:
+    def profile_statistics(self, *, matches: Sequence[tuple[int, JSON]], rounds: Sequence[tuple[int, JSON]]) -> JSON:
         masters_wp: list[int] = []
         masters_result: list[int] = []
         for seat, result in matches:
@@ -164,15 +171,20 @@ class RommeEntry(GameEntry):
                     masters_wp.append(wp[seat])
                     masters_result.append(final[seat])
         romme: JSON = {"hand_rommes": 0, "rounds_won": 0}
-        for seat, _kind, winner, _knocker, _deadwood, hand_romme in rounds:
-            if winner == seat:
+        for seat, facts in rounds:
+            if facts["winner"] == seat:
                 romme["rounds_won"] += 1
-                if hand_romme:
+                if facts["hand_romme"]:
                     romme["hand_rommes"] += 1
         romme["masters_lists"] = len(masters_wp)
         romme["masters_wp_average"] = sum(masters_wp) / len(masters_wp) if masters_wp else None
         romme["masters_result_average"] = sum(masters_result) / len(masters_result) if masters_result else None
         return romme
+
+    def meld_preview_unsearched(self, cards: list[str]) -> JSON | None:
+        if len(cards) < 3:  # no reading to search for (and two jokers alone would be reported as "no cards")
+            return {"meld": None, "points": None, "error": f"a meld needs at least 3 cards, not {len(cards)}"}
+        return None
 
     def replay_positions(self, record: JSON) -> tuple[list[JSON], list[JSON]]:
         # The Rommé replay's own deal check and move step, so the positions come from exactly the rules the

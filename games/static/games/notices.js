@@ -64,11 +64,19 @@ function withdraw(notice) {
   }
 }
 
+// A stage in its format's own words ("Runde 2", a Rommé series "Serie 2"): the notice carries it in each of the
+// site's languages, the page shows its own.
+function stageOf(notice) {
+  const labels = notice.stage_label || {};
+  return labels[document.documentElement.lang] ?? Object.values(labels)[0] ?? notice.stage;
+}
+
 function textOf(notice) {
+  const vars = { ...notice, stage: stageOf(notice) };
   if (notice.kind === "table_ready") {
-    return notice.tournament ? fill(words.table_ready_tournament, notice) : words.table_ready;
+    return notice.tournament ? fill(words.table_ready_tournament, vars) : words.table_ready;
   }
-  return fill(words[notice.kind] || notice.kind, notice);
+  return fill(words[notice.kind] || notice.kind, vars);
 }
 
 function linkOf(notice) {
