@@ -44,6 +44,7 @@ urlpatterns = [
     path("spielen/", include("games.web.urls")),
     path("partie/", include("games.web.match_urls")),
     path("turniere/", include("tournaments.urls")),
+    path("api/v1/", include("api.urls", namespace="api-v1")),
 ]
 
 handler403 = "ginsite.views.permission_denied"

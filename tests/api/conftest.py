@@ -1,0 +1,63 @@
+"""What the API tests share: live-play settings (fixed deals, no computer pause), people, finished matches
+played out through the services, and a client that reads JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from games import services
+from games.models import Match, Table
+from tests.games.helpers import play_out
+
+
+@pytest.fixture(autouse=True)
+def _live_play(settings, tmp_path):
+    from tests.games import helpers
+
+    settings.GAMES_TEST_DEAL_SEED = "api-tests"
+    settings.GAMES_BOT_DELAY_SECONDS = 0
+    settings.GAMES_STATE_POLL_SECONDS = 0
+    settings.GAMES_DB_PARALLEL = False
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.RECORDS_SIGNING_KEY = ""
+    settings.RECORDS_SIGNING_KEY_FILE = str(tmp_path / "records-signing-key.dev")
+    settings.API_RATE_LIMIT = 1000
+    helpers._RNG.seed(11)
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def people(django_user_model):
+    return [django_user_model.objects.create_user(n, f"{n}@example.org", "pw-" + n * 2) for n in ("anna", "ben", "cleo")]
+
+
+def finished_match(users, *, capture, ranked: bool = False, target: int = 50, **table_kwargs) -> Match:
+    """A gin match of ``users`` played out to its end (its end announced: ratings run)."""
+    table = services.table_create_seated(game="gin", users=users, preset="klassisch", options={"target": target},
+                                         ranked=ranked, **table_kwargs)
+    with capture(execute=True):
+        table = play_out(table.pk, users)
+    return Match.objects.get(pk=table.current_match_id)
+
+
+@pytest.fixture
+def play(django_capture_on_commit_callbacks):
+    def _play(users, **kwargs) -> Match:
+        return finished_match(users, capture=django_capture_on_commit_callbacks, **kwargs)
+    return _play
+
+
+def make_private(match: Match) -> None:
+    Table.objects.filter(pk=match.table_id).update(private=True)
+
+
+def get_json(path: str, status: int = 200, **params):
+    response = Client().get(path, params)
+    assert response.status_code == status, (response.status_code, response.content[:300])
+    return json.loads(response.content)
