@@ -8,19 +8,21 @@ pages show to anyone, never a private table's match, an e-mail address, a live d
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
+from django.core.handlers.asgi import ASGIRequest
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, StreamingHttpResponse
 from django.urls import resolve, reverse
 from ninja import NinjaAPI, Query
 from ninja.errors import HttpError
 
-from api import schemas
+from api import limits, schemas
 from api import selectors as api_selectors
 from games import registry
 from games.models import Match
@@ -180,10 +182,36 @@ def player_matches(request: HttpRequest, username: str, game: str | None = None,
     return {"items": items, "next_cursor": next_cursor}
 
 
-def _ndjson(matches: Iterator[Match]) -> Iterator[bytes]:
-    for match in matches:
-        record = records_export.record_export(match=match)
-        yield json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+def _export_lines(user: Any, filters: api_selectors.MatchFilters,
+                  after: tuple[datetime, int] | None) -> tuple[list[bytes], tuple[datetime, int] | None]:
+    """The next chunk of the export as NDJSON lines (one signed record each), and where the next one starts."""
+    chunk, after = api_selectors.export_chunk(user=user, filters=filters, after=after)
+    lines = [json.dumps(records_export.record_export(match=m), ensure_ascii=False, separators=(",", ":")).encode()
+             + b"\n" for m in chunk]
+    return lines, after
+
+
+def _ndjson(user: Any, filters: api_selectors.MatchFilters) -> Iterator[bytes]:
+    """The export for a WSGI server: nothing is read before the first line is asked for."""
+    lines, after = _export_lines(user, filters, None)
+    yield from lines
+    while after is not None:
+        lines, after = _export_lines(user, filters, after)
+        yield from lines
+
+
+async def _ndjson_async(user: Any, filters: api_selectors.MatchFilters) -> AsyncIterator[bytes]:
+    """The export for an ASGI server (daphne): each chunk read in the thread that holds the request's database
+    connection. Django serves a plain iterator under ASGI only after reading all of it into a list, which is
+    what a stream is for not to do."""
+    next_lines = sync_to_async(_export_lines, thread_sensitive=True)
+    lines, after = await next_lines(user, filters, None)
+    for line in lines:
+        yield line
+    while after is not None:
+        lines, after = await next_lines(user, filters, after)
+        for line in lines:
+            yield line
 
 
 @api.get("/players/{username}/matches.ndjson", response=answers(None, 404), tags=["players"],
@@ -195,8 +223,15 @@ def player_export(request: HttpRequest, username: str, game: str | None = None, 
     """Bulk export: every finished public match of the player (same filters as the list), newest first, as
     NDJSON: one signed record a line, streamed (the server reads the matches a chunk at a time)."""
     user = _player(username)
-    matches = api_selectors.export_matches(user=user, filters=_filters(game, ranked, since, until, opponent))
-    response = StreamingHttpResponse(_ndjson(matches), content_type="application/x-ndjson; charset=utf-8")
+    filters = _filters(game, ranked, since, until, opponent)
+    lines: Iterator[bytes] | AsyncIterator[bytes]
+    if limits.is_head(request):
+        lines = iter(())  # the headers only: no match is read
+    elif isinstance(request, ASGIRequest):
+        lines = _ndjson_async(user, filters)
+    else:
+        lines = _ndjson(user, filters)
+    response = StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{user.get_username()}-partien.ndjson"'
     return response
 

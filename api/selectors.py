@@ -1,30 +1,26 @@
 """Reads the API adds to the apps' own selectors: a player's public finished matches with the API's filters
-and a cursor, and the same matches as one iterator for the NDJSON export.
+and a cursor, and the same matches a chunk at a time for the NDJSON export.
 
 Everything here reads as a visitor who is signed in as nobody: the API is public, so a private table's match
-is never listed, whoever asks. The visibility rule is the one ``games.reads.history.matches_for_user`` applies
-for a visitor (no private tables, no list of a same-deals stage still being played); a test holds the two
-lists equal.
+is never listed, whoever asks. The visibility rule is the profile history's own
+(``games.reads.history.finished_matches`` for a visitor), not a copy of it.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 
 from games.models import Match
 from games.reads import history
-from games.reads import selectors as games_selectors
 from games.reads.matches import active_user
 
-#: Matches the export reads from the database at a time (``QuerySet.iterator(chunk_size=...)``).
+#: Matches the export reads from the database at a time (one query each, ``export_chunk``).
 EXPORT_CHUNK = 200
 
 
@@ -48,12 +44,7 @@ def player_get(*, username: str) -> Any:
 def public_matches(*, user: Any, filters: MatchFilters | None = None) -> QuerySet[Match]:
     """``user``'s finished matches that anyone may see, newest first (``-finished_at``, ``-pk``)."""
     filters = filters or MatchFilters()
-    matches = (
-        Match.objects.filter(users=user, status=Match.Status.FINISHED, table__private=False)
-        .exclude(table__deal_group__in=games_selectors.deal_groups_open())
-        .select_related("table")
-        .order_by("-finished_at", "-pk")
-    )
+    matches = history.finished_matches(user=user, viewer=None)
     if filters.game is not None:
         matches = matches.filter(game=filters.game)
     if filters.ranked is not None:
@@ -65,6 +56,14 @@ def public_matches(*, user: Any, filters: MatchFilters | None = None) -> QuerySe
     if filters.opponent is not None:
         matches = matches.filter(pk__in=Match.objects.filter(users=filters.opponent).values("pk"))
     return matches
+
+
+def _after(matches: QuerySet[Match], after: tuple[datetime, int] | None) -> QuerySet[Match]:
+    """The matches after (older than) the one at ``after`` (its finish time and id) in the newest-first order."""
+    if after is None:
+        return matches
+    at, pk = after
+    return matches.filter(Q(finished_at__lt=at) | Q(finished_at=at, pk__lt=pk))
 
 
 # --- the cursor -----------------------------------------------------------------------------------------------
@@ -95,21 +94,24 @@ def matches_page(*, user: Any, filters: MatchFilters, after: tuple[datetime, int
                  limit: int) -> tuple[list[history.HistoryEntry], str | None]:
     """One page of ``user``'s public matches, after the cursor's match: the entries (as the profile's history
     shows them) and the cursor of the next page (None on the last)."""
-    matches = public_matches(user=user, filters=filters)
-    if after is not None:
-        at, pk = after
-        matches = matches.filter(Q(finished_at__lt=at) | Q(finished_at=at, pk__lt=pk))
-    rows = list(matches[: limit + 1])
+    rows = list(_after(public_matches(user=user, filters=filters), after)[: limit + 1])
     more = len(rows) > limit
     rows = rows[:limit]
-    people = {p["user_id"] for m in rows for p in m.players if p.get("user_id") not in (None, user.pk)}
-    others = {o.pk: o for o in get_user_model().objects.filter(pk__in=people).select_related("profile")}
-    # The profile's own builder of an entry (outcome, place, score, opponents' public names).
-    entries = [history._entry(m, user=user, others=others, own=False) for m in rows]
-    return entries, (cursor_of(rows[-1]) if more and rows else None)
+    return history.entries_of(rows, user=user), (cursor_of(rows[-1]) if more and rows else None)
 
 
-def export_matches(*, user: Any, filters: MatchFilters | None = None) -> Iterator[Match]:
-    """Every public finished match of ``user``, newest first, read ``EXPORT_CHUNK`` at a time: the server
-    never holds the whole list."""
-    return public_matches(user=user, filters=filters).iterator(chunk_size=EXPORT_CHUNK)
+def export_chunk(*, user: Any, filters: MatchFilters,
+                 after: tuple[datetime, int] | None) -> tuple[list[Match], tuple[datetime, int] | None]:
+    """The next ``EXPORT_CHUNK`` of ``user``'s public matches after ``after`` (None: from the newest), and where
+    the chunk after it starts (None: this was the last).
+
+    One query that is read to its end: between two chunks no cursor stays open on the connection, so an export
+    that the client abandons halfway leaves nothing behind (a ``QuerySet.iterator()`` would hold its cursor, a
+    server-side one on PostgreSQL, until the stream is closed), and the chunks need no transaction around them.
+    """
+    chunk = list(_after(public_matches(user=user, filters=filters), after)[:EXPORT_CHUNK])
+    if len(chunk) < EXPORT_CHUNK:
+        return chunk, None
+    last = chunk[-1]
+    assert last.finished_at is not None
+    return chunk, (last.finished_at, last.pk)

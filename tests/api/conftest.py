@@ -4,9 +4,12 @@ played out through the services, and a client that reads JSON."""
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 import pytest
 from django.core.cache import cache
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from django.test import Client
 
 from games import services
@@ -55,6 +58,21 @@ def play(django_capture_on_commit_callbacks):
 
 def make_private(match: Match) -> None:
     Table.objects.filter(pk=match.table_id).update(private=True)
+
+
+@contextmanager
+def connection_kept():
+    """What Django's test client does around a request it serves: the request_started and request_finished a
+    server sends run close_old_connections, which closes a connection that is inside a transaction (the test's).
+    An in-memory SQLite database ignores that close; a file one (the suite's, once tests/browser is collected)
+    and PostgreSQL do not, and every later query of the test fails."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
 
 
 def get_json(path: str, status: int = 200, **params):

@@ -13,7 +13,8 @@ import re
 import pytest
 from django.test import Client
 
-pytestmark = [pytest.mark.django_db, pytest.mark.browser]
+# It starts Chromium: with the serial part (tests/conftest.py), like the other browser tests.
+pytestmark = [pytest.mark.django_db, pytest.mark.browser, pytest.mark.serial]
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]

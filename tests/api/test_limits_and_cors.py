@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import pytest
 from django.core.cache import cache
+from django.core.signals import request_finished
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from api import limits
+from games.models import Match
 
 pytestmark = pytest.mark.django_db
 
@@ -83,3 +87,27 @@ def test_head_answers_like_get_without_a_body(people):
     export = Client().head("/api/v1/players/anna/matches.ndjson")
     assert export.status_code == 200 and export["Content-Type"].startswith("application/x-ndjson")
     assert Client().head("/api/v1/players/nobody").status_code == 404
+
+
+def test_a_head_of_the_export_reads_no_match_and_leaves_the_connection_open(people, play):
+    """The export's HEAD answers its headers without reading a match, and finishes the request once, at its
+    end: a request_finished sent in the middle (by closing the GET's answer) runs close_old_connections, which
+    closes the connection under the request (and under a test's transaction on a file or PostgreSQL database)."""
+    anna, ben, _ = people
+    play([anna, ben])
+    finished = []
+
+    def note(**kwargs):
+        finished.append(connection.connection is not None)
+
+    request_finished.connect(note)
+    try:
+        with CaptureQueriesContext(connection) as queries:
+            export = Client().head("/api/v1/players/anna/matches.ndjson")
+    finally:
+        request_finished.disconnect(note)
+    assert export.status_code == 200 and export.content == b""
+    assert export["Content-Disposition"] == 'attachment; filename="anna-partien.ndjson"'
+    assert finished == [True]  # once: the test client's, after the answer
+    assert not [q["sql"] for q in queries.captured_queries if '"games_match"' in q["sql"]]
+    assert Match.objects.count() == 1  # the connection still answers

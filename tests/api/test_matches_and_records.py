@@ -8,15 +8,18 @@ import json
 from datetime import timedelta
 
 import pytest
+from asgiref.sync import async_to_sync
+from django.db import connection, connections
 from django.http import StreamingHttpResponse
-from django.test import Client
-from django.urls import reverse
+from django.test import AsyncClient, Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import resolve, reverse
 
 from api import selectors as api_selectors
 from games.models import Match
 from games.reads import history
 from games.reads import records as records_export
-from tests.api.conftest import get_json
+from tests.api.conftest import connection_kept, get_json
 
 pytestmark = pytest.mark.django_db
 
@@ -131,15 +134,7 @@ def test_retired_keys_are_published(settings):
 # --- the export ------------------------------------------------------------------------------------------
 
 
-def test_the_export_streams_one_signed_record_a_line(three, monkeypatch):
-    chunks = []
-    real_iterator = api_selectors.public_matches(user=three[0].users.get(username="anna")).iterator
-
-    def spy(self, *args, **kwargs):
-        chunks.append(kwargs.get("chunk_size"))
-        return real_iterator.__func__(self, *args, **kwargs)
-
-    monkeypatch.setattr(type(real_iterator.__self__), "iterator", spy)
+def test_the_export_streams_one_signed_record_a_line(three):
     response = Client().get("/api/v1/players/anna/matches.ndjson")
     assert response.status_code == 200
     assert isinstance(response, StreamingHttpResponse)
@@ -150,7 +145,60 @@ def test_the_export_streams_one_signed_record_a_line(three, monkeypatch):
     assert len(records) == 3
     assert all(records_export.record_signature_holds(r) for r in records)
     assert [r["player_ids"] for r in records] == [[p["user_id"] for p in m.players] for m in reversed(three)]
-    assert chunks == [api_selectors.EXPORT_CHUNK]  # read through QuerySet.iterator, a chunk at a time
+
+
+def match_reads(queries) -> int:
+    return sum(1 for q in queries.captured_queries if 'FROM "games_match"' in q["sql"])
+
+
+def test_the_export_reads_a_chunk_when_the_stream_needs_it(three, monkeypatch):
+    monkeypatch.setattr(api_selectors, "EXPORT_CHUNK", 2)
+    with CaptureQueriesContext(connection) as queries:
+        response = Client().get("/api/v1/players/anna/matches.ndjson")
+        assert match_reads(queries) == 0  # nothing before the first line is asked for
+        stream = iter(response.streaming_content)
+        first, second = next(stream), next(stream)
+        assert match_reads(queries) == 1
+        rest = list(stream)
+        assert match_reads(queries) == 2
+    assert [json.loads(line)["player_ids"][1] for line in (first, second, *rest)] == [
+        m.players[1]["user_id"] for m in reversed(three)]
+
+
+def test_an_export_left_halfway_leaves_the_connection_usable(three, monkeypatch, rf):
+    """A client that goes away mid-stream: the server closes the response. No cursor was left open between
+    chunks, and the connection the request used goes on answering (and writing) in the same transaction.
+    (The view is called as a server calls it: the test client's own wrapper closes a stream differently.)"""
+    monkeypatch.setattr(api_selectors, "EXPORT_CHUNK", 1)
+    path = "/api/v1/players/anna/matches.ndjson"
+    match = resolve(path)
+    response = match.func(rf.get(path), *match.args, **match.kwargs)
+    stream = iter(response.streaming_content)
+    assert json.loads(next(stream))["player_ids"][1] == three[-1].players[1]["user_id"]
+    with connection_kept():  # the server's close sends request_finished (conftest)
+        response.close()
+    assert connection.in_atomic_block
+    Match.objects.filter(pk=three[0].pk).update(ranked=False)
+    assert Match.objects.filter(ranked=True).count() == 0
+
+
+def test_under_asgi_the_export_is_sent_line_by_line_as_it_is_read(three, monkeypatch):
+    """Under daphne Django reads a plain iterator to its end before it sends a byte: the export gives the ASGI
+    server an asynchronous one, so its body leaves a chunk at a time. (async_to_sync runs the reads, which are
+    thread-sensitive, in this thread: on the test's connection, inside its transaction.)"""
+    monkeypatch.setattr(api_selectors, "EXPORT_CHUNK", 1)
+
+    async def read(queries) -> list[tuple[bytes, int]]:
+        response = await AsyncClient().get("/api/v1/players/anna/matches.ndjson")
+        assert response.status_code == 200 and response.is_async
+        return [(part, match_reads(queries)) async for part in response.streaming_content]
+
+    # This thread's connection itself, not the proxy that names the loop thread's one when read there.
+    with CaptureQueriesContext(connections["default"]) as queries:
+        parts = async_to_sync(read)(queries)
+    assert [reads for _, reads in parts] == [1, 2, 3]  # each line left before the next match was read
+    assert [json.loads(part)["player_ids"][1] for part, _ in parts] == [
+        m.players[1]["user_id"] for m in reversed(three)]
 
 
 def test_the_export_takes_the_list_filters(three):

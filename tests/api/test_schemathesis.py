@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, settings
 from ninja.responses import NinjaJSONEncoder
 
 from api.api import api
+from tests.api.conftest import connection_kept
 
 
 def served_schema() -> dict:
@@ -27,6 +28,13 @@ schema.app = get_wsgi_application()
 
 
 @pytest.fixture
+def kept():
+    """The real WSGI handler schemathesis calls sends request_started and request_finished (conftest)."""
+    with connection_kept():
+        yield
+
+
+@pytest.fixture
 def something_to_read(people, play):
     anna, ben, _ = people
     play([anna, ben], ranked=True)
@@ -34,7 +42,7 @@ def something_to_read(people, play):
 
 @schema.parametrize()
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
-def test_every_operation_answers_as_its_schema_says(case, something_to_read):
+def test_every_operation_answers_as_its_schema_says(case, something_to_read, kept):
     case.call_and_validate(headers={"Host": "testserver"})
 
 
