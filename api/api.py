@@ -36,9 +36,9 @@ from tournaments import selectors as tournament_selectors
 from tournaments.models import Entry, Stage
 from tournaments.models import Tournament as TournamentModel
 
-#: Leaderboard rows per page, and the deepest page (the top ``PER_PAGE * MAX_PAGE``).
+#: Leaderboard rows per page, and the deepest page (the top ``PER_PAGE * MAX_PAGE`` places).
 PER_PAGE = 100
-MAX_PAGE = 20
+MAX_PAGE = 10_000
 #: Matches per page of a player's list, at most.
 MAX_MATCHES_PAGE = 100
 
@@ -94,12 +94,13 @@ def _refs(user_ids: set[int]) -> dict[int, schemas.PlayerRef]:
 def leaderboard(request: HttpRequest, game: str,
                 page: int = Query(1, ge=1, le=MAX_PAGE)) -> Any:  # noqa: B008
     """The leaderboard (Bestenliste) of ``gin`` or ``romme``: players with 10+ rated matches and one in the
-    last 30 days, best first, ``PER_PAGE`` a page."""
-    board = rating_selectors.leaderboard(game=_game(game), limit=page * PER_PAGE)
-    rows = board["rows"][(page - 1) * PER_PAGE:]
+    last 30 days, best first, ``PER_PAGE`` a page; ``next_page`` is null on the last."""
+    # One row more than a page: whether another page follows, in the same query.
+    board = rating_selectors.leaderboard(game=_game(game), limit=PER_PAGE + 1, offset=(page - 1) * PER_PAGE)
+    rows, more = board["rows"][:PER_PAGE], len(board["rows"]) > PER_PAGE
     refs = _refs({row["user_id"] for row in rows})
     return {
-        "game": game, "page": page, "per_page": PER_PAGE,
+        "game": game, "page": page, "per_page": PER_PAGE, "next_page": page + 1 if more else None,
         "rows": [
             {"place": row["place"], "player": refs.get(row["user_id"]) or {"username": None, "name": "?"},
              "wertungszahl": row["display"], "matches": row["matches"], "win_share": row["win_share"],

@@ -41,6 +41,7 @@ class Leaderboard(Schema):
     game: str
     page: int
     per_page: int
+    next_page: int | None = Field(description="the page after this one; null: this is the last")
     rows: list[LeaderboardRow]
 
 

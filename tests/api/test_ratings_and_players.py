@@ -10,6 +10,7 @@ from accounts import services as account_services
 from api import api as api_module
 from ratings.models import Rating, RatingChange
 from tests.api.conftest import get_json
+from tests.factories import many_users
 
 pytestmark = pytest.mark.django_db
 
@@ -59,7 +60,20 @@ def test_pages_follow_one_another(people, monkeypatch):
     second = get_json("/api/v1/leaderboards/gin", page=2)
     assert [r["place"] for r in first["rows"]] == [1, 2]
     assert [(r["place"], r["player"]["username"]) for r in second["rows"]] == [(3, "cleo")]
+    assert (first["next_page"], second["next_page"]) == (2, None)
     assert get_json("/api/v1/leaderboards/gin", page=3)["rows"] == []
+
+
+def test_pages_go_on_past_the_twentieth(monkeypatch):
+    monkeypatch.setattr(api_module, "PER_PAGE", 1)
+    people = many_users(23, "p")
+    for index, user in enumerate(people):
+        make_rating(user, display=1800 - index)
+    page = get_json("/api/v1/leaderboards/gin", page=22)
+    assert [(r["place"], r["player"]["username"]) for r in page["rows"]] == [(22, "p021")]
+    assert page["next_page"] == 23
+    last = get_json("/api/v1/leaderboards/gin", page=23)
+    assert [r["place"] for r in last["rows"]] == [23] and last["next_page"] is None
 
 
 def test_a_page_out_of_range_or_an_unknown_game_is_refused(people):
