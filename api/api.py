@@ -48,7 +48,9 @@ api = NinjaAPI(
     description=(
         "Read-only: leaderboards, profiles, rating histories, finished matches with their signed records "
         "(records.md), the signing keys, tournaments and the lobby's open public tables. No sign-in; "
-        "limited per address (429 with Retry-After). See docs/api.md for curl examples."
+        "limited per address, or per personal API token (made on the profile page, sent as "
+        "'Authorization: Bearer grk_…'; 401 if unknown or revoked), 429 with Retry-After. "
+        "See docs/api.md for curl examples."
     ),
     urls_namespace="api-v1",
     docs_url="/docs",
@@ -58,8 +60,10 @@ api = NinjaAPI(
 
 def answers(ok: Any, *errors: int) -> dict[int, Any]:
     """The declared responses of an operation: ``ok`` for 200, the ``errors`` it may give (404, 400), and the
-    ones any operation may give: 422 (a parameter of the wrong shape) and 429 (over the limit, ``api.limits``)."""
-    declared = {**{code: schemas.Error for code in errors}, 422: schemas.Invalid, 429: schemas.Error}
+    ones any operation may give: 401 (an unknown or revoked API token), 422 (a parameter of the wrong shape) and
+    429 (over the limit, ``api.limits``)."""
+    declared = {**{code: schemas.Error for code in errors}, 401: schemas.Error, 422: schemas.Invalid,
+                429: schemas.Error}
     # ``ok`` None: the operation describes its 200 itself (``openapi_extra``: a stream, not JSON).
     return declared if ok is None else {200: ok, **declared}
 

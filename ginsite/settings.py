@@ -295,6 +295,8 @@ ALLAUTH_TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 # The public API (/api/v1/, api.limits): requests per window and client address, counted in CACHES.
 API_RATE_LIMIT = int(os.environ.get("API_RATE_LIMIT", "120"))
 API_RATE_WINDOW = int(os.environ.get("API_RATE_WINDOW", "60"))
+# A request with a personal API token (made on the profile page) is counted per token instead, against this.
+API_TOKEN_RATE_LIMIT = int(os.environ.get("API_TOKEN_RATE_LIMIT", "600"))
 LOGIN_REDIRECT_URL = "/"
 LOGIN_URL = "account_login"
 

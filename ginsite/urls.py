@@ -38,6 +38,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/", include("allauth.urls")),
+    path("profil/api-schluessel/", include("api.web_urls")),
     path("profil/", include("accounts.urls")),
     path("bestenliste/", include(ratings_urls)),
     path("spielen/gewertet/", include((ratings_urls.pool_patterns, "pool"))),
