@@ -35,6 +35,35 @@ def _live_play(settings, tmp_path):
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _hidden_card_audit(monkeypatch):
+    """Every answer of the API in these tests goes through the hidden-card audit (tests/api/audit.py),
+    streamed ones line by line as they are read; ``audited`` lists the paths it saw."""
+    from asgiref.sync import sync_to_async
+
+    from api import limits
+    from tests.api import audit
+
+    answer = limits._answer
+    seen: list[str] = []
+
+    def audited(view, request, *args, **kwargs):
+        response = answer(view, request, *args, **kwargs)
+        where, kind = request.get_full_path(), response.get("Content-Type", "")
+        seen.append(where)
+        if not response.streaming:
+            audit.check(response.content, kind, where)
+        elif response.is_async:
+            check = sync_to_async(audit.check, thread_sensitive=True)
+            response.streaming_content = audit.audited_async_stream(response.streaming_content, kind, where, check)
+        else:
+            response.streaming_content = audit.audited_stream(response.streaming_content, kind, where)
+        return response
+
+    monkeypatch.setattr(limits, "_answer", audited)
+    return seen
+
+
 @pytest.fixture
 def people(django_user_model):
     return [django_user_model.objects.create_user(n, f"{n}@example.org", "pw-" + n * 2) for n in ("anna", "ben", "cleo")]

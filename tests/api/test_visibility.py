@@ -12,6 +12,8 @@ from django.test import Client
 from accounts import services as account_services
 from games import services
 from games.models import Match
+from games.reads import records as records_export
+from tests.api import audit
 from tests.api.conftest import get_json, make_private
 
 pytestmark = pytest.mark.django_db
@@ -120,3 +122,32 @@ def test_no_api_response_carries_a_card_while_the_only_match_is_being_played(peo
         body = (b"".join(response.streaming_content) if response.streaming else response.content).decode()
         assert response.status_code in (200, 404), path
         assert not CARD.search(body), (path, CARD.search(body))
+
+
+def test_the_audit_sees_a_secret_hand_or_stock_run_in_any_order_but_not_a_finished_deal(people, play):
+    anna, ben, cleo = people
+    finished = play([anna, ben])
+    table = services.table_create_seated(game="gin", users=[anna, cleo], preset="klassisch", deal_seed="t" * 16)
+    deal = Match.objects.get(pk=table.current_match_id).rounds.get(finished_at__isnull=True).deal
+    hand, stock = deal["hands"][1], deal["stock"]
+    assert audit.leaks([{"somewhere": [{"deep": list(reversed(hand))}]}])
+    assert audit.leaks([{"run": ["KH", *stock[3:3 + audit.STOCK_RUN]]}])
+    assert audit.leaks([stock[: audit.STOCK_RUN - 1]]) == []  # a shorter run proves nothing
+    assert audit.leaks([get_json(f"/api/v1/matches/{finished.pk}")]) == []
+
+
+def test_every_api_answer_goes_through_the_audit_streams_included(people, play, monkeypatch, _hidden_card_audit):
+    """The suite's audit is on for every request of these tests: an answer that carried a live hand fails the
+    request that made it, a streamed one when the line is read."""
+    anna, ben, cleo = people
+    finished = play([anna, ben])
+    table = services.table_create_seated(game="gin", users=[anna, cleo], preset="klassisch", deal_seed="t" * 16)
+    hand = Match.objects.get(pk=table.current_match_id).rounds.get(finished_at__isnull=True).deal["hands"][0]
+    real = records_export.record_export
+    monkeypatch.setattr(records_export, "record_export", lambda match: {**real(match=match), "peek": hand})
+    with pytest.raises(AssertionError, match="a hand of a secret deal"):
+        Client().get(f"/api/v1/matches/{finished.pk}")
+    export = Client().get("/api/v1/players/ben/matches.ndjson")
+    with pytest.raises(AssertionError, match="a hand of a secret deal"):
+        b"".join(export.streaming_content)
+    assert _hidden_card_audit == [f"/api/v1/matches/{finished.pk}", "/api/v1/players/ben/matches.ndjson"]
