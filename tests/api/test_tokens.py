@@ -141,3 +141,14 @@ def test_the_tokens_card_and_page_speak_english(people):
     assert "Make a token" in page and "Schlüssel erstellen" not in page
     made_page = client.post(reverse("api_tokens:create"), {"name": "bot"}, HTTP_ACCEPT_LANGUAGE="en")
     assert "it is shown this once only" in made_page.content.decode()
+
+
+def test_staff_revoke_an_abused_token_in_the_admin(people, django_user_model):
+    raw = made(signed_in(people[0]))
+    boss = django_user_model.objects.create_superuser("chefin", "chefin@example.org", "pw")
+    admin = signed_in(boss)
+    listing = admin.get("/admin/api/apitoken/").content.decode()
+    assert "Vereinsseite" in listing and raw not in listing
+    token = ApiToken.objects.get()
+    admin.post("/admin/api/apitoken/", {"action": "revoke", "_selected_action": [token.pk]})
+    assert api("/api/v1/keys", raw).status_code == 401
