@@ -113,11 +113,12 @@ def _answer(view: Callable[..., HttpResponse], request: HttpRequest, *args: Any,
 def _limited(view: Callable[..., HttpResponse], request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
     raw = bearer(request)
     token = tokens.token_get(raw=raw) if raw else None
-    if raw is not None and token is None:
-        return unauthorized()
+    # A request with a token that is not valid counts against its address: guessing tokens is limited too.
     seconds = retry_after(request, token=token)
     if seconds is not None:
         return too_many(seconds, token=token is not None)
+    if raw is not None and token is None:
+        return unauthorized()
     return _answer(view, request, *args, **kwargs)
 
 

@@ -93,6 +93,14 @@ def test_a_revoked_or_unknown_token_is_refused_with_401(people):
     assert api("/api/v1/keys").status_code == 200  # no token: counted by address
 
 
+def test_wrong_tokens_count_against_the_address(people, settings):
+    settings.API_RATE_LIMIT, settings.API_RATE_WINDOW = 2, 60
+    cache.clear()
+    guesses = [api("/api/v1/keys", tokens.PREFIX + f"guess{n}").status_code for n in range(3)]
+    assert guesses == [401, 401, 429]
+    assert api("/api/v1/keys").status_code == 429
+
+
 def test_only_the_owner_revokes_a_token(people):
     anna, ben, _ = people
     raw = made(signed_in(anna))
