@@ -105,10 +105,12 @@ def leaderboard(*, game: str, user: Person | None = None, limit: int = 100, offs
         raise ValueError(f"unknown game {game!r}")
     now = now or timezone.now()
     eligible = _eligible(game=game, now=now)
-    ranked = _with_week_start(eligible, game=game, now=now).order_by(*BOARD_ORDER)
     offset = max(0, int(offset))
-    window = ranked.values(*_ROW_FIELDS)[offset : offset + limit]
-    rows = [_row(values, place) for place, values in enumerate(window, start=offset + 1)]
+    # The page's ratings are picked first, bare (the board's index, no joins), and only they are annotated and
+    # joined: an OFFSET over the annotated rows would work out the week's change of every row it skips.
+    page = eligible.order_by(*BOARD_ORDER).values("pk")[offset : offset + limit]
+    ranked = _with_week_start(Rating.objects.filter(pk__in=page), game=game, now=now).order_by(*BOARD_ORDER)
+    rows = [_row(values, place) for place, values in enumerate(ranked.values(*_ROW_FIELDS), start=offset + 1)]
     own = own_rating = None
     if _signed_in(user):
         own_values = (
