@@ -65,6 +65,17 @@ def _hidden_card_audit(monkeypatch):
 
 
 @pytest.fixture
+def one_window(monkeypatch):
+    """The limit's clock stands still, 30 s into a 60-second window: a test's requests all fall into one
+    window however slowly they run (a fixed window that ended between two of them would forget the count)."""
+    from types import SimpleNamespace
+
+    from api import limits
+
+    monkeypatch.setattr(limits, "time", SimpleNamespace(time=lambda: 1_000_050.0))
+
+
+@pytest.fixture
 def people(django_user_model):
     return [django_user_model.objects.create_user(n, f"{n}@example.org", "pw-" + n * 2) for n in ("anna", "ben", "cleo")]
 
