@@ -91,6 +91,18 @@ def main() -> None:
         ("gin, signed out", anonymous, reverse("leaderboard")),
         ("romme, signed out", anonymous, reverse("leaderboard_game", args=["romme"])),
     ]
+    # The public API's leaderboard (/api/v1/leaderboards/...): its first page, a middle one and its last (each
+    # page one offset query). The limit per address is lifted for the run: this measures the board, not the 429.
+    from django.conf import settings
+
+    from api.api import PER_PAGE
+
+    settings.API_RATE_LIMIT = 10**9
+    pages = max(1, -(-Rating.objects.filter(game="gin", matches__gte=10, last_rated_at__gte=cutoff).count() // PER_PAGE))
+    scenarios += [
+        (f"api gin, page {page}", anonymous, f"/api/v1/leaderboards/gin?page={page}")
+        for page in sorted({1, max(1, pages // 2), pages})
+    ]
     if low is not None:
         far = Client()
         far.force_login(low.user)

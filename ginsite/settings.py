@@ -64,6 +64,9 @@ INSTALLED_APPS = [
     "games.kinds.romme",
     "ratings",
     "tournaments",
+    # The public read API (/api/v1/) and django-ninja, whose templates and static files serve its docs page.
+    "ninja",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -289,6 +292,11 @@ ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
 ACCOUNT_RATE_LIMITS = {"login": "30/m/ip", "login_failed": "10/m/ip,5/300s/key", "signup": "20/m/ip"}
 # Behind a proxy every request comes from the proxy's address: count the client's (X-Forwarded-For) instead.
 ALLAUTH_TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+# The public API (/api/v1/, api.limits): requests per window and client address, counted in CACHES.
+API_RATE_LIMIT = int(os.environ.get("API_RATE_LIMIT", "120"))
+API_RATE_WINDOW = int(os.environ.get("API_RATE_WINDOW", "60"))
+# A request with a personal API token (made on the profile page) is counted per token instead, against this.
+API_TOKEN_RATE_LIMIT = int(os.environ.get("API_TOKEN_RATE_LIMIT", "600"))
 LOGIN_REDIRECT_URL = "/"
 LOGIN_URL = "account_login"
 

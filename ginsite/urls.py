@@ -38,12 +38,14 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/", include("allauth.urls")),
+    path("profil/api-schluessel/", include("api.web_urls")),
     path("profil/", include("accounts.urls")),
     path("bestenliste/", include(ratings_urls)),
     path("spielen/gewertet/", include((ratings_urls.pool_patterns, "pool"))),
     path("spielen/", include("games.web.urls")),
     path("partie/", include("games.web.match_urls")),
     path("turniere/", include("tournaments.urls")),
+    path("api/v1/", include("api.urls", namespace="api-v1")),
 ]
 
 handler403 = "ginsite.views.permission_denied"

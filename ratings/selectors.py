@@ -95,17 +95,22 @@ def _row(values: dict, place: int | None) -> dict:
     }
 
 
-def leaderboard(*, game: str, user: Person | None = None, limit: int = 100, now: datetime | None = None) -> dict:
-    """The leaderboard of ``game``: ``rows`` (the top ``limit``, best first, each with place, user_id, name,
-    display, matches, win_share, change_7d) and ``own`` (the signed-in ``user``'s row wherever they stand,
-    None if they are not on the board); ``own_rating`` is their rating (None when signed out), so a page
+def leaderboard(*, game: str, user: Person | None = None, limit: int = 100, offset: int = 0,
+                now: datetime | None = None) -> dict:
+    """The leaderboard of ``game``: ``rows`` (``limit`` rows from place ``offset + 1`` on, best first, each
+    with place, user_id, name, display, matches, win_share, change_7d) and ``own`` (the signed-in ``user``'s
+    row wherever they stand, None if they are not on the board); ``own_rating`` is their rating (None when signed out), so a page
     can say why they are not listed. A fixed number of queries: 1, and 2 more for a signed-in player."""
     if not registry.is_game(game):
         raise ValueError(f"unknown game {game!r}")
     now = now or timezone.now()
     eligible = _eligible(game=game, now=now)
-    ranked = _with_week_start(eligible, game=game, now=now).order_by(*BOARD_ORDER)
-    rows = [_row(values, place) for place, values in enumerate(ranked.values(*_ROW_FIELDS)[:limit], start=1)]
+    offset = max(0, int(offset))
+    # The page's ratings are picked first, bare (the board's index, no joins), and only they are annotated and
+    # joined: an OFFSET over the annotated rows would work out the week's change of every row it skips.
+    page = eligible.order_by(*BOARD_ORDER).values("pk")[offset : offset + limit]
+    ranked = _with_week_start(Rating.objects.filter(pk__in=page), game=game, now=now).order_by(*BOARD_ORDER)
+    rows = [_row(values, place) for place, values in enumerate(ranked.values(*_ROW_FIELDS), start=offset + 1)]
     own = own_rating = None
     if _signed_in(user):
         own_values = (

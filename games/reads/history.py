@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from django.urls import reverse
 
 from accounts.models import Profile
@@ -59,22 +60,39 @@ class HistoryEntry:
     record_url: str
 
 
-def matches_for_user(*, user: User, viewer: Person | None = None, limit: int = 20) -> list[HistoryEntry]:
-    """The finished matches ``user`` played, newest first, at most ``limit``.
+def finished_matches(*, user: User, viewer: Person | None = None) -> QuerySet[Match]:
+    """The finished matches ``user`` played that ``viewer`` may see (None: anyone), newest first (``-finished_at``,
+    ``-pk``): the one visibility rule of every list of a player's matches, the profile's history and the public
+    API's list and export alike.
 
-    Matches at private tables are the players' own business: they are listed only when ``viewer`` is
-    ``user``, and then their links carry the invitation so they keep working after the seat is given up.
+    Matches at private tables are the players' own business: only ``user`` sees them. Nor does anyone else see
+    a list of a same-deals stage still being played: it tells the other tables how their deals go.
     """
-    own = bool(viewer is not None and getattr(viewer, "is_authenticated", False) and viewer.pk == user.pk)
     finished = (
         Match.objects.filter(users=user, status=Match.Status.FINISHED)
         .select_related("table")
         .order_by("-finished_at", "-pk")
     )
-    if not own:
-        # A list of a same-deals stage still being played tells others how its deals went: not yet.
+    if not _own(user, viewer):
         finished = finished.filter(table__private=False).exclude(table__deal_group__in=selectors.deal_groups_open())
-    matches = list(finished[: max(0, int(limit))])
+    return finished
+
+
+def _own(user: User, viewer: Person | None) -> bool:
+    return bool(viewer is not None and getattr(viewer, "is_authenticated", False) and viewer.pk == user.pk)
+
+
+def matches_for_user(*, user: User, viewer: Person | None = None, limit: int = 20) -> list[HistoryEntry]:
+    """The finished matches ``user`` played that ``viewer`` may see (``finished_matches``), newest first, at most
+    ``limit``. A private table's links carry the invitation for its own player, so they keep working after the
+    seat is given up."""
+    matches = list(finished_matches(user=user, viewer=viewer)[: max(0, int(limit))])
+    return entries_of(matches, user=user, own=_own(user, viewer))
+
+
+def entries_of(matches: list[Match], *, user: User, own: bool = False) -> list[HistoryEntry]:
+    """``matches`` as ``user`` fared in them, with the opponents' names as they are now (one query for them);
+    ``own``: ``user`` is the one looking (private tables' links carry the invitation)."""
     people = {
         player["user_id"]
         for match in matches

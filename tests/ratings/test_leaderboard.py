@@ -102,6 +102,17 @@ def test_own_place_outside_the_top_shown_and_counted(players):
     assert selectors.leaderboard(game="gin", user=players[1])["own"] is None  # never rated: not listed
 
 
+def test_a_later_page_starts_at_its_offset_and_counts_places_from_there(players):
+    people = many_users(25, "p")
+    for index, user in enumerate(people):
+        make_rating(user, display=1800 - index)
+    me = people[23]
+    board = selectors.leaderboard(game="gin", user=me, limit=2, offset=21)
+    assert [(row["place"], row["user_id"]) for row in board["rows"]] == [(22, people[21].pk), (23, people[22].pk)]
+    assert board["own"]["place"] == 24  # below this page: counted as on the first
+    assert selectors.leaderboard(game="gin", offset=25)["rows"] == []
+
+
 def test_change_over_seven_days_is_from_the_first_change_in_the_week(players, django_capture_on_commit_callbacks):
     anna, ben = players[:2]
     for _ in range(10):
