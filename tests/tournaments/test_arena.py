@@ -368,3 +368,20 @@ def test_a_forged_arena_is_refused_and_nothing_is_made(staff, game, given, optio
                                               options=options)
     assert refused.value.code in ("bad_settings", "bad_options")
     assert not Tournament.objects.exists()
+
+
+def test_two_romme_players_left_over_get_their_table_of_two_from_the_referees_clock(staff, make_players):
+    # Three play a table of three; two join late and are the only free players: 2, fewer than the 3 of the
+    # smallest table a pass forms. After 5 s nothing; once one has waited 60 s, the referee's own pass (no
+    # pairing called by hand) seats the two at a table of two.
+    players = make_players(5)
+    t = started(staff, players[:3], name="Rommé-Arena", **ROMME)
+    for user in players[3:]:
+        tournament_services.tournament_register(tournament_id=t.pk, user=user)
+    now = timezone.now()
+    tournament_services.tournaments_tick(now=now + timedelta(seconds=5))
+    assert [len(st.users) for st in running_tables(t)] == [3]
+    tournament_services.tournaments_tick(now=now + timedelta(seconds=61))
+    assert [len(st.users) for st in running_tables(t)] == [3, 2]
+    assert sorted(running_tables(t)[1].users) == sorted(u.pk for u in players[3:])
+

@@ -171,7 +171,14 @@ class ArenaFormat(TournamentFormat):
         if now >= stops:
             return False
         present = set(self._present(now).values_list("user_id", flat=True))
-        return len(present - self._busy()) >= min(arena_sizes(self.game)[0])
+        free = present - self._busy()
+        sizes, late = arena_sizes(self.game)
+        if len(free) >= min(sizes):
+            return True
+        # Two Rommé players left over play a table of two once one of them has waited a minute: the pass
+        # that seats them is due then, though fewer are free than the smallest table of every pass holds.
+        return late is not None and len(free) >= late and self._present(now).filter(
+            user_id__in=free, free_since__lte=now - timedelta(seconds=arena.SMALL_TABLE_WAIT)).exists()
 
     def _present(self, now: datetime) -> Any:
         return self.t.entries.filter(status=Entry.Status.PLAYING, paused=False,
