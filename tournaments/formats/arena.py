@@ -28,6 +28,7 @@ from tournaments import arena
 from tournaments.errors import TournamentError
 from tournaments.fields import WholeNumberField, table_option_field, whole_number_field
 from tournaments.formats.base import (
+    IN_STANDINGS,
     CorrectionGroup,
     Seating,
     TournamentFormat,
@@ -222,7 +223,10 @@ class ArenaFormat(TournamentFormat):
                                         table__status__in=(Table.Status.OPEN, Table.Status.PLAYING))
                     .filter(Q(table__ranked=True) | Q(table__tournament=True)).values_list("user_id", flat=True))
         outcomes, last = self._outcomes()
-        places = dict((u, place) for place, u in arena.arena_places(self._scores(outcomes, ids)))
+        # The arena rank is the place in the arena's standings, among everyone in them (the absent and the
+        # paused, and those at a table, hold their places too), not among the free players alone.
+        everyone = list(self.t.entries.filter(status__in=IN_STANDINGS).values_list("user_id", flat=True))
+        places = dict((u, place) for place, u in arena.arena_places(self._scores(outcomes, everyone)))
         return [arena.FreePlayer(e.user_id, rank=places[e.user_id], rating=int(rating(e.user).display),
                                  last=frozenset(last.get(e.user_id, ())),
                                  waited=(now - (e.free_since or now)).total_seconds())
