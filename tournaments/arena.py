@@ -43,7 +43,8 @@ class FreePlayer:
     """A player the arena may seat now: present, not paused, at no table."""
 
     player: Player
-    #: Their place in the arena's standings now (1 the best; equal points share a place).
+    #: Their place in the arena's standings now, among everyone in them (1 the best; players equal in the
+    #: standings share a place).
     rank: int
     #: Their Wertungszahl in the arena's game.
     rating: int

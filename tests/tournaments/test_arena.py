@@ -368,3 +368,34 @@ def test_a_forged_arena_is_refused_and_nothing_is_made(staff, game, given, optio
                                               options=options)
     assert refused.value.code in ("bad_settings", "bad_options")
     assert not Tournament.objects.exists()
+
+
+def test_two_romme_players_left_over_get_their_table_of_two_from_the_referees_clock(staff, make_players):
+    # Three play a table of three; two join late and are the only free players: 2, fewer than the 3 of the
+    # smallest table a pass forms. After 5 s nothing; once one has waited 60 s, the referee's own pass (no
+    # pairing called by hand) seats the two at a table of two.
+    players = make_players(5)
+    t = started(staff, players[:3], name="Rommé-Arena", **ROMME)
+    for user in players[3:]:
+        tournament_services.tournament_register(tournament_id=t.pk, user=user)
+    now = timezone.now()
+    tournament_services.tournaments_tick(now=now + timedelta(seconds=5))
+    assert [len(st.users) for st in running_tables(t)] == [3]
+    tournament_services.tournaments_tick(now=now + timedelta(seconds=61))
+    assert [len(st.users) for st in running_tables(t)] == [3, 2]
+    assert sorted(running_tables(t)[1].users) == sorted(u.pk for u in players[3:])
+
+
+def test_arena_rank_for_pairing_is_the_place_in_the_whole_arena_not_among_the_free_players(staff, make_players):
+    # Four play two gin matches: the two winners have 2 points (place 1, shared), the two losers 0 (place 3,
+    # shared). The winners leave the page. The losers, the only free players, keep their arena rank 3 for
+    # the pairing's |Δrank| × 1000 (not 1, as if the absent were not in the arena).
+    t = arena(staff, make_players(4))
+    for st in running_tables(t):
+        play(st)
+    rows = selectors.tournament_standings(tournament_id=t.pk)
+    assert sorted((r["place"], r["points"]) for r in rows) == [(1, 2), (1, 2), (3, 0), (3, 0)]
+    winners = [r["user_id"] for r in rows if r["points"] == 2]
+    Entry.objects.filter(tournament=t, user_id__in=winners).update(seen_at=timezone.now() - timedelta(hours=2))
+    free = formats.of(t).free_players(later(t, 2), tournament_services._rating_for(t))
+    assert sorted((p.player, p.rank) for p in free) == sorted((r["user_id"], 3) for r in rows if r["points"] == 0)

@@ -71,6 +71,16 @@ def test_the_first_minute_pairs_neighbouring_ranks():
     assert arena_tables(players, first_minute=True, **GIN) == [["a", "b"], ["c", "d"]]
 
 
+def test_the_first_minute_pairs_neighbouring_ranks_where_the_matching_would_cross_them():
+    # Ranks 1-4 with Wertungszahl 1000, 2200, 2200, 1000. The matching's cheapest: 1-4 (3 × 1000 + 0) and
+    # 2-3 (1000 + 0), 4000, against neighbours 1-2 and 3-4 at 2 × (1000 + 1200) = 4400. In the first minute
+    # the neighbours play all the same.
+    players = [FreePlayer(1, rank=1, rating=1000), FreePlayer(2, rank=2, rating=2200),
+               FreePlayer(3, rank=3, rating=2200), FreePlayer(4, rank=4, rating=1000)]
+    assert sorted(map(sorted, arena_tables(players, **GIN))) == [[1, 4], [2, 3]]
+    assert arena_tables(players, first_minute=True, **GIN) == [[1, 2], [3, 4]]
+
+
 def test_an_odd_player_waits_for_the_next_pass():
     tables = arena_tables(free(5), **GIN)
     assert len(tables) == 2 and len({p for t in tables for p in t}) == 4

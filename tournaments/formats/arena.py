@@ -28,6 +28,7 @@ from tournaments import arena
 from tournaments.errors import TournamentError
 from tournaments.fields import WholeNumberField, table_option_field, whole_number_field
 from tournaments.formats.base import (
+    IN_STANDINGS,
     CorrectionGroup,
     Seating,
     TournamentFormat,
@@ -171,7 +172,14 @@ class ArenaFormat(TournamentFormat):
         if now >= stops:
             return False
         present = set(self._present(now).values_list("user_id", flat=True))
-        return len(present - self._busy()) >= min(arena_sizes(self.game)[0])
+        free = present - self._busy()
+        sizes, late = arena_sizes(self.game)
+        if len(free) >= min(sizes):
+            return True
+        # Two Rommé players left over play a table of two once one of them has waited a minute: the pass
+        # that seats them is due then, though fewer are free than the smallest table of every pass holds.
+        return late is not None and len(free) >= late and self._present(now).filter(
+            user_id__in=free, free_since__lte=now - timedelta(seconds=arena.SMALL_TABLE_WAIT)).exists()
 
     def _present(self, now: datetime) -> Any:
         return self.t.entries.filter(status=Entry.Status.PLAYING, paused=False,
@@ -215,7 +223,10 @@ class ArenaFormat(TournamentFormat):
                                         table__status__in=(Table.Status.OPEN, Table.Status.PLAYING))
                     .filter(Q(table__ranked=True) | Q(table__tournament=True)).values_list("user_id", flat=True))
         outcomes, last = self._outcomes()
-        places = dict((u, place) for place, u in arena.arena_places(self._scores(outcomes, ids)))
+        # The arena rank is the place in the arena's standings, among everyone in them (the absent and the
+        # paused, and those at a table, hold their places too), not among the free players alone.
+        everyone = list(self.t.entries.filter(status__in=IN_STANDINGS).values_list("user_id", flat=True))
+        places = dict((u, place) for place, u in arena.arena_places(self._scores(outcomes, everyone)))
         return [arena.FreePlayer(e.user_id, rank=places[e.user_id], rating=int(rating(e.user).display),
                                  last=frozenset(last.get(e.user_id, ())),
                                  waited=(now - (e.free_since or now)).total_seconds())
