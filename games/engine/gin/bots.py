@@ -2,9 +2,10 @@
 
 All three see only a seat's view. ``simple`` takes the upcard only into a meld, knocks as soon as it may and
 throws its highest loose card. ``advanced`` waits for gin while the stock is long, takes a low upcard that cuts
-its deadwood, remembers what the opponent picked up and refused and keeps those cards back. ``expert``
-searches: it values its candidate actions by playouts over deals of the cards it cannot see
-(:mod:`games.engine.gin.search`).
+its deadwood, and weighs its discards by the chances they leave, but keeps no memory of the opponent.
+``expert`` also remembers what the opponent picked up and refused and keeps those cards back, and searches:
+it values its candidate actions by playouts over deals of the cards it cannot see
+(:mod:`games.engine.gin.search`) and plays another action than its heuristic's when the search is sure.
 
 ``choose_action(view, level, rng)`` returns one of the view's ``legal_actions``; the expert plays at most
 ``EXPERT_ITERATIONS`` deals, fewer when ``stop()`` (the caller's deadline) says so.
@@ -45,7 +46,7 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random, *, itera
         raise ValueError("it is not this seat's turn: the view has no legal actions")
     if level == "simple":
         return _simple(view, legal)
-    prior = _expert(view, legal, remember=True)
+    prior = _expert(view, legal, remember=level == "expert")
     if level == "expert":
         return _searched(view, prior, rng, iterations=EXPERT_ITERATIONS if iterations is None else iterations,
                          stop=stop)
