@@ -117,3 +117,27 @@ def test_the_worker_is_a_spawned_process_that_needs_no_django():
     finally:
         thinker.shutdown()
     assert action is not FAILED and action in view["legal_actions"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_referee_inside_daphne_leaves_the_search_to_the_worker_and_plays_its_answer(players, held_thinker,
+                                                                                              monkeypatch):
+    """games.web.timekeeper's pass (run on the event loop's database thread) returns while the expert thinks."""
+    from asgiref.sync import sync_to_async
+
+    from games.web import timekeeper
+
+    thinker, gate = held_thinker
+    monkeypatch.setattr(timekeeper, "_thinker", thinker)
+    table = await sync_to_async(bot_to_move)(players[0], "expert")
+    monkeypatch.setattr("django.utils.timezone.now", lambda: table.bot_due_at)
+
+    await timekeeper.one_pass()
+    assert thinker.thinking(table.pk)
+    assert (await Table.objects.aget(pk=table.pk)).version == table.version
+
+    gate.set()
+    while thinker.thinking(table.pk):
+        await thinker.wait_async(1.0)
+    assert await timekeeper.one_pass() >= 1
+    assert (await Table.objects.aget(pk=table.pk)).version == table.version + 1
