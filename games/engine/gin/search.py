@@ -43,8 +43,6 @@ TAKEN_FACTOR = 2.0
 #: stock is this low: the searching seat as the advanced player does (waiting for gin pays against a player who
 #: knocks at once), the opponent at once (the prudent assumption: it leaves the least time).
 PLAYOUT_KNOCK = ((1, 8), (10, 31))  # (deadwood, stock) for the searching seat, then for the opponent
-#: The playout's discard: least deadwood left, less this much per unseen card that would meld with the rest.
-PLAYOUT_OUTS_WEIGHT = 0.0
 #: The search looks at this many plain discards (the best by deadwood left) and knocks (least deadwood).
 DISCARD_CANDIDATES = 4
 KNOCK_CANDIDATES = 2
@@ -143,7 +141,6 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
     hand = mask_of(view["hand"])
     opp_has = 0
     refused: list[int] = []
-    kept: list[int] = []
     pile = [_INDEX[view["upcard"]]]
     passes = 0
     must_draw_stock = False
@@ -169,7 +166,7 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
             refused.append(pile[-1])
         if action == "draw":
             must_draw_stock = False
-    kept = list(indexes_of(opp_has))
+    kept = indexes_of(opp_has)
     pile_mask = 0
     for card in pile:
         pile_mask |= BIT[card]
@@ -383,10 +380,6 @@ def _apply_root(position: Position, action: dict[str, Any], rules: Rules) -> int
     return None
 
 
-def _draws_taken(view: dict[str, Any]) -> int:
-    return int(view.get("draws", 0))
-
-
 def candidates(view: dict[str, Any]) -> list[dict[str, Any]]:
     """The legal actions worth a look: every draw choice; the best few discards and knocks by deadwood left
     (gin at once, when it is there, alone)."""
@@ -425,7 +418,7 @@ def action_values(view: dict[str, Any], rng: random.Random, *, iterations: int =
     if len(chosen) > 1:
         for _ in range(max(1, iterations)):
             deal = determinise(knowledge, view["phase"], rng)
-            deal.draws = _draws_taken(view)
+            deal.draws = int(view.get("draws", 0))
             for i, action in enumerate(chosen):
                 position = deal.copy()
                 result = _apply_root(position, action, rules)
