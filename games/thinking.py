@@ -27,6 +27,8 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
+#: Searches kept at most, answered or not, before the answered ones nobody collected are dropped.
+MAX_JOBS = 1000
 #: What :meth:`Thinker.answer` returns for a search that failed: the referee plays the timeout move instead.
 FAILED = {"failed": True}
 
@@ -91,6 +93,9 @@ class Thinker:
         with self._lock:
             if self._pool is None:
                 self._pool = self._make()
+            if len(self._jobs) >= MAX_JOBS:
+                # Answers nobody came back for (the table's match ended meanwhile): let them go.
+                self._jobs = {key: job for key, job in self._jobs.items() if not job[1].done()}
             self._jobs[table_id] = (version, self._pool.submit(think, bots, view, level, seed, self.seconds))
 
     def _pending(self) -> list[Future]:

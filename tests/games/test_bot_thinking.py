@@ -141,3 +141,18 @@ async def test_the_referee_inside_daphne_leaves_the_search_to_the_worker_and_pla
         await thinker.wait_async(1.0)
     assert await timekeeper.one_pass() >= 1
     assert (await Table.objects.aget(pk=table.pk)).version == table.version + 1
+
+
+def test_answers_nobody_comes_back_for_are_let_go(monkeypatch):
+    monkeypatch.setattr("games.thinking.MAX_JOBS", 3)
+    monkeypatch.setattr("games.thinking.think", lambda *args: {"action": "pass"})
+    thinker = Thinker(1.0, executor=lambda: ThreadPoolExecutor(max_workers=1))
+    try:
+        for table_id in range(3):
+            thinker.start(table_id, 1, bots="games.engine.gin.bots", view={}, level="expert", seed=0)
+            finished(thinker, table_id)
+        thinker.start(3, 1, bots="games.engine.gin.bots", view={}, level="expert", seed=0)
+        finished(thinker, 3)
+        assert [thinker.answer(table_id, 1) for table_id in range(4)] == [None, None, None, {"action": "pass"}]
+    finally:
+        thinker.shutdown()
