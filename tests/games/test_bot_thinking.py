@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db.models import F
 
-from games import engines, services
+from games import registry, services
 from games.engine.gin import match as gin
 from games.models import Move, Table
 from games.thinking import FAILED, Thinker
@@ -27,7 +27,7 @@ def bot_to_move(user, level: str) -> Table:
         if state.to_act == 1:
             return table
         services.move_apply(table_id=table.pk, user=user, version=table.version,
-                            action=choose_action(engines.engine("gin").view(state, 0)))
+                            action=choose_action(registry.get("gin").engine.view(state, 0)))
     raise AssertionError("the computer never came to move")
 
 
