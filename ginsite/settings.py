@@ -370,6 +370,9 @@ if GAMES_TEST_DEAL_SEED and not DEBUG:
     raise ImproperlyConfigured("GAMES_TEST_DEAL_SEED is a test-only setting and is refused when DEBUG is off.")
 # Seconds a computer player waits before moving, so its moves read naturally.
 GAMES_BOT_DELAY_SECONDS = float(os.environ.get("GAMES_BOT_DELAY_SECONDS", "1.2"))
+# The wall-clock budget of a searching computer player's decision (gin's Experte), in the referee's worker
+# process (games.thinking); the search's own iteration budget usually ends it sooner.
+GAMES_BOT_THINK_SECONDS = float(os.environ.get("GAMES_BOT_THINK_SECONDS", "0.5"))
 # Where the referee runs: "auto" (inside the daphne process exactly when there is no Redis, because the
 # in-memory channel layer cannot carry a referee process's frames to the sockets), "1" or "0".
 GAMES_REFEREE_IN_PROCESS = os.environ.get("GAMES_REFEREE_IN_PROCESS", "auto")

@@ -176,6 +176,11 @@ class GameEntry:
         """The action the computer player of ``seat`` chooses, seeing only its own view."""
         return self.bots.choose_action(self.engine.view(state, seat), level, rng)
 
+    def bot_searches(self, level: str) -> bool:
+        """Whether this level's decisions take a search (the referee runs those in its thinker's worker, with
+        ``choose_action(view, level, rng, stop=...)``): the bots' ``SEARCH_LEVELS``."""
+        return self.bots is not None and level in getattr(self.bots, "SEARCH_LEVELS", ())
+
     # --- points from facts ----------------------------------------------------------------------------
 
     def result(self, state: MatchState) -> JSON | None:

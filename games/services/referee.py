@@ -14,6 +14,7 @@ from games.reads import selectors
 from games.services import _common
 from games.services._common import ServiceError
 from games.services._course import Play
+from games.thinking import FAILED, Thinker
 
 logger = logging.getLogger(__name__)
 
@@ -78,8 +79,13 @@ def seat_timeout_move(*, table_id: int, seat: int) -> int:
         return table.version
 
 
-def bot_move(*, table_id: int | str, now: datetime | None = None) -> bool:
-    """Play one action of the computer player to act, once its short pause is over. Returns True if played."""
+def bot_move(*, table_id: int | str, now: datetime | None = None, thinker: Thinker | None = None) -> bool:
+    """Play one action of the computer player to act, once its short pause is over. Returns True if played.
+
+    With a ``thinker``, a bot whose level searches does not think here: its search is started in the
+    thinker's worker and this returns False; a later call applies the answer if the table is still at the
+    version the search saw (else it starts a new one). Without one (``manage.py referee --once``, tests) the
+    search runs here, bounded by its iteration budget alone."""
     now = _common.now_or(now)
     with transaction.atomic():
         table = _locked_if_due(table_id, "bot_due_at", now)
@@ -93,8 +99,18 @@ def bot_move(*, table_id: int | str, now: datetime | None = None) -> bool:
         seat = seats[play.state.to_act]
         if seat.is_bot:
             rng = _common.table_rng(play.match.number, play.state.round_number, "bot", table.version)
-            action = registry.get(table.game).bot_action(play.state, seat.index, seat.bot_level, rng)
+            entry = registry.get(table.game)
+            if thinker is not None and entry.bot_searches(seat.bot_level):
+                action = thinker.answer(table.pk, table.version)
+                if action is None:
+                    thinker.start(table.pk, table.version, bots=entry.bots.__name__, level=seat.bot_level,
+                                  view=entry.engine.view(play.state, seat.index), seed=rng.getrandbits(64))
+                    return False
+            else:
+                action = entry.bot_action(play.state, seat.index, seat.bot_level, rng)
             try:
+                if action is FAILED:
+                    raise ValueError("the search failed")
                 play.apply(seat.index, action, by=Move.By.BOT)
             except ValueError:
                 # A bot that errs must not stall the table: it plays the timeout move instead.
@@ -107,16 +123,19 @@ def bot_move(*, table_id: int | str, now: datetime | None = None) -> bool:
         return True
 
 
-def referee_pass(*, now: datetime | None = None, limit: int = 200) -> int:
-    """One pass of the referee: every overdue turn and every due computer move. Returns how many it played."""
+def referee_pass(*, now: datetime | None = None, limit: int = 200, thinker: Thinker | None = None) -> int:
+    """One pass of the referee: every overdue turn and every due computer move. Returns how many it played.
+
+    ``thinker``: where searching bots think (see :func:`bot_move`); a table whose bot is still thinking is
+    skipped."""
     now = _common.now_or(now)
     played = 0
     for table_id, kind in selectors.tables_due(now=now, limit=limit):
         try:
             if kind == "timeout":
                 played += turn_timeout(table_id=table_id, now=now)
-            else:
-                played += bot_move(table_id=table_id, now=now)
+            elif thinker is None or not thinker.thinking(table_id):
+                played += bot_move(table_id=table_id, now=now, thinker=thinker)
         except Exception:  # one broken table must not stop the referee for all others
             logger.exception("referee could not handle table %s", table_id)
     return played

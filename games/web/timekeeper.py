@@ -15,6 +15,9 @@ window, the tournaments' starts, breaks and forfeits), through :func:`clock_tick
 ``manage.py referee`` sends too, so that no clock runs in one setup only. Its database work runs on the
 database thread like a pass, and what it changes reaches the sockets like a move.
 
+Computer players that search (gin's Experte) think in a worker process (``games.thinking``): a pass starts
+their search and goes on; the pass after the answer arrives plays it.
+
 Started by ``ginsite.asgi`` when daphne's reactor runs and ``GAMES_REFEREE_IN_PROCESS`` is on (the default
 with the in-memory layer; off with Redis, where ``manage.py referee`` processes do the work).
 
@@ -44,6 +47,7 @@ from games.models import Table
 from games.reads import selectors
 from games.services.ending import matches_catch_up
 from games.signals import referee_tick
+from games.thinking import Thinker
 from games.web.dbthread import in_thread
 
 logger = logging.getLogger(__name__)
@@ -52,6 +56,15 @@ logger = logging.getLogger(__name__)
 BATCH = 20
 
 _task: asyncio.Task | None = None
+#: Where this process's searching computer players think (a worker process, started at the first search).
+_thinker: Thinker | None = None
+
+
+def thinker() -> Thinker:
+    global _thinker
+    if _thinker is None:
+        _thinker = Thinker(float(settings.GAMES_BOT_THINK_SECONDS))
+    return _thinker
 
 #: Sockets of this process per table id, and how many lobby sockets.
 _sockets: Counter = Counter()
@@ -145,7 +158,7 @@ async def one_pass() -> int:
         outbox: list = []
         token = events.OUTBOX.set(outbox)
         try:
-            played = await in_thread(services.referee_pass)(limit=BATCH)
+            played = await in_thread(services.referee_pass)(limit=BATCH, thinker=thinker())
         finally:
             events.OUTBOX.reset(token)
             if outbox and layer is not None:
@@ -250,7 +263,8 @@ async def run() -> None:
             logger.exception("referee pass failed")
             played = 0
         if not played:
-            await asyncio.sleep(interval())
+            # A search that finishes wakes the loop at once: its move need not wait for the next interval.
+            await thinker().wait_async(interval())
 
 
 def start() -> asyncio.Task | None:

@@ -9,15 +9,18 @@ still plays one pass, and ``--force`` loops anyway, e.g. for a site that polls).
 
 Like the referee inside daphne, every pass also ticks the other clocks (``games.web.timekeeper.clock_tick``: the
 catch-up of lost match-end announcements and ``games.signals.referee_tick``), at most once every
-``GAMES_TICK_SECONDS``; ``--once`` ticks once."""
+``GAMES_TICK_SECONDS``; ``--once`` ticks once. Looping, computer players that search think in a worker process
+(``games.thinking``), so one table's search never holds up another table's move."""
 
 import logging
 import time
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections
 
 from games.services import referee_pass
+from games.thinking import Thinker
 from games.web import timekeeper
 
 logger = logging.getLogger(__name__)
@@ -40,9 +43,11 @@ class Command(BaseCommand):
             )
             return
         next_tick = time.monotonic()
+        # Looping, searching bots think in a worker process, off the pass; --once plays them in the pass.
+        thinker = None if once else Thinker(float(settings.GAMES_BOT_THINK_SECONDS))
         while True:
             try:
-                played = referee_pass()
+                played = referee_pass(thinker=thinker)
             except DatabaseError:
                 if once:
                     raise
@@ -56,6 +61,9 @@ class Command(BaseCommand):
                 self.stdout.write(f"{played} played")
                 return
             if not played:
-                time.sleep(interval)
+                if thinker is not None:
+                    thinker.wait(interval)
+                else:
+                    time.sleep(interval)
             # A long-running loop must not hold on to a connection the database has dropped.
             close_old_connections()

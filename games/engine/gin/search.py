@@ -1,0 +1,443 @@
+"""Gin's look-ahead: determinised Monte Carlo over the cards a seat cannot see.
+
+From one seat's view (never more) :func:`action_values` deals the hidden cards many times over (the
+opponent's hand and the stock order), each deal consistent with the round's public history: the cards the
+opponent took from the pile and still holds are in their hand, and the unseen cards near what they threw
+away or refused are dealt to them less often than the others. On each deal (a *determinisation*) every
+candidate action is played and the round finished by a fast playout policy for both seats; a knock is
+settled at once against the dealt hand (no playout: the settlement is exact). An action's value is its mean
+result for the seat, in round points (won positive, lost negative, a dead round 0), over the same deals for
+every action, so that the actions are compared on equal cards.
+
+Deterministic given ``(view, rng, iterations)``: the only randomness is ``rng``, and a wall-clock budget
+enters only through ``stop`` (a callable the caller owns; the engine reads no clock).
+
+>>> import random
+>>> from games.engine.gin import match as gin
+>>> m = gin.new_match({"target": 0}, rng=random.Random(3))
+>>> values = action_values(gin.view(m, m.to_act), random.Random(1), iterations=8)
+>>> sorted(v.action["action"] for v in values)
+['draw', 'pass']
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from games.engine.cards import ALL_CARDS
+from games.engine.gin.melds import BIT, FULL_DECK, VALUE, deadwood_of, indexes_of, mask_of, meldable_part
+from games.engine.gin.settle import Scoring, settle_big_gin, settle_knock
+
+_INDEX = {code: i for i, code in enumerate(ALL_CARDS)}
+#: Plain discards that leave this many stock cards or fewer end the round dead (gin.md); draws cap it too.
+DEAD_STOCK = 2
+DRAW_CAP = 200
+#: How much less often an unseen card is dealt to the opponent for each card near it they threw away or
+#: refused, and how much more often for each card near it they took from the pile and keep.
+REFUSED_FACTOR = 0.6
+TAKEN_FACTOR = 2.0
+#: The playout policy knocks with this much deadwood or less, or with any deadwood within the limit once the
+#: stock is this low: the searching seat as the advanced player does (waiting for gin pays against a player who
+#: knocks at once), the opponent at once (the prudent assumption: it leaves the least time).
+PLAYOUT_KNOCK = ((1, 8), (10, 31))  # (deadwood, stock) for the searching seat, then for the opponent
+#: The search looks at this many plain discards (the best by deadwood left) and knocks (least deadwood).
+DISCARD_CANDIDATES = 4
+KNOCK_CANDIDATES = 2
+
+
+@dataclass(frozen=True)
+class ActionValue:
+    """One legal action's estimated result for the seat, in round points: the mean of ``results``, one per deal
+    (the same deals for every action of one search, so two actions' results can be compared deal by deal)."""
+
+    action: dict[str, Any]
+    value: float
+    results: tuple[int, ...]
+
+    @property
+    def samples(self) -> int:
+        return len(self.results)
+
+    def lead_over(self, other: ActionValue) -> tuple[float, float]:
+        """How much better this action did than ``other`` on the same deals: (mean, standard error)."""
+        diffs = [a - b for a, b in zip(self.results, other.results, strict=True)]
+        n = len(diffs)
+        mean = sum(diffs) / n
+        if n < 2:
+            return mean, float("inf")
+        variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        return mean, (variance / n) ** 0.5
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What a playout needs of the table's options and the round."""
+
+    knock_limit: int
+    scoring: Scoring
+    big_gin: bool
+    dealer: int
+
+
+@dataclass
+class Position:
+    """A determinised round: every card placed. Mutable, and copied for every playout."""
+
+    hands: list[int]
+    stock: list[int]  # top first
+    pile: list[int]  # bottom first
+    to_act: int
+    phase: str  # first_turn | draw | discard
+    passes: int
+    must_draw_stock: bool
+    taken: int
+    draws: int
+
+    def copy(self) -> Position:
+        return Position(list(self.hands), self.stock, list(self.pile), self.to_act, self.phase, self.passes,
+                        self.must_draw_stock, self.taken, self.draws)
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """What the seat knows of the round from its view: its own hand, the pile, what the opponent holds for sure,
+    and how likely each unseen card is in the opponent's hand (a weight per card)."""
+
+    seat: int
+    hand: int
+    pile: tuple[int, ...]
+    opp_known: int
+    unseen: tuple[int, ...]
+    weights: tuple[float, ...]
+    opp_count: int
+    stock_size: int
+    passes: int
+    must_draw_stock: bool
+    taken: int
+
+
+def _neighbours(card: int) -> int:
+    """Cards that meld with ``card``: same rank, and the two either side in its suit."""
+    rank = card % 13
+    base = card - rank
+    mask = 0
+    for s in range(4):
+        mask |= BIT[s * 13 + rank]
+    for d in (-2, -1, 1, 2):
+        if 0 <= rank + d <= 12:
+            mask |= BIT[base + rank + d]
+    return mask & ~BIT[card]
+
+
+_NEAR = tuple(_neighbours(c) for c in range(52))
+
+
+def knowledge_of(view: dict[str, Any]) -> Knowledge:
+    """Read the seat's knowledge from its view's public history (the pile is rebuilt move by move)."""
+    me = view["seat"]
+    hand = mask_of(view["hand"])
+    opp_has = 0
+    refused: list[int] = []
+    pile = [_INDEX[view["upcard"]]]
+    passes = 0
+    must_draw_stock = False
+    for move in view["history"]:
+        action = move["action"]
+        mine = move["seat"] == me
+        if action == "draw" and move["from"] == "discard":
+            card = pile.pop()
+            if not mine:
+                opp_has |= BIT[card]
+        elif action in ("discard", "knock"):
+            card = _INDEX[move["card"]]
+            pile.append(card)
+            if not mine:
+                opp_has &= ~BIT[card]
+                refused.append(card)
+        elif action == "pass":
+            passes += 1
+            must_draw_stock = passes == 2
+            if not mine:
+                refused.append(pile[-1])
+        elif action == "draw" and not mine and pile:
+            refused.append(pile[-1])
+        if action == "draw":
+            must_draw_stock = False
+    kept = indexes_of(opp_has)
+    pile_mask = 0
+    for card in pile:
+        pile_mask |= BIT[card]
+    unseen = indexes_of(FULL_DECK & ~hand & ~pile_mask & ~opp_has)
+    weights = []
+    for card in unseen:
+        weight = 1.0
+        near = _NEAR[card]
+        for other in refused:
+            if near & BIT[other]:
+                weight *= REFUSED_FACTOR
+        for other in kept:
+            if near & BIT[other]:
+                weight *= TAKEN_FACTOR
+        weights.append(weight)
+    opp_count = view["hand_counts"][1 - me]
+    taken = _INDEX[view["taken"]] if view.get("taken") else -1
+    knowledge = Knowledge(me, hand, tuple(pile), opp_has, unseen, tuple(weights), opp_count, view["stock_size"],
+                          passes, must_draw_stock, taken)
+    if len(unseen) != opp_count - opp_has.bit_count() + knowledge.stock_size:
+        raise ValueError("the view's history does not account for its cards")
+    return knowledge
+
+
+def rules_of(view: dict[str, Any]) -> Rules:
+    options = view["options"]
+    scoring = Scoring(undercut_bonus=options["undercut_bonus"], gin_bonus=options["gin_bonus"],
+                      big_gin_bonus=options["big_gin_bonus"], double=bool(view["doubled"]))
+    return Rules(knock_limit=view["knock_limit"], scoring=scoring, big_gin=bool(options["big_gin"]),
+                 dealer=view["dealer"])
+
+
+def determinise(knowledge: Knowledge, phase: str, rng: random.Random) -> Position:
+    """One deal of the hidden cards consistent with the knowledge: the opponent's missing cards drawn by
+    weight without replacement, the rest shuffled into the stock."""
+    cards = list(knowledge.unseen)
+    weights = list(knowledge.weights)
+    opp = knowledge.opp_known
+    for _ in range(knowledge.opp_count - knowledge.opp_known.bit_count()):
+        pick = rng.random() * sum(weights)
+        i = 0
+        while i < len(weights) - 1 and pick >= weights[i]:
+            pick -= weights[i]
+            i += 1
+        opp |= BIT[cards[i]]
+        cards[i] = cards[-1]
+        weights[i] = weights[-1]
+        cards.pop()
+        weights.pop()
+    rng.shuffle(cards)
+    hands = [0, 0]
+    hands[knowledge.seat] = knowledge.hand
+    hands[1 - knowledge.seat] = opp
+    return Position(hands, cards, list(knowledge.pile), knowledge.seat, phase, knowledge.passes,
+                    knowledge.must_draw_stock, knowledge.taken, 0)
+
+
+# --------------------------------------------------------------------------------------------------
+# The playout policy: fast, on masks, the same for both seats
+
+
+def _wants(hand: int, card: int) -> bool:
+    """Whether ``card`` would sit in a meld of the best arrangement of ``hand`` with it."""
+    return deadwood_of(hand | BIT[card]) < deadwood_of(hand) + VALUE[card]
+
+
+def best_discard(hand: int, taken: int) -> tuple[int, int]:
+    """(card, deadwood left) of the discard leaving the least deadwood; among equals the highest card."""
+    melded = meldable_part(hand)
+    whole = deadwood_of(hand)
+    best_card = -1
+    best_key = (1 << 30, 0, 0)
+    loose = hand & ~melded
+    if taken >= 0:
+        loose &= ~BIT[taken]
+    if loose:
+        # A card in no meld at all leaves exactly its value less; the highest of them is the best such card.
+        card = max(indexes_of(loose), key=lambda c: (VALUE[c], c))
+        best_card = card
+        best_key = (whole - VALUE[card], -VALUE[card], -card)
+    for card in indexes_of(melded):
+        if card == taken:
+            continue
+        key = (deadwood_of(hand ^ BIT[card]), -VALUE[card], -card)
+        if key < best_key:
+            best_key, best_card = key, card
+    return best_card, best_key[0]
+
+
+def _knock_result(position: Position, knocker: int, rules: Rules) -> int:
+    """Round points for seat 0 (seat 1's are the negative) of ``knocker`` knocking with the hands as they are."""
+    hands = position.hands
+    settlement = settle_knock(knocker=hands[knocker], defender=hands[1 - knocker], knock_limit=rules.knock_limit,
+                              scoring=rules.scoring)
+    points = settlement.points if settlement.winner_is_knocker else -settlement.points
+    return points if knocker == 0 else -points
+
+
+def playout(position: Position, rules: Rules, me: int) -> int:
+    """Finish the round with the playout policy (``me``: the searching seat); round points for seat 0 (a dead
+    round: 0). Changes ``position``."""
+    hands = position.hands
+    stock = position.stock
+    pile = position.pile
+    seat = position.to_act
+    phase = position.phase
+    taken = position.taken
+    draws = position.draws
+    limit = rules.knock_limit
+    pos = 0
+    knock_at = [0, 0]
+    knock_stock = [0, 0]
+    knock_at[me], knock_stock[me] = PLAYOUT_KNOCK[0]
+    knock_at[1 - me], knock_stock[1 - me] = PLAYOUT_KNOCK[1]
+    if phase == "first_turn":
+        passes = position.passes
+        while phase == "first_turn":
+            if _wants(hands[seat], pile[-1]):
+                taken = pile.pop()
+                hands[seat] |= BIT[taken]
+                draws += 1
+                phase = "discard"
+            else:
+                passes += 1
+                if passes == 2:
+                    seat = 1 - rules.dealer
+                    phase = "draw"
+                    # Both passed: the non-dealer draws from the stock.
+                    hands[seat] |= BIT[stock[0]]
+                    pos = 1
+                    draws += 1
+                    taken = -1
+                    phase = "discard"
+                else:
+                    seat = rules.dealer
+    must_draw_stock = position.must_draw_stock
+    while True:
+        hand = hands[seat]
+        if phase == "draw":
+            if pile and not must_draw_stock and _wants(hand, pile[-1]):
+                taken = pile.pop()
+            else:
+                taken = -1
+                card = stock[pos]
+                pos += 1
+                hand |= BIT[card]
+            if taken >= 0:
+                hand |= BIT[taken]
+            draws += 1
+            must_draw_stock = False
+        phase = "draw"
+        if rules.big_gin and deadwood_of(hand) == 0:
+            hands[seat] = hand
+            s = settle_big_gin(knocker=hand, defender=hands[1 - seat], scoring=rules.scoring)
+            return s.points if seat == 0 else -s.points
+        card, left = best_discard(hand, taken)
+        hand ^= BIT[card]
+        hands[seat] = hand
+        stock_left = len(stock) - pos
+        if left <= limit and (left <= knock_at[seat] or stock_left <= knock_stock[seat]):
+            return _knock_result(position, seat, rules)
+        pile.append(card)
+        if stock_left <= DEAD_STOCK or draws >= DRAW_CAP:
+            return 0
+        seat = 1 - seat
+
+
+# --------------------------------------------------------------------------------------------------
+# The search
+
+
+def _apply_root(position: Position, action: dict[str, Any], rules: Rules) -> int | None:
+    """Play the root action on a determinised position: the round's result if it ends it (points for seat 0),
+    else None with ``position`` ready for the playout."""
+    seat = position.to_act
+    hands = position.hands
+    name = action["action"]
+    if name == "pass":
+        position.passes += 1
+        if position.passes == 2:
+            position.to_act = 1 - rules.dealer
+            position.phase = "draw"
+            position.must_draw_stock = True
+        else:
+            position.to_act = rules.dealer
+        return None
+    if name == "draw":
+        if action["from"] == "discard":
+            position.taken = position.pile.pop()
+            hands[seat] |= BIT[position.taken]
+        else:
+            hands[seat] |= BIT[position.stock[0]]
+            position.stock = position.stock[1:]
+            position.taken = -1
+        position.draws += 1
+        position.phase = "discard"
+        return None
+    if name == "big_gin":
+        s = settle_big_gin(knocker=hands[seat], defender=hands[1 - seat], scoring=rules.scoring)
+        return s.points if seat == 0 else -s.points
+    card = _INDEX[action["card"]]
+    hands[seat] ^= BIT[card]
+    if name == "knock":
+        return _knock_result(position, seat, rules)
+    position.pile.append(card)
+    if len(position.stock) <= DEAD_STOCK or position.draws >= DRAW_CAP:
+        return 0
+    position.to_act = 1 - seat
+    position.phase = "draw"
+    position.taken = -1
+    return None
+
+
+def candidates(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The legal actions worth a look: every draw choice; the best few discards and knocks by deadwood left
+    (gin at once, when it is there, alone)."""
+    legal = view["legal_actions"]
+    if view["phase"] != "discard":
+        return list(legal)
+    if {"action": "big_gin"} in legal:
+        return [{"action": "big_gin"}]
+    meter = view["meter"]
+    if meter.get("can_gin"):
+        return [{"action": "knock", "card": meter["best_discard"]}]
+    choices = sorted(meter["discards"], key=lambda c: (c["deadwood"], -VALUE[_INDEX[c["card"]]], c["card"]))
+    out = [{"action": "discard", "card": c["card"]} for c in choices[:DISCARD_CANDIDATES]]
+    out += [{"action": "knock", "card": c["card"]} for c in choices if c["knock"]][:KNOCK_CANDIDATES]
+    return [a for a in out if a in legal]
+
+
+def action_values(view: dict[str, Any], rng: random.Random, *, iterations: int = 48,
+                  stop: Callable[[], bool] | None = None,
+                  actions: list[dict[str, Any]] | None = None) -> list[ActionValue]:
+    """The estimated value (mean round points for the view's seat) of each action, best first.
+
+    ``actions``: those to value (default: :func:`candidates`; pass ``view["legal_actions"]`` for every one).
+    At most ``iterations`` deals; ``stop`` (checked after each deal, at least one deal is played) ends the
+    search early, e.g. at a wall-clock deadline the caller keeps.
+    """
+    if not view.get("legal_actions"):
+        raise ValueError("it is not this seat's turn: the view has no legal actions")
+    chosen = candidates(view) if actions is None else list(actions)
+    knowledge = knowledge_of(view)
+    rules = rules_of(view)
+    me = knowledge.seat
+    sign = 1 if me == 0 else -1
+    results: list[list[int]] = [[] for _ in chosen]
+    played = 0
+    if len(chosen) > 1:
+        for _ in range(max(1, iterations)):
+            deal = determinise(knowledge, view["phase"], rng)
+            deal.draws = int(view.get("draws", 0))
+            for i, action in enumerate(chosen):
+                position = deal.copy()
+                result = _apply_root(position, action, rules)
+                if result is None:
+                    result = playout(position, rules, me)
+                results[i].append(sign * result)
+            played += 1
+            if stop is not None and stop():
+                break
+    values = [ActionValue(a, sum(r) / played if played else 0.0, tuple(r)) for a, r in zip(chosen, results, strict=True)]
+    # A stable sort: among equal values the candidates' own order (least deadwood first) decides.
+    return sorted(values, key=lambda v: -v.value)
+
+
+def best_action(view: dict[str, Any], rng: random.Random, *, iterations: int = 48,
+                stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+    """The action with the best estimated value."""
+    return action_values(view, rng, iterations=iterations, stop=stop)[0].action
+
+
+__all__ = ["ActionValue", "Knowledge", "Position", "Rules", "action_values", "best_action", "best_discard",
+           "candidates", "determinise", "knowledge_of", "playout", "rules_of"]
