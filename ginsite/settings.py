@@ -409,6 +409,9 @@ GAMES_MAX_OPEN_TABLES = int(os.environ.get("GAMES_MAX_OPEN_TABLES", "5"))
 GAMES_DB_PARALLEL = env_bool("GAMES_DB_PARALLEL", True)
 
 # --- Tournament settings --------------------------------------------------------------------------------
+# How long an arena player's last sign of life (a page of the arena or of its table open) counts as present,
+# in seconds (tournaments.formats.arena): who is not present is not paired.
+TOURNAMENTS_ARENA_PRESENT_SECONDS = float(os.environ.get("TOURNAMENTS_ARENA_PRESENT_SECONDS", "30"))
 # Rounds per list staff may choose for a Rommé series (tournaments.md: 6, 12, 18 or 24, so that every seat
 # deals equally often at tables of 3 and of 4); the tests widen it to keep their tournaments short. Not read
 # from the environment: the spec fixes it.

@@ -41,9 +41,6 @@ from tournaments.formats.base import (
 )
 from tournaments.models import Entry, StageTable
 
-#: How long after their last sign of life (a page of the arena or one of its tables open) a player still
-#: counts as present, in seconds (``settings.TOURNAMENTS_ARENA_PRESENT_SECONDS`` overrides it).
-PRESENT_SECONDS = 30.0
 #: The longest an arena's end keeps new pairings back, in minutes: min(5, minutes / 10).
 QUIET_MINUTES = 5
 #: The most recent results the standings' strip shows.
@@ -53,7 +50,9 @@ FIRE_MARK = "🔥"
 
 
 def present_seconds() -> float:
-    return float(getattr(django_settings, "TOURNAMENTS_ARENA_PRESENT_SECONDS", PRESENT_SECONDS))
+    """How long after their last sign of life (a page of the arena or one of its tables open) a player still
+    counts as present (``settings.TOURNAMENTS_ARENA_PRESENT_SECONDS``)."""
+    return float(django_settings.TOURNAMENTS_ARENA_PRESENT_SECONDS)
 
 
 def arena_sizes(game: str) -> tuple[tuple[int, ...], int | None]:
@@ -368,7 +367,10 @@ class ArenaFormat(TournamentFormat):
             ngettext("Arena: %(m)d Minute, gepaart, sobald man frei ist", "Arena: %(m)d Minuten, gepaart, sobald man "
                      "frei ist", minutes) % {"m": minutes},
             _("Sieg: 2 Punkte; nach zwei Siegen in Folge zählt jeder weitere doppelt"),
-            _("In den letzten %(q)s Minuten keine neuen Paarungen; laufende Partien zählen") % {"q": f"{quiet:g}"},
+            # A quiet time of 2.5 minutes is "Minuten" too: the singular only for exactly one.
+            ngettext("In der letzten Minute keine neuen Paarungen; laufende Partien zählen",
+                     "In den letzten %(q)s Minuten keine neuen Paarungen; laufende Partien zählen",
+                     1 if quiet == 1 else 2) % {"q": f"{quiet:g}"},
             _("Einsteigen jederzeit, Pause jederzeit"),
         ]
         if max(sizes) > 2:
