@@ -156,6 +156,37 @@ def test_each_game_s_client_module_is_in_its_own_package():
             assert (Path(found).parent / f"{part}.js").exists()
 
 
+def test_each_game_s_stylesheet_is_in_its_own_package():
+    from django.contrib.staticfiles import finders
+
+    from games import registry
+
+    named = [entry for entry in registry.entries() if entry.stylesheet]
+    assert {"gin", "romme"} <= {entry.name for entry in named}
+    for entry in named:
+        found = finders.find(entry.stylesheet)
+        assert found, f"{entry.name}: {entry.stylesheet} is not a static file"
+        assert Path(found).is_relative_to(ROOT / "games" / "kinds" / entry.name / "static"), (entry.name, found)
+
+
+def test_a_game_s_stylesheet_is_optional_but_never_outside_a_static_path():
+    from games import registry
+    from tests.games.highcard.entry import HighCardEntry
+
+    assert HighCardEntry.stylesheet == ""  # the test-only game has none and its table works (test_third_game.py)
+
+    class Escapes(HighCardEntry):
+        stylesheet = "../gin/gin.css"
+
+    class NotCss(HighCardEntry):
+        stylesheet = "highcard/client.js"
+
+    for entry in (Escapes(), NotCss()):
+        with pytest.raises(ValueError, match="names no stylesheet"):
+            registry.register(entry)
+    assert not registry.is_game("highcard")
+
+
 def test_a_game_without_a_client_module_is_refused():
     from games import registry
     from tests.games.highcard.entry import HighCardEntry
