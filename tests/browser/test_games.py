@@ -143,6 +143,9 @@ def play_gin_turn(page, used):
             page.click("#btn-gin")
         elif page.locator("#btn-knock").is_enabled():
             assert "meter--knock" in page.get_attribute("#deadwood-meter", "class")
+            # Gin's own look (gin/gin.css, its package's stylesheet): the meter and the button turn green.
+            assert page.eval_on_selector("#deadwood-meter", "e => getComputedStyle(e).borderTopColor") == "rgb(95, 208, 142)"
+            assert page.eval_on_selector("#btn-knock", "e => getComputedStyle(e).borderTopColor") == "rgb(127, 199, 155)"
             used.add("knock")
             page.click("#btn-knock")
         else:

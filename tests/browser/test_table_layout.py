@@ -549,6 +549,10 @@ def test_the_english_table_shows_no_german_rank_letter(server_url, open_page):
     page.goto("/spielen/")
     assert page.locator("#quick").inner_text().count("Gin Rummy") == 1
     assert "Rummy" in page.locator("#quick-romme").inner_text() and "Rommé" not in page.locator("#quick").inner_text()
+    # Each game's suit in its own colour: Rommé's red is its package's (romme/romme.css), gin's the shared green.
+    suit = "e => getComputedStyle(e).color"
+    assert page.eval_on_selector("#quick-romme .gl-quick__suit", suit) == "rgb(192, 38, 45)"
+    assert page.eval_on_selector("#quick-gin .gl-quick__suit", suit) == "rgb(11, 77, 50)"
     assert not page.errors
 
 
