@@ -47,6 +47,10 @@ def register(entry: GameEntry) -> GameEntry:
     if not isinstance(module, str) or not module.endswith(".js") or module.startswith(("/", ".")) or ".." in module:
         raise ValueError(f"the entry {entry.name!r} names no client module (a static path such as "
                          f"'{entry.name}/client.js'), but {module!r}")
+    sheet = entry.stylesheet
+    if not isinstance(sheet, str) or sheet and (not sheet.endswith(".css") or sheet.startswith(("/", ".")) or ".." in sheet):
+        raise ValueError(f"the entry {entry.name!r} names no stylesheet (a static path such as "
+                         f"'{entry.name}/{entry.name}.css', or none: ''), but {sheet!r}")
     low, high = entry.seats
     if not 1 <= low <= entry.default_seats <= high:
         raise ValueError(f"the entry {entry.name!r} has {entry.default_seats} default seats outside {low}..{high}")

@@ -120,6 +120,10 @@ class GameEntry:
     #: module that exports ``table`` and ``replay``, each a function that imports that page's hooks. The table
     #: page and the replay viewer load it (``{% static %}``) and call its hooks; the shells name no game.
     client_module: str = ""
+    #: The game's own stylesheet, as a static path in its own ``static/<game>/`` ("gin/gin.css"), or "" for none:
+    #: the look of what only it shows (gin's Klopfen button, Rommé's red in the lobby). The table page and the
+    #: replay viewer load it after the shared stylesheets; the lobby loads every game's.
+    stylesheet: str = ""
     #: How the game's own rounds end, by the stored round result's ``result`` ("knock": "Klopfen"), beside the
     #: ends any game may have (``ROUND_RESULTS``).
     round_results: Mapping[str, Label] = {}

@@ -110,6 +110,8 @@ def _viewer_config(*, record: dict, replay: dict, names: list[str], published: d
         "game": entry.name,
         # The game's client module (a static path; the page puts its URL in #game-module for replay.js).
         "client_module": entry.client_module,
+        # Its stylesheet (a static path, or ""): the page's head loads it after matches.css.
+        "stylesheet": entry.stylesheet,
         "players": names,
         "rounds": rounds,
         "positions": replay["positions"],

@@ -126,6 +126,7 @@ def _lobby_context(request: HttpRequest, *, form_game: str = "", form_errors: st
                 "code": game,
                 "name": entry.label,
                 "sign": entry.sign,
+                "stylesheet": entry.stylesheet,
                 "presets": [
                     {"code": p.code, "name": p.name, "help": p.help, "checked": p.code == chosen_preset}
                     for p in entry.presets
@@ -288,6 +289,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "labels": option_summary(table.game, table.options),
         # The game's client module (its package's static folder): table.js imports it for the game's hooks.
         "client_module": registry.get(table.game).client_module,
+        "stylesheet": registry.get(table.game).stylesheet,
         "invite_url": invite_url,
         "invite_token": token,
         "free_seats": free_seats,

@@ -69,7 +69,7 @@ def shot(page, name):
 
 
 def frame(page):
-    return page.evaluate("window.ginTable.frame")
+    return page.evaluate("window.gameTable.frame")
 
 
 def wait_connected(page):
@@ -77,7 +77,7 @@ def wait_connected(page):
 
 
 def wait_newer(page, version, timeout=15_000):
-    page.wait_for_function(f"() => window.ginTable.version > {version}", timeout=timeout)
+    page.wait_for_function(f"() => window.gameTable.version > {version}", timeout=timeout)
 
 
 def sign_up(page, game_server, name):
@@ -123,7 +123,7 @@ def play_gin_turn(page, used):
     """One action of the player to act, the way a person would: the offer's buttons, a click on the stock,
     Klopfen or Gin! when the meter is green, else dragging the best discard onto the pile."""
     view = frame(page)["view"]
-    version = page.evaluate("window.ginTable.version")
+    version = page.evaluate("window.gameTable.version")
     if page.locator("#btn-pass").count():
         # First-turn offer: the first player offered the upcard passes, the second takes it.
         if "pass" not in used:
@@ -143,6 +143,9 @@ def play_gin_turn(page, used):
             page.click("#btn-gin")
         elif page.locator("#btn-knock").is_enabled():
             assert "meter--knock" in page.get_attribute("#deadwood-meter", "class")
+            # Gin's own look (gin/gin.css, its package's stylesheet): the meter and the button turn green.
+            assert page.eval_on_selector("#deadwood-meter", "e => getComputedStyle(e).borderTopColor") == "rgb(95, 208, 142)"
+            assert page.eval_on_selector("#btn-knock", "e => getComputedStyle(e).borderTopColor") == "rgb(127, 199, 155)"
             used.add("knock")
             page.click("#btn-knock")
         else:
@@ -182,7 +185,7 @@ def test_two_people_sign_up_and_play_a_gin_match_to_the_end(game_server, server_
     for page in (anna, ben):
         page.wait_for_selector("#table-app[data-status='playing']")
         wait_connected(page)
-        page.wait_for_function("() => window.ginTable.frame.view !== null")
+        page.wait_for_function("() => window.gameTable.frame.view !== null")
 
     anna.fill("#chat-form input", "Viel Glück!")
     anna.press("#chat-form input", "Enter")
@@ -198,7 +201,7 @@ def test_two_people_sign_up_and_play_a_gin_match_to_the_end(game_server, server_
             for page in (anna, ben):
                 if page.locator("#btn-ready").is_visible() and page.locator("#btn-ready").is_enabled():
                     page.click("#btn-ready")
-            wait_newer(anna, anna.evaluate("window.ginTable.version"))
+            wait_newer(anna, anna.evaluate("window.gameTable.version"))
             continue
         me = anna if frame(anna)["table"]["you"] == view["to_act"] else ben
         play_gin_turn(me, used)
@@ -210,7 +213,7 @@ def test_two_people_sign_up_and_play_a_gin_match_to_the_end(game_server, server_
             me.set_viewport_size({"width": 1280, "height": 860})
         # Both windows show the same table version: the other one heard of the move too.
         other = ben if me is anna else anna
-        other.wait_for_function(f"() => window.ginTable.version >= {me.evaluate('window.ginTable.version')}")
+        other.wait_for_function(f"() => window.gameTable.version >= {me.evaluate('window.gameTable.version')}")
     else:
         pytest.fail("the match did not end")
 
@@ -237,7 +240,7 @@ def test_two_people_sign_up_and_play_a_gin_match_to_the_end(game_server, server_
     for page in (anna, ben):
         page.click("#btn-rematch")
     for page in (anna, ben):
-        page.wait_for_function("() => window.ginTable.frame.table.match.number === 2 && !window.ginTable.frame.view.over")
+        page.wait_for_function("() => window.gameTable.frame.table.match.number === 2 && !window.gameTable.frame.view.over")
     assert anna.locator("#match-end").is_hidden()
     assert not anna.errors and not ben.errors
 
@@ -258,7 +261,7 @@ def test_one_person_plays_romme_against_three_computers_through_opening_layoff_a
     page.click("#quick-romme")
     page.wait_for_url("**/spielen/tisch/*/")
     wait_connected(page)
-    page.wait_for_function("() => window.ginTable.frame.view !== null")
+    page.wait_for_function("() => window.gameTable.frame.view !== null")
     assert page.locator("#opponents .seat").count() == 3
 
     done: list[str] = []
@@ -274,15 +277,15 @@ def test_one_person_plays_romme_against_three_computers_through_opening_layoff_a
         if view["to_act"] is None:
             if page.locator("#btn-ready").is_enabled():
                 page.click("#btn-ready")
-            wait_newer(page, page.evaluate("window.ginTable.version"), timeout=30_000)
+            wait_newer(page, page.evaluate("window.gameTable.version"), timeout=30_000)
             continue
         if view["to_act"] != me:
             page.wait_for_function(
-                "() => { const v = window.ginTable.frame.view; return v.to_act === v.seat || v.to_act === null || v.over; }",
+                "() => { const v = window.gameTable.frame.view; return v.to_act === v.seat || v.to_act === null || v.over; }",
                 timeout=30_000,
             )
             continue
-        version = page.evaluate("window.ginTable.version")
+        version = page.evaluate("window.gameTable.version")
         # Each move starts from a hand with nothing selected: a card left selected by the last move would join
         # the next choice, and the click on "Abwerfen" or "Auslegen" would then wait on a disabled button.
         # (That was this test's one-off "element is not enabled": see the test below.)
@@ -348,10 +351,10 @@ def test_discarding_one_of_two_copies_leaves_no_card_selected(server_url, open_p
     page.click("#quick-romme")
     page.wait_for_url("**/spielen/tisch/*/")
     wait_connected(page)
-    page.wait_for_function("() => { const v = window.ginTable.frame.view; return v && v.to_act === v.seat; }",
+    page.wait_for_function("() => { const v = window.gameTable.frame.view; return v && v.to_act === v.seat; }",
                            timeout=30_000)
     if any(a["action"] == "draw" for a in frame(page)["view"]["legal_actions"]):
-        version = page.evaluate("window.ginTable.version")
+        version = page.evaluate("window.gameTable.version")
         page.click("#stock")
         wait_newer(page, version)
     hand = frame(page)["view"]["hand"]
@@ -360,7 +363,7 @@ def test_discarding_one_of_two_copies_leaves_no_card_selected(server_url, open_p
         pytest.fail("the seed no longer deals Carla two copies of a card: choose another")
     page.locator(f"#hand .pcard[data-card='{twice}']").first.click()
     assert selected_cards(page) == [twice]
-    version = page.evaluate("window.ginTable.version")
+    version = page.evaluate("window.gameTable.version")
     page.click("#btn-discard")
     wait_newer(page, version)
     assert frame(page)["view"]["hand"].count(twice) == 1
@@ -387,7 +390,7 @@ def test_a_reload_mid_round_resumes_exactly_where_play_was(server_url, open_page
     for _ in range(3):
         view = frame(pages["anna"])["view"]
         page = pages["anna"] if view["to_act"] == frame(pages["anna"])["table"]["you"] else pages["ben"]
-        version = page.evaluate("window.ginTable.version")
+        version = page.evaluate("window.gameTable.version")
         if page.locator("#btn-pass").count():
             page.click("#btn-pass")
         else:
@@ -437,10 +440,10 @@ def test_the_pages_follow_the_table_by_deltas_and_hold_exactly_the_servers_state
         # be a frame behind the other: it would show the turn before).
         current = Table.objects.get(pk=table.pk).version
         for seat_page in seats.values():
-            seat_page.wait_for_function(f"() => window.ginTable.version === {current}")
+            seat_page.wait_for_function(f"() => window.gameTable.version === {current}")
         view = frame(pages["anna"])["view"]
         page = seats[view["to_act"]]
-        version = page.evaluate("window.ginTable.version")
+        version = page.evaluate("window.gameTable.version")
         if page.locator("#btn-pass").count():
             page.click("#btn-pass")
         elif any(a["action"] == "draw" for a in frame(page)["view"]["legal_actions"]):
@@ -452,8 +455,8 @@ def test_the_pages_follow_the_table_by_deltas_and_hold_exactly_the_servers_state
     final = Table.objects.get(pk=table.pk).version
     for name, user in (("anna", anna), ("ben", ben), ("sven", sven)):
         page = pages[name]
-        page.wait_for_function(f"() => window.ginTable.version === {final}")
-        received = page.evaluate("window.ginTable.received")
+        page.wait_for_function(f"() => window.gameTable.version === {final}")
+        received = page.evaluate("window.gameTable.received")
         assert received["delta"] >= 8 and received["sync"] == 0, (name, received)
         assert frame(page) == selectors.table_state_for(table_id=table.pk, user=user), name
         assert not page.errors
@@ -473,7 +476,7 @@ def test_a_lost_connection_shows_and_comes_back_by_itself(server_url, open_page)
     page.route_web_socket(re.compile(r".*/ws/table/.*"), through)
     page.goto(f"/spielen/tisch/{table.pk}/")
     wait_connected(page)
-    version = page.evaluate("window.ginTable.version")
+    version = page.evaluate("window.gameTable.version")
     sockets[-1].close(code=1006)
     page.wait_for_selector("#connection[data-status='offline']")
     assert "Verbindung unterbrochen" in page.locator("#connection").inner_text()
@@ -570,7 +573,7 @@ def test_lobby_lists_tables_live_and_offers_quick_games(server_url, open_page):
     if page.locator("#btn-pass").count():
         page.click("#btn-pass")
     page.wait_for_function(
-        "() => window.ginTable.frame.view.history.some((m) => m.seat !== window.ginTable.frame.table.you)"
+        "() => window.gameTable.frame.view.history.some((m) => m.seat !== window.gameTable.frame.table.you)"
     )
     assert not page.errors
 
@@ -586,7 +589,7 @@ def test_a_second_tab_of_the_same_player_never_says_the_time_ran_out(server_url,
     for page in (playing, watching):
         page.goto(f"/spielen/tisch/{table.pk}/")
         wait_connected(page)
-    version = watching.evaluate("window.ginTable.version")
+    version = watching.evaluate("window.gameTable.version")
     playing.click("#btn-pass")
     wait_newer(watching, version)
     assert watching.locator("#timeout-note").is_hidden()

@@ -130,6 +130,9 @@ def test_the_replay_says_a_rounds_end_in_the_glossarys_words_with_plural_forms(
     assert said.group(3) == (one if said.group(2) == "1" else many)
     tags = page.locator(".rv-seat__head").all_inner_texts()
     assert all(re.search(rf"{deadwood}: \d+", tag) for tag in tags), tags
+    # Gin's own look in the replay (gin/gin.css, loaded by the page): the deadwood's group padded as a meld's is.
+    padding = "e => getComputedStyle(e).paddingTop"
+    assert page.eval_on_selector(".rv-cards.is-deadwood", padding) == page.eval_on_selector(".rv-cards.is-meld", padding) != "0px"
     # Each round's last move: a knock reads "klopft", a gin "macht Gin" (the record calls both "knock").
     knocks, gins = ("klopft", "macht Gin") if locale.startswith("de") else ("knocks", "goes gin")
     for number, rnd in enumerate(data["rounds"], start=1):

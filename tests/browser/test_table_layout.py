@@ -103,13 +103,13 @@ def make_user(name):
 
 
 def frame(page):
-    return page.evaluate("window.ginTable.frame")
+    return page.evaluate("window.gameTable.frame")
 
 
 def settled(page):
     """The page has the table's current version and no card is in flight."""
     page.wait_for_selector("#table-app[data-connected='1']")
-    page.wait_for_function("() => window.ginTable.moving === 0")
+    page.wait_for_function("() => window.gameTable.moving === 0")
 
 
 def my_turn(page, *, phase):
@@ -122,11 +122,11 @@ def my_turn(page, *, phase):
         if view["to_act"] is None:
             if page.locator("#btn-ready").is_visible() and page.locator("#btn-ready").is_enabled():
                 page.click("#btn-ready")
-            page.wait_for_function(f"() => window.ginTable.version > {version}", timeout=30_000)
+            page.wait_for_function(f"() => window.gameTable.version > {version}", timeout=30_000)
             continue
         if view["to_act"] != me:
             page.wait_for_function(
-                "() => { const v = window.ginTable.frame.view; return v.to_act === v.seat || v.to_act === null; }",
+                "() => { const v = window.gameTable.frame.view; return v.to_act === v.seat || v.to_act === null; }",
                 timeout=30_000,
             )
             continue
@@ -143,7 +143,7 @@ def my_turn(page, *, phase):
             discard = next(a for a in legal if a["action"] == "discard")
             page.locator(f"#hand [data-card='{discard['card']}']").first.click()
             page.click("#btn-discard")
-        page.wait_for_function(f"() => window.ginTable.version > {version}", timeout=30_000)
+        page.wait_for_function(f"() => window.gameTable.version > {version}", timeout=30_000)
     pytest.fail("the player's turn never came")
 
 
@@ -267,7 +267,7 @@ def test_a_touch_drag_discards(server_url, open_page):
     target = page.locator("#pile").bounding_box()
     start = (source["x"] + source["width"] / 2, source["y"] + source["height"] / 2)
     end = (target["x"] + target["width"] / 2, target["y"] + target["height"] / 2)
-    version = page.evaluate("window.ginTable.version")
+    version = page.evaluate("window.gameTable.version")
     # A real finger, as the phone's touch screen sends it: down on the card, a slide, up over the pile.
     cdp = page.context.new_cdp_session(page)
     cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": start[0], "y": start[1]}]})
@@ -276,7 +276,7 @@ def test_a_touch_drag_discards(server_url, open_page):
         y = start[1] + (end[1] - start[1]) * step / 10
         cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-    page.wait_for_function(f"() => window.ginTable.version > {version}")
+    page.wait_for_function(f"() => window.gameTable.version > {version}")
     after = frame(page)["view"]
     assert card not in after["hand"]
     assert any(m["action"] in ("discard", "knock") and m["card"] == card for m in after["history"])
@@ -358,9 +358,9 @@ def test_romme_turn_with_four_seats_and_long_melds_fits_the_screen(server_url, o
     assert numbers == [str(n) for n in range(1, len(LONG_MELDS) + 1)]
     rank = page.locator("#melds .pcard__rank").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
     assert rank >= 12
-    version = page.evaluate("window.ginTable.version")
+    version = page.evaluate("window.gameTable.version")
     page.click("#stock")
-    page.wait_for_function(f"() => window.ginTable.version > {version}")
+    page.wait_for_function(f"() => window.gameTable.version > {version}")
     settled(page)
     assert_turn_fits(page, size, opponents=3)
     # The meld builder: the server's suggestion staged, its points from the server, all in view.
@@ -373,9 +373,9 @@ def test_romme_turn_with_four_seats_and_long_melds_fits_the_screen(server_url, o
     assert_turn_fits(page, size, opponents=3)
     assert int(page.locator("#opening-total strong").inner_text().split("/")[0]) >= 40
     shot(page, f"romme_builder_{size_name(size)}")
-    version = page.evaluate("window.ginTable.version")
+    version = page.evaluate("window.gameTable.version")
     page.click("#btn-lay-out")
-    page.wait_for_function(f"() => window.ginTable.version > {version}")
+    page.wait_for_function(f"() => window.gameTable.version > {version}")
     settled(page)
     # Opened: choosing a card that fits a meld shows its lay-off buttons, naming the meld's number.
     layoff = next(a for a in frame(page)["view"]["legal_actions"] if a["action"] == "lay_off")
@@ -549,6 +549,10 @@ def test_the_english_table_shows_no_german_rank_letter(server_url, open_page):
     page.goto("/spielen/")
     assert page.locator("#quick").inner_text().count("Gin Rummy") == 1
     assert "Rummy" in page.locator("#quick-romme").inner_text() and "Rommé" not in page.locator("#quick").inner_text()
+    # Each game's suit in its own colour: Rommé's red is its package's (romme/romme.css), gin's the shared green.
+    suit = "e => getComputedStyle(e).color"
+    assert page.eval_on_selector("#quick-romme .gl-quick__suit", suit) == "rgb(192, 38, 45)"
+    assert page.eval_on_selector("#quick-gin .gl-quick__suit", suit) == "rgb(11, 77, 50)"
     assert not page.errors
 
 
@@ -582,7 +586,7 @@ def test_sounds_wait_for_the_first_interaction_and_the_off_switch_is_remembered(
         legal = frame(page)["view"]["legal_actions"]
         action = next(a for a in legal if a["action"] == "pass" or a.get("from") == "stock")
         services.move_apply(table_id=table.pk, user=user, version=Table.objects.get(pk=table.pk).version, action=action)
-    page.wait_for_function(f"() => window.ginTable.frame.view.history.some((m) => m.seat !== {me})", timeout=15_000)
+    page.wait_for_function(f"() => window.gameTable.frame.view.history.some((m) => m.seat !== {me})", timeout=15_000)
     assert page.evaluate("window.__contexts") == 0
     assert page.get_attribute("#btn-sound", "aria-pressed") == "true"
     page.click("#btn-sound")
@@ -596,9 +600,9 @@ def test_sounds_wait_for_the_first_interaction_and_the_off_switch_is_remembered(
     # Switched on again (a click: the page may sound now), the next card laid down is heard.
     page.click("#btn-sound")
     card = next(a["card"] for a in frame(page)["view"]["legal_actions"] if a["action"] == "discard")
-    version = page.evaluate("window.ginTable.version")
+    version = page.evaluate("window.gameTable.version")
     page.locator(f"#hand [data-card='{card}']").dblclick()
-    page.wait_for_function(f"() => window.ginTable.version > {version}")
+    page.wait_for_function(f"() => window.gameTable.version > {version}")
     page.wait_for_function("() => window.__contexts === 1")
     assert not page.errors
 
@@ -610,9 +614,9 @@ def test_keyboard_alone_chooses_and_plays_a_card(server_url, open_page):
     settled(page)
     # Enter on the stock draws; Tab reaches the hand (one stop), arrows walk it, Space chooses, Delete discards.
     page.focus("#stock")
-    version = page.evaluate("window.ginTable.version")
+    version = page.evaluate("window.gameTable.version")
     page.keyboard.press("Enter")
-    page.wait_for_function(f"() => window.ginTable.version > {version}")
+    page.wait_for_function(f"() => window.gameTable.version > {version}")
     settled(page)
     for _ in range(12):
         page.keyboard.press("Tab")
@@ -628,9 +632,9 @@ def test_keyboard_alone_chooses_and_plays_a_card(server_url, open_page):
     page.keyboard.press("Space")
     assert page.locator(f"#hand [data-card='{card}']").get_attribute("aria-pressed") == "true"
     assert page.locator("#btn-discard").is_enabled()
-    version = page.evaluate("window.ginTable.version")
+    version = page.evaluate("window.gameTable.version")
     page.keyboard.press("Delete")
-    page.wait_for_function(f"() => window.ginTable.version > {version}")
+    page.wait_for_function(f"() => window.gameTable.version > {version}")
     me = frame(page)["table"]["you"]
     assert {"seat": me, "action": "discard", "card": card} in frame(page)["view"]["history"]
     assert not page.errors
@@ -642,12 +646,12 @@ def test_a_drawn_card_slides_into_the_hand_unless_the_system_asks_for_less_motio
     quick_table(page, "gin")
     my_turn(page, phase="draw")
     settled(page)
-    before = page.evaluate("window.ginTable.flights")
-    version = page.evaluate("window.ginTable.version")
+    before = page.evaluate("window.gameTable.flights")
+    version = page.evaluate("window.gameTable.version")
     page.click("#stock")
-    page.wait_for_function(f"() => window.ginTable.version > {version}")
+    page.wait_for_function(f"() => window.gameTable.version > {version}")
     settled(page)
-    moved = page.evaluate("window.ginTable.flights") - before
+    moved = page.evaluate("window.gameTable.flights") - before
     assert (moved == 0) if reduced else (moved >= 1), moved
     assert not page.errors
 

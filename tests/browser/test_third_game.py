@@ -76,11 +76,11 @@ def shot(page, name):
 
 
 def frame(page):
-    return page.evaluate("window.ginTable.frame")
+    return page.evaluate("window.gameTable.frame")
 
 
 def version(page):
-    return page.evaluate("window.ginTable.version")
+    return page.evaluate("window.gameTable.version")
 
 
 def test_two_people_play_high_card_on_the_table_page_and_step_through_its_replay(open_page):
@@ -121,11 +121,11 @@ def test_two_people_play_high_card_on_the_table_page_and_step_through_its_replay
             before = version(anna)
             for page in pages.values():
                 page.click("#btn-ready")
-            anna.wait_for_function(f"() => window.ginTable.version > {before} && window.ginTable.frame.view.to_act !== null")
+            anna.wait_for_function(f"() => window.gameTable.version > {before} && window.gameTable.frame.view.to_act !== null")
             continue
         seat = view["to_act"]
         me, other = pages[seat], pages[1 - seat]
-        me.wait_for_function(f"() => window.ginTable.version >= {version(anna)}")
+        me.wait_for_function(f"() => window.gameTable.version >= {version(anna)}")
         hand = frame(me)["view"]["hand"]
         # A client never receives a card it may not see: the other window holds no card of this hand.
         assert not set(hand) & set(frame(other)["view"].get("hand", []))
@@ -138,8 +138,8 @@ def test_two_people_play_high_card_on_the_table_page_and_step_through_its_replay
         assert me.locator("#btn-play").inner_text() == f"{short(card)} ausspielen"
         before = version(me)
         me.click("#btn-play")
-        me.wait_for_function(f"() => window.ginTable.version > {before}")
-        other.wait_for_function(f"() => window.ginTable.version > {before}")
+        me.wait_for_function(f"() => window.gameTable.version > {before}")
+        other.wait_for_function(f"() => window.gameTable.version > {before}")
         # The other window shows the card in the middle and says who played it, in the game's words.
         assert other.locator(f"#played .meld[data-seat='{seat}'] [data-card='{card}']").count() == 1
         assert other.locator("#last-move").inner_text() == f"{['anna', 'ben'][seat]} spielt {short(card)}"

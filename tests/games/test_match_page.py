@@ -194,6 +194,11 @@ def test_every_kind_of_match_has_a_page_with_its_replay(players, play, game, pre
     assert cells(response.content.decode(), r'<tr class="mp-sum mp-sum-final"')[1:1 + seats] == [
         str(v) for v in match.final_scores
     ]
+    # The game's own stylesheet (its package's, named by its entry) after matches.css; no other game's.
+    head = response.content.decode().split("</head>", 1)[0]
+    sheets = re.findall(r'<link rel="stylesheet" href="/static/([^"]+)">', head)
+    assert sheets[sheets.index("games/matches.css") + 1] == f"{game}/{game}.css"
+    assert [s for s in sheets if s.split("/")[0] in ("gin", "romme")] == [f"{game}/{game}.css"]
 
 
 def test_the_match_page_speaks_english(players, ranked_gin):
@@ -396,6 +401,8 @@ def test_the_documented_romme_example_plays_in_the_viewer():
     assert data["players"] == ["anna", "ben"]
     html = response.content.decode()
     assert cells(html, r'<tr data-seat="1"')[0].startswith("ben") and "Sieger" in cells(html, r'<tr data-seat="1"')[0]
+    # A pasted record's page loads its game's stylesheet too.
+    assert '<link rel="stylesheet" href="/static/romme/romme.css">' in html.split("</head>", 1)[0]
 
 
 def test_a_record_file_can_be_uploaded(players, ranked_gin):

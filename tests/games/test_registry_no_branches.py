@@ -6,6 +6,7 @@ the game's entry names them."""
 
 import ast
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -155,6 +156,37 @@ def test_each_game_s_client_module_is_in_its_own_package():
             assert (Path(found).parent / f"{part}.js").exists()
 
 
+def test_each_game_s_stylesheet_is_in_its_own_package():
+    from django.contrib.staticfiles import finders
+
+    from games import registry
+
+    named = [entry for entry in registry.entries() if entry.stylesheet]
+    assert {"gin", "romme"} <= {entry.name for entry in named}
+    for entry in named:
+        found = finders.find(entry.stylesheet)
+        assert found, f"{entry.name}: {entry.stylesheet} is not a static file"
+        assert Path(found).is_relative_to(ROOT / "games" / "kinds" / entry.name / "static"), (entry.name, found)
+
+
+def test_a_game_s_stylesheet_is_optional_but_never_outside_a_static_path():
+    from games import registry
+    from tests.games.highcard.entry import HighCardEntry
+
+    assert HighCardEntry.stylesheet == ""  # the test-only game has none and its table works (test_third_game.py)
+
+    class Escapes(HighCardEntry):
+        stylesheet = "../gin/gin.css"
+
+    class NotCss(HighCardEntry):
+        stylesheet = "highcard/client.js"
+
+    for entry in (Escapes(), NotCss()):
+        with pytest.raises(ValueError, match="names no stylesheet"):
+            registry.register(entry)
+    assert not registry.is_game("highcard")
+
+
 def test_a_game_without_a_client_module_is_refused():
     from games import registry
     from tests.games.highcard.entry import HighCardEntry
@@ -179,3 +211,82 @@ def test_each_game_words_its_own_profile_facts():
         "gins", "undercuts-given", "undercuts-suffered", "knock-deadwood"]
     assert [slug for slug, _l, _v in romme.profile_facts({"masters_lists": 0})] == ["hand-rommes", "rounds-won"]
     assert str(romme.pool_note) and not str(gin.pool_note)
+
+
+# --- The shared browser files: no word only one game has ----------------------------------------------------
+
+#: Words of one game's that its entry does not list as a result or a profile fact but that only it says: gin's
+#: Hollywood scoring and Rommé's Augen (the points of a hand).
+ONE_GAMES_WORDS = {"hollywood", "augen"}
+
+
+def words_only_one_game_has() -> set[str]:
+    """The games' names, how their own rounds end (gin's "knock", "big_gin"), the round-result fields their
+    profile statistics read (gin's "knocker", "deadwood"), and ONE_GAMES_WORDS; what every game has is not one
+    game's ("result", "winner", "dead")."""
+    from games import registry
+    from games.kinds.base import ROUND_RESULTS, GameEntry
+
+    neutral = {*ROUND_RESULTS, *GameEntry.profile_round_facts}
+    own = {word for entry in registry.entries() for word in (*entry.round_results, *entry.profile_round_facts)}
+    return {*registry.names(), *(own - neutral), *ONE_GAMES_WORDS}
+
+
+def tokens(text: str) -> list[str]:
+    """The words of ``text`` in lower case and without accents, identifiers split at ``-``, ``_`` and camelCase
+    humps: ``btn--big-gin`` is btn big gin, ``canKnock`` can knock, ``"Rommé"`` romme."""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", plain)]
+
+
+def without_comments(source: str) -> str:
+    """``source`` (JavaScript or CSS) with its comments blanked (``/* … */`` and, at a line's start or after a
+    blank, ``// …``), the lines where they were."""
+    blank = lambda m: re.sub(r"[^\n]", " ", m.group())  # noqa: E731
+    return re.sub(r"(?m)(^|(?<=\s))//[^\n]*", blank, re.sub(r"/\*.*?\*/", blank, source, flags=re.S))
+
+
+def one_games_words_in(source: str, words: set[str]) -> list[str]:
+    wanted = [tokens(word) for word in words]
+    found = []
+    for n, line in enumerate(without_comments(source).splitlines(), start=1):
+        have = tokens(line)
+        hits = {" ".join(w) for w in wanted
+                for i in range(len(have) - len(w) + 1) if have[i:i + len(w)] == w}
+        found += [f"{n}: {hit}" for hit in sorted(hits)]
+    return found
+
+
+def shared_browser_files() -> list[Path]:
+    return sorted(p for p in (ROOT / "games/static/games").rglob("*") if p.suffix in (".js", ".css"))
+
+
+@pytest.mark.parametrize("path", shared_browser_files(), ids=lambda p: str(p.relative_to(ROOT / "games/static/games")))
+def test_the_shared_browser_files_say_no_word_only_one_game_has(path):
+    # The table page's and the replay viewer's shells, the lobby's, the cards, the stylesheets: a game's own
+    # rules, sounds and classes (.btn--knock, the knock's sound, .rv-cards.is-deadwood) are in its package
+    # (games/kinds/<game>/static/<game>/), its stylesheet named by its entry. Comments may name a game.
+    assert one_games_words_in(path.read_text(encoding="utf-8"), words_only_one_game_has()) == []
+
+
+def test_the_one_games_words_are_the_entries():
+    assert {"gin", "romme", "knock", "big_gin", "undercut", "knocker", "deadwood", "hand_romme", "hollywood",
+            "augen"} <= words_only_one_game_has()
+    assert not {"result", "winner", "dead", "abandoned"} & words_only_one_game_has()
+
+
+@pytest.mark.parametrize("source, found", [
+    (".btn--knock { background: #1e7a46; }", ["1: knock"]),
+    ("const SOUNDS = {\n  knock: (ac) => tone(ac),\n};", ["2: knock"]),
+    ('cards.append(row(group.cards, "rv-cards is-deadwood"));', ["1: deadwood"]),
+    ("#quick-romme .gl-quick__suit { color: #c0262d; }", ["1: romme"]),
+    ("if (meter.canKnock) x();", ["1: knock"]),
+    ('title: "Gin Rommé",', ["1: gin", "1: romme"]),
+    (".meter--big-gin { border-color: #fff; }", ["1: big gin", "1: gin"]),
+    ("const HAND_ROMME = 1;", ["1: hand romme", "1: romme"]),
+    ("// a knock sounds twice\n/* .btn--gin\n   is white */ .margin { begin: 0; }", []),
+    ('fetch("https://example.org/knock");', ["1: knock"]),
+    ("const original = login(); // gin's", []),
+])
+def test_the_scan_of_the_shared_browser_files(source, found):
+    assert one_games_words_in(source, {"gin", "romme", "knock", "big_gin", "deadwood", "hand_romme"}) == found

@@ -183,6 +183,17 @@ def test_the_table_page_hands_its_script_one_catalogue_and_its_games_module(clie
     assert "strings" not in json.loads(config)
     assert json.loads(strings) == catalogue("en", game)
     assert f'<link rel="modulepreload" id="game-module" href="/static/{game}/client.js">' in html
+    # The game's own stylesheet (its package's, named by its entry) right after the shared one, no other game's.
+    sheets = re.findall(r'<link rel="stylesheet" href="/static/([^"]+)">', html.split("</head>", 1)[0])
+    assert sheets[sheets.index("games/games.css") + 1] == f"{game}/{game}.css"
+    assert [s for s in sheets if s.startswith(tuple(f"{g}/" for g in GAMES))] == [f"{game}/{game}.css"]
+
+
+@pytest.mark.django_db
+def test_the_lobby_loads_every_games_stylesheet_after_the_shared_one(client):
+    html = client.get(reverse("games:lobby")).content.decode()
+    sheets = re.findall(r'<link rel="stylesheet" href="/static/([^"]+)">', html.split("</head>", 1)[0])
+    assert sheets[sheets.index("games/games.css") + 1:][:len(GAMES)] == [f"{g}/{g}.css" for g in GAMES]
 
 
 def _msgids_of_words(game: str) -> set[str]:

@@ -74,6 +74,7 @@ class GinEntry(GameEntry):
     )
     replay = staticmethod(gin_replay.replay)
     client_module = "gin/client.js"
+    stylesheet = "gin/gin.css"
     round_results = {"knock": gin_glossary.KNOCK, "undercut": gin_glossary.UNDERCUT, "gin": gin_glossary.GIN,
                      "big_gin": gin_glossary.BIG_GIN}
     #: The deadwood meter, and the upcard the seat to act took (the public history says only that one was).

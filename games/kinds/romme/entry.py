@@ -61,6 +61,7 @@ class RommeEntry(GameEntry):
     )
     replay = staticmethod(romme_replay.replay)
     client_module = "romme/client.js"
+    stylesheet = "romme/romme.css"
     round_results = {"romme": romme_glossary.ROMME, "hand_romme": romme_glossary.HAND_ROMME}
     #: The hand's Augen, its best opening, and the card drawn this turn and where from.
     seat_only_keys = ("hand_augen", "best_opening", "drawn", "drawn_from")

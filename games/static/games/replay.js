@@ -53,7 +53,8 @@ const kit = { S, fill, el, name, cardText, cardNode, cardRow };
 const DEFAULTS = {
   /** How many seats a position has. */
   seats: (pos) => pos.hands.length,
-  /** A seat's hand as groups of cards, each drawn as one row: [{cards, kind: "meld" | "deadwood" | ""}]. */
+  /** A seat's hand as groups of cards, each drawn as one row: [{cards, kind}]. kind: "meld" (the viewer's
+   * look for a meld), "" (plain) or a kind of the game's own, which its stylesheet styles as .rv-cards.is-<kind>. */
   hand: (pos, seat) => [{ cards: pos.hands[seat], kind: "" }],
   /** Tags in a seat's head: [{text, kind}] (kind: "" or "is-left", "is-turn"). */
   seatTags: () => [],

@@ -126,8 +126,8 @@ function acceptState(frame) {
   noticeTimeout(v);
 }
 
-/** One quiet sound for what this frame changed: a card drawn or laid, the game's own moves (a knock), a
- * round won in style (the game says which), your turn. */
+/** One quiet sound for what this frame changed: a card drawn or laid, the game's own moves (its own sounds),
+ * a round won in style (the game says which), your turn. */
 function sounds(before, after) {
   if (!before || !before.view || !after.view) return;
   const bv = before.view;
@@ -146,8 +146,8 @@ function sounds(before, after) {
   const ended = wasPlaying && !Number.isInteger(av.to_act) && av.last_round;
   const endSound = ended ? game.roundEndSound(av.last_round) : null;
   if (endSound) sound = endSound;
-  if (sound) play(sound);
-  if (me !== null && av.to_act === me && bv.to_act !== me) setTimeout(() => play("turn"), sound ? 220 : 0);
+  if (sound) play(sound, game.sounds);
+  if (me !== null && av.to_act === me && bv.to_act !== me) setTimeout(() => play("turn", game.sounds), sound ? 220 : 0);
 }
 
 function setConnection(status) {
@@ -318,7 +318,7 @@ render();
 setInterval(tick, 250);
 
 // For tests and curious players: the last frame, read-only.
-window.ginTable = {
+window.gameTable = {
   get frame() {
     return store.frame;
   },

@@ -31,9 +31,15 @@ const DEFAULTS = {
   /** Moves a card of a move of the game's own (not a draw, not onto the pile) where the game's part of the
    * table shows it, after a render: `(move, {snap, mine, delay, from, seatRect})`, with ./motion.js. */
   animateMove: () => {},
-  /** The sound of a move of the game's own ("knock", "gin", "lay"); null: the shell's for draw and discard. */
+  /** The game's own sounds by name, each `(ac, {tone, swish})`: it plays itself on the WebAudio context `ac`
+   * with the shell's two instruments (./sound.js); one named as a shell's sound replaces it. moveSound and
+   * roundEndSound may name these. */
+  sounds: {},
+  /** The sound of a move of the game's own, by name: one of its `sounds` or the shell's ("lay", "fanfare",
+   * "draw", "discard"); null: the shell's for draw and discard. */
   moveSound: plain,
-  /** The sound of a round's end (the view's last_round), when it is one worth a sound; null: none. */
+  /** The sound of a round's end (the view's last_round), when it is one worth a sound ("fanfare", or one of the
+   * game's `sounds`); null: none. */
   roundEndSound: plain,
   /** Draws the game's part of the table's middle (melds, cards played) into `area`; false: it has none. */
   renderTable: () => false,

@@ -1,6 +1,7 @@
-// Quiet table sounds, made in the page with WebAudio (no sound files): a card drawn, a card laid down,
-// a knock, gin, and "your turn". Nothing plays before the player's first click or key on the page (and
-// browsers would not allow it anyway); the off switch is remembered in localStorage.
+// Quiet table sounds, made in the page with WebAudio (no sound files): a card drawn, discarded or laid down,
+// a fanfare for a round won in style, and "your turn"; a game's client module adds its own (the table part's
+// `sounds` hook, ./game.js), made with the same two instruments. Nothing plays before the player's first click
+// or key on the page (and browsers would not allow it anyway); the off switch is remembered in localStorage.
 
 const KEY = "games:sound";
 let enabled = localStorage.getItem(KEY) !== "off";
@@ -75,11 +76,7 @@ const SOUNDS = {
     swish(ac, { frequency: 1500, length: 0.07 });
     tone(ac, { frequency: 330, to: 300, start: 0.05, length: 0.08, volume: 0.04, type: "triangle" });
   },
-  knock: (ac) => {
-    tone(ac, { frequency: 140, to: 70, length: 0.09, volume: 0.16 });
-    tone(ac, { frequency: 140, to: 70, start: 0.16, length: 0.09, volume: 0.16 });
-  },
-  gin: (ac) => {
+  fanfare: (ac) => {
     [523.3, 659.3, 784, 1046.5].forEach((frequency, i) => tone(ac, { frequency, start: i * 0.08, length: 0.22, volume: 0.05, type: "triangle" }));
   },
   turn: (ac) => {
@@ -88,11 +85,17 @@ const SOUNDS = {
   },
 };
 
-export function play(name) {
+/** The instruments a game's own sounds are made with: `tone(ac, {frequency, to, start, length, volume, type})`
+ * and `swish(ac, {start, length, volume, frequency})`. */
+const INSTRUMENTS = Object.freeze({ tone, swish });
+
+/** Plays the sound `name`: one of `own` (a game's sounds: name → `(ac, {tone, swish})`) or of the shell's. */
+export function play(name, own = {}) {
   const ac = context();
-  if (!ac || !SOUNDS[name]) return;
+  const sound = Object.hasOwn(own, name) ? own[name] : Object.hasOwn(SOUNDS, name) ? SOUNDS[name] : null;
+  if (!ac || typeof sound !== "function") return;
   try {
-    SOUNDS[name](ac);
+    sound(ac, INSTRUMENTS);
   } catch {
     // A sound is a nicety: a browser that refuses one loses nothing.
   }

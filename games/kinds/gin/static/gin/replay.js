@@ -4,7 +4,8 @@
 
 export default {
   seats: (pos) => pos.arranged.length,
-  // Melds first, then the deadwood (the last group), as the server arranged them.
+  // Melds first, then the deadwood (the last group), as the server arranged them; gin.css styles the
+  // deadwood's group (.rv-cards.is-deadwood).
   hand: (pos, seat) => pos.arranged[seat].map((cards, i, all) => ({ cards, kind: i === all.length - 1 ? "deadwood" : "meld" })),
   seatTags: (pos, seat, { S, fill }) => (pos.deadwood ? [{ text: fill(S.deadwood, { n: pos.deadwood[seat] }), kind: "" }] : []),
   moveText(move, { S, fill, name, cardText }, pos) {

@@ -180,7 +180,7 @@ function roundSeat(v, last, seat) {
   for (const meld of melds) parts.push(cardGroup(meld));
   if (layoffs.length && last.knocker !== null) parts.push(el("span", { class: "summary__label", text: t("layoffs") }), cardGroup(layoffs, "meld--layoff"));
   const dead = without((last.hands && last.hands[seat]) || [], [...melds.flat(), ...layoffs]);
-  if (dead.length) parts.push(el("span", { class: "summary__label", text: t("deadwood_cards") }), cardGroup(dead, "meld--deadwood"));
+  if (dead.length) parts.push(el("span", { class: "summary__label", text: t("deadwood_cards") }), cardGroup(dead, "meld--unmelded"));
   if (last.deadwood && Number.isInteger(last.deadwood[seat])) figures.push(t("deadwood_n", { n: last.deadwood[seat] }));
   if (last.winner === seat && last.points) figures.push(t("points_n", { n: last.points }));
   return { tags: last.knocker === seat ? [{ text: t(KNOCKER_TAG[last.result] ?? "knocker"), ok: true }] : [], parts, figures };
@@ -209,7 +209,13 @@ function describeMove(move) {
   return null;
 }
 
-const SOUNDS = { knock: "knock", big_gin: "gin" };
+/** Gin's own sound: a knock on the table, twice (with the shell's instruments, games/static/games/table/sound.js). */
+const knock = (ac, { tone }) => {
+  tone(ac, { frequency: 140, to: 70, length: 0.09, volume: 0.16 });
+  tone(ac, { frequency: 140, to: 70, start: 0.16, length: 0.09, volume: 0.16 });
+};
+/** A move's sound: a knock knocks, Big Gin is the shell's fanfare. */
+const SOUNDS = { knock: "knock", big_gin: "fanfare" };
 
 export default {
   multiSelect: false, // gin plays one card at a time
@@ -218,8 +224,9 @@ export default {
   renderNumbers,
   renderActions,
   describeMove,
+  sounds: { knock },
   moveSound: (move) => SOUNDS[move.action] ?? null,
-  roundEndSound: (last) => (["gin", "big_gin"].includes(last.result) ? "gin" : null),
+  roundEndSound: (last) => (["gin", "big_gin"].includes(last.result) ? "fanfare" : null),
   sheetRound,
   sheetTotals,
   sheetAfter,

@@ -412,7 +412,7 @@ function roundSeat(v, last, seat) {
   const mine = bySeat.get(seat) || [];
   if (mine.length) parts.push(el("span", { class: "summary__label", text: t("layoffs") }), cardGroup(mine.map((m) => m.card), "meld--layoff"));
   const hand = (last.hands && last.hands[seat]) || [];
-  if (hand.length) parts.push(el("span", { class: "summary__label", text: t("in_hand") }), cardGroup(hand, "meld--deadwood"));
+  if (hand.length) parts.push(el("span", { class: "summary__label", text: t("in_hand") }), cardGroup(hand, "meld--unmelded"));
   if (last.augen) figures.push(t("augen_n", { n: last.augen[seat] }));
   if (mastersScoring(v) && last.wertungspunkte) figures.push(t("wp_n", { n: last.wertungspunkte[seat] }));
   else if (last.minus) figures.push(t("minus_n", { n: last.minus[seat] }));
@@ -469,7 +469,7 @@ export default {
   turnHint: (v) => (legalOf("discard").length ? t("hint_discard_romme") : null),
   describeMove,
   moveSound: (move) => (["lay", "lay_off", "swap"].includes(move.action) ? "lay" : null),
-  roundEndSound: (last) => (last.hand_romme || last.result === "romme" ? "gin" : null),
+  roundEndSound: (last) => (last.hand_romme || last.result === "romme" ? "fanfare" : null),
   renderTable: renderMelds,
   renderNumbers,
   renderActions,
