@@ -19,7 +19,7 @@ from typing import Any
 
 from games.engine.cards import ALL_CARDS
 from games.engine.gin.melds import BIT, VALUE, arrange, deadwood_of, indexes_of, mask_of
-from games.engine.gin.search import action_values, candidates
+from games.engine.gin.search import NEAR, action_values, candidates, read_history
 
 LEVELS = ("simple", "advanced", "expert")
 #: The levels whose decisions take a search (the live layer runs them off the referee's pass).
@@ -114,50 +114,21 @@ def _simple(view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]
 
 
 def _memory(view: dict[str, Any]) -> tuple[int, int, int]:
-    """From the round's public history: (cards the opponent holds for sure, cards the opponent refused,
-    cards in the discard pile). Refused: what they threw away, and the pile's top card when they passed it
-    or drew from the stock instead."""
-    me = view["seat"]
-    opp_has = 0
-    opp_refused = 0
-    pile = [_INDEX[view["upcard"]]]
-    for move in view["history"]:
-        action = move["action"]
-        mine = move["seat"] == me
-        if action == "draw" and move["from"] == "discard":
-            card = pile.pop()
-            if not mine:
-                opp_has |= BIT[card]
-        elif action in ("discard", "knock"):
-            card = _INDEX[move["card"]]
-            pile.append(card)
-            if not mine:
-                opp_has &= ~BIT[card]
-                opp_refused |= BIT[card]
-        elif not mine and pile and (action == "pass" or action == "draw"):
-            opp_refused |= BIT[pile[-1]]
-    pile_mask = 0
+    """From the round's public history (``search.read_history``): (cards the opponent holds for sure, cards
+    the opponent refused, cards in the discard pile). Refused: what they threw away, and the pile's top card
+    when they passed it or drew from the stock instead."""
+    opp_has, refused, pile, _, _ = read_history(view)
+    opp_refused = pile_mask = 0
+    for card in refused:
+        opp_refused |= BIT[card]
     for card in pile:
         pile_mask |= BIT[card]
     return opp_has, opp_refused, pile_mask
 
 
-def _neighbours(card: int) -> int:
-    """Cards that meld with ``card``: same rank, and the two either side in its suit."""
-    rank = card % 13
-    base = card - rank
-    mask = 0
-    for s in range(4):
-        mask |= BIT[s * 13 + rank]
-    for d in (-2, -1, 1, 2):
-        if 0 <= rank + d <= 12:
-            mask |= BIT[base + rank + d]
-    return mask & ~BIT[card]
-
-
 def _danger(card: int, opp_has: int, opp_refused: int) -> float:
     """How likely the opponent can use ``card``: they picked up its neighbours, or not refused them."""
-    near = _neighbours(card)
+    near = NEAR[card]
     score = 0.0
     if near & opp_has:
         score += 3.0 * (near & opp_has).bit_count()

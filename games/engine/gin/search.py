@@ -132,13 +132,16 @@ def _neighbours(card: int) -> int:
     return mask & ~BIT[card]
 
 
-_NEAR = tuple(_neighbours(c) for c in range(52))
+#: Per card, the cards that meld with it (``_neighbours``); the bots' danger and outs read it too.
+NEAR = tuple(_neighbours(c) for c in range(52))
 
 
-def knowledge_of(view: dict[str, Any]) -> Knowledge:
-    """Read the seat's knowledge from its view's public history (the pile is rebuilt move by move)."""
+def read_history(view: dict[str, Any]) -> tuple[int, list[int], list[int], int, bool]:
+    """What the round's public history tells the seat whose view this is: (the cards the opponent holds for
+    sure, the cards it refused in order: what it threw away, and the pile's top card when it passed it or drew
+    from the stock instead, the discard pile bottom to top, how often the first upcard was passed, whether
+    the next draw must be from the stock: both passed it). The pile is rebuilt move by move; the bots' memory reads it too."""
     me = view["seat"]
-    hand = mask_of(view["hand"])
     opp_has = 0
     refused: list[int] = []
     pile = [_INDEX[view["upcard"]]]
@@ -166,6 +169,14 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
             refused.append(pile[-1])
         if action == "draw":
             must_draw_stock = False
+    return opp_has, refused, pile, passes, must_draw_stock
+
+
+def knowledge_of(view: dict[str, Any]) -> Knowledge:
+    """Read the seat's knowledge from its view's public history (``read_history``)."""
+    me = view["seat"]
+    hand = mask_of(view["hand"])
+    opp_has, refused, pile, passes, must_draw_stock = read_history(view)
     kept = indexes_of(opp_has)
     pile_mask = 0
     for card in pile:
@@ -174,7 +185,7 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
     weights = []
     for card in unseen:
         weight = 1.0
-        near = _NEAR[card]
+        near = NEAR[card]
         for other in refused:
             if near & BIT[other]:
                 weight *= REFUSED_FACTOR
