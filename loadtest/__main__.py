@@ -22,7 +22,7 @@ import resource
 import sys
 import time
 
-from loadtest import players, servers
+from loadtest import players, servers, stages
 
 PROFILES = {
     # tables, think seconds (None: set from the bare stack's ceiling, see --fraction), ramp seconds, seconds
@@ -101,17 +101,22 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
     """Seed, serve, drive and stop one stack for one profile; returns its figures (and the check)."""
     n = profile["tables"]
     start_figures = None
+    trace = None
+    if args.stages:
+        trace = workdir / f"stages-{stack}-{name}"
+        trace.mkdir(exist_ok=True)
+        stages.client = True
     if kind == "bare":
         bare = servers.BareStack(stack, workdir, backlog=args.backlog)
         bare.seed(n)
-        srv = bare.start()
+        srv = bare.start(trace)
         info = n
     else:
         site = args._sites.setdefault(stack, servers.SiteStack(stack, workdir, referee=args.referee,
                                                                backlog=args.backlog))
         prefix = f"{name[:2]}{int(time.time()) % 100000}x"
         info = site.seed_tournament(2 * n, prefix) if name == "tournament" else site.seed(n, prefix)
-        srv = site.start()
+        srv = site.start(trace)
     busy = os.getloadavg()[0]
     try:
         time.sleep(0.5)
@@ -125,6 +130,9 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
         srv.stop()
     result = {"figures": figures, "load": busy, "server_errors": srv.errors_logged(),
               "cpu": (cpu_server, cpu_client), "start": start_figures}
+    if trace is not None:
+        stages.flush(trace / f"{kind}-client.jsonl")
+        result["stages"] = stages.summary(stages.read(trace, kind), kind)
     if result["server_errors"] and args.verbose:
         print(srv.log_tail(), file=sys.stderr)
     if kind == "site":
@@ -200,6 +208,9 @@ def _report(name: str, stack: str, profile: dict, results: dict) -> list[str]:
         if changes:
             lines.append(f"  {kind} CPU per change (all {changes} moves and readies of the run): server "
                          f"{server / changes * 1000:.2f} ms, load generator {client / changes * 1000:.2f} ms")
+    if "site" in results and "bare" in results and "stages" in results["site"]:
+        lines.append("  where a move's time goes inside the servers (ms; loadtest.stages):")
+        lines.append(stages.table(results["site"]["stages"], results["bare"]["stages"]))
     if "site" in results:
         lines.extend(_goals(name, results))
     loads = ", ".join(f"{k} {v['load']:.1f}" for k, v in results.items())
@@ -283,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the players' random choices")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, databases)")
+    parser.add_argument("--stages", action="store_true",
+                        help="note each move's stages inside the servers and print where its time goes (loadtest.stages)")
     parser.add_argument("--verbose", action="store_true", help="print the servers' log tails on server errors")
     args = parser.parse_args(argv)
     _raise_file_limit()
@@ -345,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
                            "connect_p99": players.quantile(r["figures"].connect, .99),
                            "failed_connects": r["figures"].failed_connects, "errors": r["figures"].errors,
                            "error_kinds": r["figures"].error_kinds, "check": r.get("check"),
-                           "cpu_per_change": _cpu_per_change(r),
+                           "cpu_per_change": _cpu_per_change(r), "stages": r.get("stages"),
                            "start": r["start"].__dict__ if r.get("start") is not None else None}
                     for kind, r in results.items()}})
     if args.json:

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 
 from websockets.asyncio.client import connect
 
+from loadtest import stages
+
 #: A socket that has no state frame this long after it started connecting has failed to connect.
 CONNECT_TIMEOUT = 15.0
 #: A move (or a ready) whose frames have not reached both sockets this long after it was sent is an error.
@@ -272,6 +274,7 @@ class SiteTable:
             action = self.rng.choice(mover.state["view"]["legal_actions"])
             self.sent.append([version, seat, action])
             started = time.perf_counter()
+            stages.client_note((self.id, version), "sent")
             await mover.send({"type": "move", "version": version, "action": action})
             try:
                 if not await self._until_both(version + 1):
@@ -280,6 +283,7 @@ class SiteTable:
                 figures.error("move:timeout")
                 return
             done = time.perf_counter()
+            stages.client_note((self.id, version), "both")
             figures.all_moves += 1
             if self._both() == version + 1:
                 self.moves.append([version + 1, seat, action])
@@ -350,6 +354,7 @@ class BareTable:
                 if time.perf_counter() >= plan.stop_at:
                     break
             started = time.perf_counter()
+            stages.client_note((self.id, self.version), "sent")
             await self.seats[seat].send({"seat": seat, "version": self.version})
             try:
                 for s in self.seats:
@@ -359,6 +364,7 @@ class BareTable:
                 figures.error("move:timeout")
                 return
             done = time.perf_counter()
+            stages.client_note((self.id, self.version), "both")
             figures.all_moves += 1
             self.version += 1
             seat = 1 - seat

@@ -239,10 +239,13 @@ class Servers:
             _wait_listening(port, process, log)
 
 
-def daphne_args(port: int, application: str, backlog: int) -> list[str]:
+def daphne_args(port: int, application: str, backlog: int, stages: Path | None = None) -> list[str]:
+    """``stages``: a file the process notes a move's stages in (``loadtest.stages`` wraps daphne)."""
     # An endpoint string, not -b/-p: the listen backlog is Twisted's 50 otherwise, and a burst of a
     # thousand handshakes then waits on SYN retries (1 s, 3 s, ...) before the server sees it at all.
-    return [sys.executable, "-m", "daphne", "-e", f"tcp:port={port}:interface=127.0.0.1:backlog={backlog}",
+    runner = ["-m", "daphne"] if stages is None else [
+        "-m", "loadtest.stages", "site" if application.startswith("ginsite") else "bare", str(stages)]
+    return [sys.executable, *runner, "-e", f"tcp:port={port}:interface=127.0.0.1:backlog={backlog}",
             "--websocket_connect_timeout", "5", application]
 
 
@@ -323,13 +326,16 @@ class SiteStack:
         _run([sys.executable, "-m", "loadtest.site", "verify", str(path), str(out)], env=env, cwd=ROOT)
         return json.loads(out.read_text())
 
-    def start(self) -> Servers:
+    def start(self, stages: Path | None = None) -> Servers:
+        """``stages``: a folder the daphne processes note each move's stages in (``loadtest.stages``)."""
         servers = Servers("site", self.stack, self.serving_env(), self.workdir)
         count = STACKS[self.stack]["daphnes"]
         for i in range(count):
             port = free_port()
             servers.ports.append(port)
-            servers._spawn(f"daphne{i}", daphne_args(port, "ginsite.asgi:application", self.backlog), ROOT, port=port)
+            trace = stages / f"site-daphne{i}.jsonl" if stages else None
+            servers._spawn(f"daphne{i}", daphne_args(port, "ginsite.asgi:application", self.backlog, trace), ROOT,
+                           port=port)
         referee = self.referee
         if referee == "auto":
             # With Redis the referee is its own process (as `make run-scaled` runs it); without, it runs
@@ -364,15 +370,19 @@ class BareStack:
             _redis_flush(self.env["REDIS_URL"])
         _run([sys.executable, "setup_db.py", str(tables)], env=self.env, cwd=STACKBENCH)
 
-    def start(self) -> Servers:
+    def start(self, stages: Path | None = None) -> Servers:
         env = dict(self.env)
         if self.stack == "scaled":  # the same PostgreSQL by the same road as the site's daphne processes
             env["DATABASE_URL"] = pooled(env["DATABASE_URL"])
+        if stages:  # the wrapper (loadtest.stages) is imported from here, the bare stack from its folder
+            env["PYTHONPATH"] = f"{env['PYTHONPATH']}{os.pathsep}{ROOT}"
         servers = Servers("bare", self.stack, env, self.workdir)
         for i in range(STACKS[self.stack]["daphnes"]):
             port = free_port()
             servers.ports.append(port)
-            servers._spawn(f"daphne{i}", daphne_args(port, "stack:application", self.backlog), STACKBENCH, port=port)
+            trace = stages / f"bare-daphne{i}.jsonl" if stages else None
+            servers._spawn(f"daphne{i}", daphne_args(port, "stack:application", self.backlog, trace), STACKBENCH,
+                           port=port)
         return servers
 
 

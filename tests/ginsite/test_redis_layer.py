@@ -80,3 +80,73 @@ def test_a_message_whose_receive_was_cancelled_on_the_wire_comes_again(layer):
 
     again, second, third = asyncio.run(run())
     assert (again["n"], second["n"], third["n"]) == (1, 2, 3)
+
+
+@pytest.fixture
+def two_shards():
+    """The layer over two Redis "servers" (two databases of the one in the settings: the layer only knows its
+    ``hosts`` list), as ``REDIS_CHANNEL_URLS`` shards it in production."""
+    config = dict(settings.CHANNEL_LAYERS["default"]["CONFIG"])
+    url = config["hosts"][0]["address"].rsplit("/", 1)[0]
+    config.update(prefix="test-shards", hosts=[{"address": f"{url}/13"}, {"address": f"{url}/12"}])
+    made = RedisChannelLayer(**config)
+    yield made
+    asyncio.run(_flush(made))
+
+
+def test_a_fan_out_over_two_shards_asks_both_side_by_side_and_delivers_each_frame_once(two_shards):
+    layer = two_shards
+    groups = {}
+    for n in range(100):  # a group on each shard
+        groups.setdefault(layer.consistent_hash(f"table-{n}"), f"table-{n}")
+        if len(groups) == 2:
+            break
+    started = {index: asyncio.Event() for index in groups}
+    in_flight_together: list[int] = []
+
+    def waiting_for_the_other(index, call):
+        # A round trip to one shard does not end before the other shard's has begun: asked one after the
+        # other, the first would wait here for ever (and the test fails at its timeout).
+        async def call_and_wait(*args, **kwargs):
+            started[index].set()
+            await asyncio.wait_for(started[1 - index].wait(), timeout=5)
+            in_flight_together.append(index)
+            return await call(*args, **kwargs)
+        return call_and_wait
+
+    async def run() -> dict:
+        channels = {index: await layer.new_channel() for index in groups}
+        for index, group in groups.items():
+            await layer.group_add(group, channels[index])
+        connection = layer.connection
+
+        def patched(index):
+            made = connection(index)
+            pipeline = made.pipeline
+
+            def pipe(*args, **kwargs):
+                p = pipeline(*args, **kwargs)
+                p.execute = waiting_for_the_other(index, p.execute)
+                return p
+            made.pipeline = pipe
+            return made
+
+        layer.connection = patched  # type: ignore[method-assign]
+        try:
+            await layer.group_send_many([(group, {"type": "x", "to": group}) for group in groups.values()])
+        finally:
+            layer.connection = connection  # type: ignore[method-assign]
+        got = {index: await layer.receive(channels[index]) for index in groups}
+        extra = [await asyncio.wait_for(layer.receive(channels[index]), 0.2) for index in groups
+                 if await _waiting(layer, channels[index])]
+        return {"got": got, "extra": extra}
+
+    outcome = asyncio.run(run())
+    assert sorted(in_flight_together) == [0, 1]
+    assert {index: m["to"] for index, m in outcome["got"].items()} == groups
+    assert outcome["extra"] == []
+
+
+async def _waiting(layer: RedisChannelLayer, channel: str) -> bool:
+    index = layer.consistent_hash(channel) if "!" in channel else 0
+    return bool(await layer.connection(index).zcard(layer.prefix + channel))

@@ -1,6 +1,7 @@
 """A smoke run of every ``make loadtest`` profile (ceiling, evening, burst, tournament start) at tiny sizes, so
 that the harness cannot rot: the run completes, both stacks report, the tournament is started through the
-staff page and every player is told their table, and the record check finds nothing lost or applied twice.
+staff page and every player is told their table, the record check finds nothing lost or applied twice, and
+the servers note every stage of a move (``--stages``).
 No timing is asserted (speed is ``make loadtest``'s business, as a ratio in one run).
 
 The embedded stack (SQLite + in-memory, one daphne) always runs; the scaled one (PostgreSQL + Redis, two
@@ -28,7 +29,7 @@ def _run(stack: str, tmp_path: Path) -> list[dict]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
     done = subprocess.run(
         [sys.executable, "-m", "loadtest", "--stack", stack, "--tables", str(TABLES), "--ceiling-tables", "2",
-         "--seconds", "3", "--ramp", "1", "--json", str(out)],
+         "--seconds", "3", "--ramp", "1", "--stages", "--json", str(out)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )
     # Exit 1 is a goal not met (tiny, noisy runs miss ratios); anything else is the harness failing.
@@ -46,6 +47,10 @@ def _check(results: list[dict], stack: str) -> None:
             assert kind in r, f"{r['profile']}: no {kind} figures"
             assert r[kind]["failed_connects"] == 0, (r["profile"], kind, r[kind]["error_kinds"])
         assert r["bare"]["moves_per_s"] > 0 and r["site"]["moves_per_s"] > 0, r
+        for kind in ("bare", "site"):  # --stages: the servers noted every stage of the moves (loadtest.stages)
+            stages = r[kind]["stages"]
+            assert stages["moves"] > 0, (r["profile"], kind, stages)
+            assert all(step["p50"] is not None for step in stages["steps"].values()), (r["profile"], kind, stages)
         check = r["site"]["check"]
         assert check["seen"] > 0 and check["logged"] >= check["seen"], check
         assert (check["lost"], check["twice"], check["unknown"], check["behind"]) == (0, 0, 0, 0), check

@@ -1,0 +1,264 @@
+"""Where a move's time goes inside the servers, the site's and the bare stack's, side by side (issue 24).
+
+``python -m loadtest --stages`` starts every daphne process through this module: it imports the
+application, wraps a few of its functions to note the moment a move passes each stage, and then runs
+daphne as ``python -m daphne`` would. The notes are ``time.monotonic_ns()`` (one clock for every process of
+the machine), keyed by the table and the version the move was sent with, written to a file per process;
+the load generator notes when it sent the move and when both seats held the new version. Nothing of the
+site changes: the wrappers call what they wrap.
+
+The stages, in the order a move passes them::
+
+    site:  sent → received → db start → db end → fan-out start → fan-out end → frame in → frame out → both
+    bare:  sent → received → db start → fan-out start → fan-out end → db end → frame in → frame out → both
+
+(the bare stack sends its group message from the database thread, inside ``transaction.on_commit``; the
+site from the event loop after the thread returned). ``frame in``/``out`` are the receiving consumer's
+``table_frame``/``table_event`` of the last of the two seats.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextvars
+import json
+import os
+import runpy
+import sys
+import threading
+import time
+from pathlib import Path
+
+KEY: contextvars.ContextVar[tuple[int, int] | None] = contextvars.ContextVar("loadtest_stage_key", default=None)
+
+_notes: list[tuple[int, int, str, int]] = []
+_lock = threading.Lock()
+
+
+def note(key: tuple[int, int] | None, stage: str) -> None:
+    if key is not None:
+        _notes.append((key[0], key[1], stage, time.monotonic_ns()))
+
+
+#: The load generator notes ``sent`` and ``both`` only while this is on (``python -m loadtest --stages``).
+client = False
+
+
+def client_note(key: tuple[int, int], stage: str) -> None:
+    if client:
+        note(key, stage)
+
+
+def flush(path: Path) -> None:
+    """Append the notes taken so far to ``path``, one JSON row a line."""
+    global _notes
+    with _lock:
+        taken, _notes = _notes, []
+        if taken:
+            with open(path, "a") as fh:
+                fh.writelines(json.dumps(row) + "\n" for row in taken)
+
+
+def _flusher(path: Path) -> None:
+    while True:
+        time.sleep(0.5)
+        flush(path)
+
+
+# --- the site ---------------------------------------------------------------------------------------------
+
+def install_site() -> None:
+    import ginsite.asgi  # noqa: F401 - sets Django up and builds the application the wrappers reach
+    from games.delivery import events
+    from games.web import consumers
+
+    table = consumers.TableConsumer
+    receive, table_frame, in_thread, send_now = table.receive, table.table_frame, consumers.in_thread, events.send_now
+
+    async def traced_receive(self, text_data=None, bytes_data=None):
+        key = None
+        if text_data and '"move"' in text_data:
+            try:
+                message = json.loads(text_data)
+                if message.get("type") == "move" and isinstance(message.get("version"), int):
+                    key = (self.table_id, message["version"])
+            except (ValueError, AttributeError):
+                pass
+        if key is None:
+            return await receive(self, text_data, bytes_data)
+        note(key, "received")
+        token = KEY.set(key)
+        try:
+            return await receive(self, text_data, bytes_data)
+        finally:
+            KEY.reset(token)
+
+    def traced_in_thread(function):
+        key = KEY.get()
+        if key is None:
+            return in_thread(function)
+
+        def run(*args, **kwargs):
+            note(key, "db start")
+            try:
+                return function(*args, **kwargs)
+            finally:
+                note(key, "db end")
+
+        return in_thread(run)
+
+    async def traced_send_now(layer, messages):
+        key = KEY.get()
+        note(key, "fan-out start")
+        try:
+            return await send_now(layer, messages)
+        finally:
+            note(key, "fan-out end")
+
+    async def traced_table_frame(self, event):
+        version = event.get("version")
+        key = (self.table_id, version - 1) if isinstance(version, int) else None
+        note(key, "frame in")
+        try:
+            return await table_frame(self, event)
+        finally:
+            note(key, "frame out")
+
+    table.receive = traced_receive
+    table.table_frame = traced_table_frame
+    consumers.in_thread = traced_in_thread
+    events.send_now = traced_send_now
+
+
+# --- the bare stack ---------------------------------------------------------------------------------------
+
+def install_bare() -> None:
+    import stack  # the bare stack's module (its folder is the working directory)
+
+    consumer = stack.TableConsumer
+    receive_json, table_event, apply_move, async_to_sync = (
+        consumer.receive_json, consumer.table_event, stack.apply_move, stack.async_to_sync)
+
+    async def traced_receive_json(self, content):
+        key = (self.table, content.get("version"))
+        note(key, "received")
+        token = KEY.set(key)
+        try:
+            return await receive_json(self, content)
+        finally:
+            KEY.reset(token)
+
+    def traced_apply_move(table_id, seat, version):
+        key = KEY.get()
+        note(key, "db start")
+        try:
+            return apply_move(table_id, seat, version)
+        finally:
+            note(key, "db end")
+
+    def traced_async_to_sync(function):
+        sync = async_to_sync(function)
+
+        def run(*args, **kwargs):
+            key = KEY.get()
+            note(key, "fan-out start")
+            try:
+                return sync(*args, **kwargs)
+            finally:
+                note(key, "fan-out end")
+
+        return run
+
+    async def traced_table_event(self, event):
+        key = (self.table, event["version"] - 1)
+        note(key, "frame in")
+        try:
+            return await table_event(self, event)
+        finally:
+            note(key, "frame out")
+
+    consumer.receive_json = traced_receive_json
+    consumer.table_event = traced_table_event
+    stack.apply_move = traced_apply_move
+    stack.async_to_sync = traced_async_to_sync
+
+
+# --- reading the notes ------------------------------------------------------------------------------------
+
+ORDER = {
+    "site": ["sent", "received", "db start", "db end", "fan-out start", "fan-out end", "frame in", "frame out", "both"],
+    "bare": ["sent", "received", "db start", "fan-out start", "fan-out end", "db end", "frame in", "frame out", "both"],
+}
+
+
+def read(folder: Path, prefix: str) -> dict[tuple[int, int], dict[str, int]]:
+    """Every traced move's stages: the first note of a stage, but the last of ``frame in``/``frame out``/
+    ``both`` (the move counts when the second seat has it)."""
+    moves: dict[tuple[int, int], dict[str, int]] = {}
+    for path in sorted(folder.glob(f"{prefix}-*.jsonl")):
+        for line in path.read_text().splitlines():
+            table, version, stage, at = json.loads(line)
+            stages = moves.setdefault((table, version), {})
+            if stage in ("frame in", "frame out", "both"):
+                stages[stage] = max(stages.get(stage, at), at)
+            else:
+                stages.setdefault(stage, at)
+    return moves
+
+
+def summary(moves: dict[tuple[int, int], dict[str, int]], side: str) -> dict:
+    """p50 / p99 in ms of each step between consecutive stages, over the moves that passed every stage."""
+    order = ORDER[side]
+    complete = [stages for stages in moves.values() if all(stage in stages for stage in order)]
+    steps: dict[str, dict] = {}
+    for before, after in zip(order, order[1:], strict=False):
+        gaps = sorted((stages[after] - stages[before]) / 1e6 for stages in complete)
+        steps[f"{before} → {after}"] = _quantiles(gaps)
+    steps["total"] = _quantiles(sorted((stages["both"] - stages["sent"]) / 1e6 for stages in complete))
+    return {"moves": len(complete), "steps": steps}
+
+
+def _quantiles(values: list[float]) -> dict:
+    if not values:
+        return {"p50": None, "p99": None, "mean": None}
+    return {"p50": values[len(values) // 2], "p99": values[min(len(values) - 1, int(len(values) * 0.99))],
+            "mean": sum(values) / len(values)}
+
+
+def table(site: dict, bare: dict) -> str:
+    """The two sides' steps side by side (ms)."""
+    lines = [f"  moves traced: site {site['moves']}, bare {bare['moves']}",
+             f"  {'step':34} {'site p50':>9} {'p99':>8} {'mean':>8} │ {'bare step':34} {'p50':>7} {'p99':>8} {'mean':>8}"]
+    rows = list(site["steps"].items())
+    bare_rows = list(bare["steps"].items())
+    for i in range(max(len(rows), len(bare_rows))):
+        left = _row(*rows[i]) if i < len(rows) else " " * 62
+        right = _row(*bare_rows[i]) if i < len(bare_rows) else ""
+        lines.append(f"  {left} │ {right}")
+    return "\n".join(lines)
+
+
+def _row(name: str, q: dict) -> str:
+    def ms(value):
+        return f"{value:8.2f}" if value is not None else "       —"
+    return f"{name:34} {ms(q['p50'])} {ms(q['p99'])} {ms(q['mean'])}"
+
+
+# --- the wrapper ------------------------------------------------------------------------------------------
+
+def main(argv: list[str]) -> None:
+    side, path, *daphne = argv
+    out = Path(path)
+    threading.Thread(target=_flusher, args=(out,), daemon=True).start()
+    atexit.register(flush, out)
+    if side == "site":
+        install_site()
+    else:
+        sys.path.insert(0, os.getcwd())
+        install_bare()
+    sys.argv = ["daphne", *daphne]
+    runpy.run_module("daphne", run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
