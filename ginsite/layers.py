@@ -239,14 +239,15 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         await self.group_send_many([(group, message)])
 
     async def group_send_many(self, messages: list[tuple[str, dict]]) -> None:
-        # Who is in each group: one pipeline per Redis shard.
+        # Who is in each group: one pipeline per Redis shard, the shards asked side by side.
         members: list[list[str]] = [[] for _ in messages]
         by_shard: dict[int, list[int]] = {}
         for i, (group, _) in enumerate(messages):
             assert self.require_valid_group_name(group), "Group name not valid"
             by_shard.setdefault(self.consistent_hash(group), []).append(i)
         oldest = int(time.time()) - self.group_expiry
-        for index, positions in by_shard.items():
+
+        async def look_up(index: int, positions: list[int]) -> None:
             pipe = self.connection(index).pipeline(transaction=False)
             for i in positions:
                 key = self._group_key(messages[i][0])
@@ -255,7 +256,9 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
             results = await pipe.execute()
             for n, i in enumerate(positions):
                 members[i] = [name.decode("utf8") for name in results[2 * n + 1]]
-        # Every delivery of every message, one script per shard.
+
+        await _side_by_side(look_up(index, positions) for index, positions in by_shard.items())
+        # Every delivery of every message, one script per shard, the shards side by side.
         deliveries: dict[int, tuple[list, list, list]] = {}
         for (_group, message), names in zip(messages, members, strict=True):
             if not names:
@@ -267,9 +270,24 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
                     shard_keys.append(key)
                     shard_messages.append(key_message[key])
                     shard_capacities.append(key_capacity[key])
-        for index, (keys, payloads, capacities) in deliveries.items():
+
+        async def deliver(index: int, keys: list, payloads: list, capacities: list) -> None:
             over = await self.connection(index).eval(
                 self._DELIVER, len(keys), *keys, *payloads, *capacities, time.time(), int(self.expiry)
             )
             if over:
                 logger.info("%s of %s channels over capacity", over, len(keys))
+
+        await _side_by_side(deliver(index, *parts) for index, parts in deliveries.items())
+
+
+async def _side_by_side(calls) -> None:
+    """Await round trips to different Redis shards together (one alone is awaited as it is); the first
+    failure is raised once all have ended, as a sequence of awaits would raise it."""
+    calls = list(calls)
+    if len(calls) == 1:
+        await calls[0]
+        return
+    for outcome in await asyncio.gather(*calls, return_exceptions=True):
+        if isinstance(outcome, BaseException):
+            raise outcome
