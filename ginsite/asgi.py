@@ -3,7 +3,7 @@
 Each app that speaks WebSocket lists its own routes (``<app>/routing.py``); they are joined here, and any
 other path is closed quietly with 4404 (``ginsite/websocket_fallback.py``, always last).
 
-Three things beyond the plain stack:
+Four things beyond the plain stack:
 
 - A WebSocket handshake must come from the site's own origin, scheme, host and port (``SameOriginValidator``):
   channels' ``AllowedHostsOriginValidator`` looks at the host alone, so ``http://127.0.0.1:1`` passed on an
@@ -14,6 +14,7 @@ Three things beyond the plain stack:
 - Without Redis (the in-memory channel layer: one daphne process) the referee runs inside this process
   (``games.web.timekeeper``), so that its moves reach the sockets through the channel layer. It starts when
   daphne's reactor runs; ``GAMES_REFEREE_IN_PROCESS`` turns it on or off.
+- autobahn's debug line of every handshake is formatted only when written (``ginsite/socket_log.py``).
 """
 
 import os
@@ -30,6 +31,10 @@ from games.reads import records as records_export  # noqa: E402
 from ginsite.body_limit import BodyLimitMiddleware, install_daphne_cap  # noqa: E402
 
 install_daphne_cap()  # bodies past DATA_UPLOAD_MAX_MEMORY_SIZE: 413 while they arrive (ginsite/body_limit.py)
+
+from ginsite import socket_log  # noqa: E402
+
+socket_log.install()  # autobahn's debug line of every handshake formatted only if written (ginsite/socket_log.py)
 
 # With DEBUG off and no RECORDS_SIGNING_KEY the site refuses to start (ImproperlyConfigured says how to make one).
 records_export.site_private_key()

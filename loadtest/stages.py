@@ -124,6 +124,32 @@ def install_site() -> None:
         finally:
             note(key, "frame out")
 
+    from games.web import handshakes
+
+    connect, open_table = table.connect, handshakes.open_table
+    count = iter(range(1, 1 << 62))
+
+    async def traced_connect(self):
+        # A handshake's key: the table and a negative number of its own (moves have versions ≥ 0).
+        key = (int(self.scope["url_route"]["kwargs"]["table_id"]), -next(count))
+        note(key, "connect")
+        token = KEY.set(key)
+        try:
+            return await connect(self)
+        finally:
+            note(key, "connect end")
+            KEY.reset(token)
+
+    async def traced_open_table(scope, table_id, invite):
+        key = KEY.get()
+        note(key, "read start")
+        try:
+            return await open_table(scope, table_id, invite)
+        finally:
+            note(key, "read end")
+
+    table.connect = traced_connect
+    handshakes.open_table = traced_open_table
     table.receive = traced_receive
     table.table_frame = traced_table_frame
     consumers.in_thread = traced_in_thread
@@ -191,6 +217,11 @@ ORDER = {
 }
 
 
+#: A site handshake's stages (keys with a negative second part): accepted and in its groups, then the batched
+#: read of session, user and table (``handshakes.open_table``), then its state and chat sent.
+CONNECT = ["connect", "read start", "read end", "connect end"]
+
+
 def read(folder: Path, prefix: str) -> dict[tuple[int, int], dict[str, int]]:
     """Every traced move's stages: the first note of a stage, but the last of ``frame in``/``frame out``/
     ``both`` (the move counts when the second seat has it)."""
@@ -209,13 +240,16 @@ def read(folder: Path, prefix: str) -> dict[tuple[int, int], dict[str, int]]:
 def summary(moves: dict[tuple[int, int], dict[str, int]], side: str) -> dict:
     """p50 / p99 in ms of each step between consecutive stages, over the moves that passed every stage."""
     order = ORDER[side]
-    complete = [stages for stages in moves.values() if all(stage in stages for stage in order)]
+    complete = [stages for key, stages in moves.items() if key[1] >= 0 and all(stage in stages for stage in order)]
     steps: dict[str, dict] = {}
     for before, after in zip(order, order[1:], strict=False):
         gaps = sorted((stages[after] - stages[before]) / 1e6 for stages in complete)
         steps[f"{before} → {after}"] = _quantiles(gaps)
     steps["total"] = _quantiles(sorted((stages["both"] - stages["sent"]) / 1e6 for stages in complete))
-    return {"moves": len(complete), "steps": steps}
+    handshakes = [stages for key, stages in moves.items() if key[1] < 0 and all(s in stages for s in CONNECT)]
+    connect = {f"{before} → {after}": _quantiles(sorted((stages[after] - stages[before]) / 1e6 for stages in handshakes))
+               for before, after in zip(CONNECT, CONNECT[1:], strict=False)}
+    return {"moves": len(complete), "steps": steps, "handshakes": len(handshakes), "connect": connect}
 
 
 def _quantiles(values: list[float]) -> dict:
@@ -235,6 +269,9 @@ def table(site: dict, bare: dict) -> str:
         left = _row(*rows[i]) if i < len(rows) else " " * 62
         right = _row(*bare_rows[i]) if i < len(bare_rows) else ""
         lines.append(f"  {left} │ {right}")
+    if site.get("handshakes"):
+        lines.append(f"  site handshakes traced: {site['handshakes']}")
+        lines.extend(f"  {_row(name, q)}" for name, q in site["connect"].items())
     return "\n".join(lines)
 
 
