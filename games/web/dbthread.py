@@ -11,3 +11,21 @@ def in_thread(function):
     in-memory test database must stay on one thread. ``GAMES_DB_PARALLEL = False`` keeps one thread."""
     parallel = settings.GAMES_DB_PARALLEL and connection.vendor == "postgresql"
     return database_sync_to_async(function, thread_sensitive=not parallel)
+
+
+def readers_apart() -> bool:
+    """Whether reads may run beside the writes: on PostgreSQL, and on a SQLite file (its write-ahead log lets
+    readers read while the writer writes), unless ``GAMES_DB_PARALLEL = False``. Not on an in-memory SQLite
+    database (the tests'), which exists on its one connection only."""
+    if not settings.GAMES_DB_PARALLEL:
+        return False
+    if connection.vendor == "postgresql":
+        return True
+    return connection.vendor == "sqlite" and not connection.is_in_memory_db()  # type: ignore[attr-defined]
+
+
+def reading(function):
+    """Run a function that only reads off the event loop, where it need not wait behind the writes: a socket's
+    handshake on the embedded stack reads from a thread of the pool while the one database thread applies
+    moves (``readers_apart``); elsewhere as ``in_thread``."""
+    return database_sync_to_async(function, thread_sensitive=not readers_apart())

@@ -55,7 +55,7 @@ from django.utils.html import escape
 
 from games.delivery import events
 from games.reads import selectors
-from games.web.dbthread import in_thread
+from games.web.dbthread import readers_apart, reading
 
 logger = logging.getLogger(__name__)
 
@@ -116,8 +116,10 @@ def _batcher() -> _Batcher:
 
 
 def _parallel() -> int:
-    """How many batches may be in the database at once: one with a single database thread (SQLite)."""
-    return 4 if settings.GAMES_DB_PARALLEL and connection.vendor == "postgresql" else 1
+    """How many batches may be in the database at once: one where reads share the single database thread."""
+    if not readers_apart():
+        return 1
+    return 4 if connection.vendor == "postgresql" else 2
 
 
 async def open_table(scope: dict, table_id: int, invite: str):
@@ -152,7 +154,9 @@ def _flush(batcher: _Batcher) -> None:
 
 async def _run(batcher: _Batcher, batch: list[_Request]) -> None:
     try:
-        results = await in_thread(_open_batch)(batch)
+        # Reads (sessions, users, tables), beside the moves where the database allows (dbthread.reading); the
+        # one write, a session whose password changed dropped, waits for SQLite's writer lock as any would.
+        results = await reading(_open_batch)(batch)
     except Exception as error:  # noqa: BLE001 - every socket of the batch hears of it
         results = [error] * len(batch)
     finally:
