@@ -13,6 +13,10 @@ MINUS = "\u2212"
 ROUND = gettext_lazy("Runde")
 BYE = gettext_lazy("Freilos")
 FORFEIT = gettext_lazy("kampflos")
+#: A match the loser resigned, in a tournament's round cell ("+13 gegen ben durch Aufgabe").
+BY_RESIGNATION = gettext_lazy("durch Aufgabe")
+WIN = gettext_lazy("Sieg")
+LOSS = gettext_lazy("Niederlage")
 
 #: Variants that must not come back in German text, each with the term that replaces it (a regular expression).
 BANNED: dict[str, str] = {

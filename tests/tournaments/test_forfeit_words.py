@@ -77,3 +77,40 @@ def test_a_match_resigned_after_playing_is_no_forfeit(client, staff, make_player
     page = _text(client.get(reverse("tournaments:detail", kwargs={"tournament_id": t.pk})).content.decode())
     assert "kampflos" not in page
     assert not AuditEntry.objects.filter(tournament=t, action="forfeit").exists()
+
+
+@pytest.mark.parametrize(("language", "against", "resigned"), [("de", "gegen", "durch Aufgabe"),
+                                                          ("en", "against", "by resignation")])
+def test_a_resigned_tournament_match_says_so_in_both_players_cells(client, staff, make_players, language, against,
+                                                                    resigned):
+    players = make_players(2)
+    t = started(staff, players, name="Aufgabe", game="gin", format="swiss", settings={"rounds": 1, **FAST},
+                options={"target": 100})
+    row = tournament_selectors.tournament_tables(tournament_id=t.pk)[0]
+    quitter, winner = (next(u for u in players if u.pk == row["users"][i]) for i in (0, 1))
+    games_services.match_resign(table_id=row["table"], user=quitter)
+    staff.profile.language = language
+    staff.profile.save()
+    client.force_login(staff)
+    page = _text(client.get(reverse("tournaments:detail", kwargs={"tournament_id": t.pk})).content.decode())
+    assert re.search(rf"\+\d+ {against} {quitter.username} {resigned}", page), page  # the winner's cell
+    assert re.search(rf"\u2212\d+ {against} {winner.username} {resigned}", page), page  # the quitter's
+    assert "kampflos" not in page and "by forfeit" not in page
+
+
+@pytest.mark.parametrize(("language", "cells"), [
+    ("de", ["Sieg gegen ben durch Aufgabe", "Niederlage gegen ben durch Aufgabe", "+13 gegen ben durch Aufgabe",
+            "\u221213 gegen ben durch Aufgabe"]),
+    ("en", ["Win against ben by resignation", "Loss against ben by resignation", "+13 against ben by resignation",
+            "\u221213 against ben by resignation"]),
+])
+def test_a_resignation_before_anyone_scored_says_who_won_in_words(staff, language, cells):
+    from django.utils import translation
+
+    from tournaments import formats
+
+    t = tournament_services.tournament_create(by=staff, name="Marge", game="gin", format="swiss", settings={})
+    fmt = formats.of(t)
+    with translation.override(language):
+        assert [fmt.stage_cell({"opponent": 2, "won": won, "margin": margin, "resigned": True}, {2: "ben"})
+                for margin, won in ((0, True), (0, False), (13, True), (13, False))] == cells

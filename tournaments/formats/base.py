@@ -462,6 +462,8 @@ class PairedFormat(TournamentFormat):
                     "margin": max(0, int(final[winner]) - int(final[1 - winner]))}
         if forfeited_seat(match=match) is not None:  # the loser never played: "kampflos" wherever it shows
             recorded["forfeit"] = True
+        elif match.ending == Match.Ending.RESIGNED:  # "durch Aufgabe": a 0 margin then still says who won
+            recorded["resigned"] = True
         return recorded
 
     def corrected_result(self, st: StageTable, result: dict) -> dict:
@@ -484,13 +486,13 @@ class PairedFormat(TournamentFormat):
 
     def stage_entries(self, players: list[int]) -> dict[int, list]:
         """Per player, per stage: ``{"opponent", "won", "margin"}`` (a void match also ``"void": True``, a match
-        lost by forfeit ``"forfeit": True`` for both players)."""
+        lost by forfeit ``"forfeit": True`` for both players, a resigned one ``"resigned": True``)."""
         stages = self.t.stages.count()
         per_stage: dict[int, list] = {u: [None] * stages for u in players}
         for st in self.finished_tables():
             r, n = st.result or {}, st.stage.number - 1
             if "winner" in r:
-                forfeit = {"forfeit": True} if r.get("forfeit") else {}
+                forfeit = {key: True for key in ("forfeit", "resigned") if r.get(key)}
                 if r["winner"] in per_stage:
                     per_stage[r["winner"]][n] = {"opponent": r["loser"], "won": True, "margin": r["margin"],
                                                  **forfeit}
@@ -551,8 +553,14 @@ class PairedFormat(TournamentFormat):
             return str(glossary.BYE)
         if entry.get("forfeit"):
             return f"{glossary.FORFEIT} {_('gegen')} {names.get(entry['opponent'], '')}"
+        opponent = names.get(entry["opponent"], str(glossary.BYE))
+        if entry.get("resigned"):
+            # A resignation before anyone scored leaves a margin of 0: the cell says who won in words.
+            head = (glossary.signed(entry["margin"] if entry["won"] else -entry["margin"]) if entry["margin"]
+                    else glossary.WIN if entry["won"] else glossary.LOSS)
+            return f"{head} {_('gegen')} {opponent} {glossary.BY_RESIGNATION}"
         margin = glossary.signed(entry["margin"] if entry["won"] else -entry["margin"])
-        return f"{margin} {_('gegen')} {names.get(entry['opponent'], str(glossary.BYE))}"
+        return f"{margin} {_('gegen')} {opponent}"
 
     def csv_stage_codes(self, number: int) -> list[str]:
         return [f"stage {number}", f"stage {number} opponent"]
