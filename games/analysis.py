@@ -1,0 +1,158 @@
+"""The analysis of a finished match ("Analyse"), computed after the match, off the live path.
+
+For each decision of a person (a seat that no computer played) the game's analysis module names the move the
+expert would have made and estimates the cost of the move made, in the game's points, by playouts from that
+seat's view at that moment (rebuilt by stepping the record through the engine: nothing the seat could not see
+enters). A game offers it through its registry entry (``GameEntry.analysis``: the name of a module with
+``decisions(record, seats)`` and ``analyse(view, action, rng, stop=...)``, standard library only), so a third
+game plugs in the same way.
+
+:func:`analyse_record` is the whole work for one match, bounded in time: each decision gets at most
+``seconds`` of wall-clock time (its playouts stop at the deadline, at least one is played), and the whole match
+at most ``match_seconds`` (the later decisions' budgets shrink to share what is left). The referee's clock runs
+it in a worker process of its own (:class:`Analyst`, spawned and niced like the bots' thinker in
+``games.thinking``), one match at a time, never on the event loop nor in the referee's pass; ``manage.py
+analyse`` runs it in its own process.
+
+Like ``games.thinking`` this module imports nothing of Django: the spawned worker imports it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import multiprocessing
+import os
+import random
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+#: A decision whose estimated cost is at most this many points counts as accurate (the playouts' own noise is
+#: of that order, so a smaller cost says nothing about the move).
+ACCURATE_COST = 3.0
+#: The costliest decisions a match's analysis highlights.
+HIGHLIGHTS = 3
+#: The wall-clock budget of one match's analysis in seconds, all decisions together.
+MATCH_SECONDS = 120.0
+#: A decision's budget never shrinks below this (the first playout is played whatever the budget).
+MIN_DECISION_SECONDS = 0.02
+#: The layout of a stored analysis (``MatchAnalysis.data``); a newer layout is computed again.
+VERSION = 1
+
+
+def analyse_record(module: str, record: dict[str, Any], seats: list[int], *, seconds: float,
+                   match_seconds: float = MATCH_SECONDS, seed: int = 0,
+                   clock: Callable[[], float] = time.monotonic) -> dict[str, Any]:
+    """The analysis of a record's decisions by ``seats`` with the game's analysis module ``module``:
+    ``{"version", "threshold", "decisions": [...], "seats": {seat: summary}, "top": [decision indexes],
+    "seconds", "cut"}``. Deterministic given ``seed`` as long as no deadline cuts a decision short."""
+    game = importlib.import_module(module)
+    started = clock()
+    found = list(game.decisions(record, set(seats)))
+    out: list[dict[str, Any]] = []
+    cut = 0
+    for i, (number, index, seat, view, action) in enumerate(found):
+        now = clock()
+        left = max(0.0, started + match_seconds - now)
+        budget = max(MIN_DECISION_SECONDS, min(seconds, left / (len(found) - i)))
+        deadline = now + budget
+
+        def stop(deadline: float = deadline) -> bool:
+            return clock() >= deadline
+
+        result = game.analyse(view, action, random.Random(seed * 1_000_003 + i), stop=stop)
+        if clock() > deadline:
+            cut += 1
+        out.append({"round": number, "move": index, "seat": seat, "action": action, "best": result["best"],
+                    "cost": round(float(result["cost"]), 1), "samples": int(result["samples"])})
+    return summarise(out, seats, seconds=round(clock() - started, 2), cut=cut)
+
+
+def summarise(decisions: list[dict[str, Any]], seats: list[int], *, seconds: float = 0.0,
+              cut: int = 0) -> dict[str, Any]:
+    """The stored analysis from its decisions: per seat the decisions, how many were accurate (cost at most
+    :data:`ACCURATE_COST`), the accuracy in per cent and the points lost; the costliest :data:`HIGHLIGHTS`
+    decisions that cost anything (indexes into ``decisions``, costliest first)."""
+    per_seat: dict[str, dict[str, Any]] = {}
+    for seat in seats:
+        mine = [d for d in decisions if d["seat"] == seat]
+        accurate = sum(1 for d in mine if d["cost"] <= ACCURATE_COST)
+        per_seat[str(seat)] = {
+            "decisions": len(mine),
+            "accurate": accurate,
+            "accuracy": round(100.0 * accurate / len(mine)) if mine else None,
+            "lost": round(sum(d["cost"] for d in mine), 1),
+        }
+    costly = sorted((i for i, d in enumerate(decisions) if d["cost"] > 0),
+                    key=lambda i: (-decisions[i]["cost"], i))[:HIGHLIGHTS]
+    return {"version": VERSION, "threshold": ACCURATE_COST, "decisions": decisions, "seats": per_seat,
+            "top": costly, "seconds": seconds, "cut": cut}
+
+
+def _work(module: str, record: dict[str, Any], seats: list[int], seconds: float, seed: int) -> dict[str, Any]:
+    """In the worker process."""
+    return analyse_record(module, record, seats, seconds=seconds, seed=seed)
+
+
+def _lower_priority() -> None:
+    # The analysis yields to the site: the worker runs at the lowest CPU priority.
+    with contextlib.suppress(OSError):  # a platform without nice
+        os.nice(19)
+
+
+def _process_pool() -> Executor:
+    # spawn, not fork: the serving process has threads (the database's, the layer's) a fork would copy. A
+    # fresh worker per match keeps the meld solvers' memos from growing (see games.thinking).
+    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_lower_priority, max_tasks_per_child=1)
+
+
+class Analyst:
+    """The referee's analyses: one match at a time in a worker process. :meth:`start` hands a match over,
+    :meth:`done` gives back what finished (a result, or the exception it raised)."""
+
+    def __init__(self, executor: Callable[[], Executor] = _process_pool) -> None:
+        self._make = executor
+        self._pool: Executor | None = None
+        self._job: tuple[int, Future] | None = None
+        self._lock = threading.Lock()
+
+    def busy(self) -> bool:
+        with self._lock:
+            return self._job is not None
+
+    def start(self, match_id: int, *, module: str, record: dict[str, Any], seats: list[int], seconds: float) -> None:
+        with self._lock:
+            if self._job is not None:
+                raise RuntimeError("the analyst is busy with another match")
+            if self._pool is None:
+                self._pool = self._make()
+            self._job = (match_id, self._pool.submit(_work, module, record, seats, seconds, match_id))
+
+    def done(self) -> tuple[int, dict[str, Any] | BaseException] | None:
+        """``(match id, analysis or the exception)`` of the finished job (taken out), or None."""
+        with self._lock:
+            if self._job is None or not self._job[1].done():
+                return None
+            match_id, future = self._job
+            self._job = None
+        try:
+            return match_id, future.result()
+        except BaseException as exc:  # noqa: BLE001 - the clock stores the failure and goes on
+            with self._lock:
+                if type(exc).__name__ == "BrokenProcessPool":
+                    self._pool = None
+            return match_id, exc
+
+    def shutdown(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+            self._job = None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,102 @@
+"""The post-match analysis, as the database keeps it (``MatchAnalysis``): which finished matches wait for one,
+what the worker needs of a match, storing what it found. The work itself is ``games.analysis`` (no Django),
+run by the referee's clock in a worker process (:func:`clock_step`) or by ``manage.py analyse``.
+
+A match waits for an analysis when it finished (not aborted), a person held a seat, its game has an analysis,
+it ended within ``RECENT_DAYS`` (older matches only by ``manage.py analyse``) and it has no ``MatchAnalysis`` row
+yet. The row is written once; a failed analysis is written with its error, so the clock does not try it again.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from games import analysis, registry
+from games.models import Match, MatchAnalysis
+
+logger = logging.getLogger(__name__)
+
+#: The clock analyses matches that ended this many days ago at the most (newest first).
+RECENT_DAYS = 30
+
+
+def person_seats(match: Match) -> list[int]:
+    """The seats of ``match`` that no computer played."""
+    return [p["seat"] for p in match.players if not p.get("bot")]
+
+
+def analysable(match: Match) -> bool:
+    return (match.status == Match.Status.FINISHED and registry.is_game(match.game)
+            and bool(registry.get(match.game).analysis) and bool(person_seats(match)))
+
+
+def pending(*, limit: int = 1, recent_days: int = RECENT_DAYS) -> list[Match]:
+    """Finished matches that wait for their analysis, the newest first."""
+    games = [entry.name for entry in registry.entries() if entry.analysis]
+    since = timezone.now() - timedelta(days=recent_days)
+    found = []
+    query = (Match.objects.filter(status=Match.Status.FINISHED, game__in=games, finished_at__gte=since,
+                                  analysis__isnull=True, users__isnull=False)
+             .distinct().order_by("-finished_at"))
+    for match in query[: max(limit * 4, 20)]:
+        if person_seats(match):
+            found.append(match)
+            if len(found) >= limit:
+                break
+    return found
+
+
+def job_of(match: Match) -> dict[str, Any]:
+    """What the worker needs: the game's analysis module, the match's record (every round that was played to its
+    end, with its moves) and the seats to analyse."""
+    rounds = [r.record for r in match.rounds.order_by("number") if r.record]
+    record = {"game": match.game, "options": match.options, "rounds": rounds,
+              "players": [p.get("name") or str(p["seat"]) for p in match.players]}
+    return {"module": registry.get(match.game).analysis, "record": record, "seats": person_seats(match)}
+
+
+def store(match_id: int, outcome: dict[str, Any] | BaseException) -> MatchAnalysis:
+    """Keep what the analysis of ``match_id`` found (or why it failed)."""
+    if isinstance(outcome, BaseException):
+        logger.error("the analysis of match %s failed: %r", match_id, outcome)
+        fields: dict[str, Any] = {"data": None, "error": f"{type(outcome).__name__}: {outcome}"[:300]}
+    else:
+        fields = {"data": outcome, "error": ""}
+    row, _ = MatchAnalysis.objects.update_or_create(match_id=match_id, defaults=fields)
+    return row
+
+
+def analyse_match(match: Match, *, seconds: float) -> MatchAnalysis:
+    """Analyse ``match`` here and now (``manage.py analyse``, tests), within the budgets of ``games.analysis``."""
+    if not analysable(match):
+        raise ValueError(f"match {match.pk} has nothing to analyse (not finished, no person seated, or its game "
+                         "has no analysis)")
+    job = job_of(match)
+    try:
+        outcome: dict[str, Any] | BaseException = analysis.analyse_record(
+            job["module"], job["record"], job["seats"], seconds=seconds, seed=match.pk)
+    except Exception as exc:  # noqa: BLE001 - kept as the match's analysis error
+        outcome = exc
+    return store(match.pk, outcome)
+
+
+def clock_step(analyst: analysis.Analyst, *, seconds: float | None = None) -> int | None:
+    """One step of the referee's clock: store the worker's finished analysis, then hand it the next match that
+    waits (one at a time). Quick: a query or two and a hand-over; the work runs in the worker process. Returns
+    the id of the match handed over, or None."""
+    seconds = float(settings.GAMES_ANALYSIS_SECONDS) if seconds is None else seconds
+    finished = analyst.done()
+    if finished is not None:
+        store(*finished)
+    if seconds <= 0 or analyst.busy():
+        return None
+    for match in pending(limit=1):
+        job = job_of(match)
+        analyst.start(match.pk, module=job["module"], record=job["record"], seats=job["seats"], seconds=seconds)
+        return match.pk
+    return None
