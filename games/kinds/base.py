@@ -19,7 +19,7 @@ from typing import Any
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 
 from games.engine.interface import MatchEngine, MatchState
 
@@ -324,7 +324,7 @@ def card_text(code: str) -> str:
     if code == "JK":
         return "Joker"
     rank = code[:1]
-    labels = {"T": "10", "J": _("B"), "Q": _("D")}
+    labels = {"T": "10", "J": pgettext("Kartenwert", "B"), "Q": pgettext("Kartenwert", "D")}
     return f"{_SUITS.get(code[1:2], '?')}{labels.get(rank, rank)}"
 
 

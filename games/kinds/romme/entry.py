@@ -86,9 +86,9 @@ class RommeEntry(GameEntry):
                 text += ", " + ", ".join(self.describe_action({"action": "lay_off", **lay}) for lay in lay_offs)
             return text
         if kind == "lay_off":
-            return _("%(card)s an Meld %(meld)s anlegen") % {"card": card, "meld": action.get("meld")}
+            return _("%(card)s an Meldung %(meld)s anlegen") % {"card": card, "meld": action.get("meld")}
         if kind == "swap":
-            text = _("%(card)s gegen den Joker in Meld %(meld)s tauschen") % {"card": card, "meld": action.get("meld")}
+            text = _("%(card)s gegen den Joker aus Meldung %(meld)s tauschen") % {"card": card, "meld": action.get("meld")}
             then = action.get("then")
             return f"{text}, {self.describe_action(then)}" if isinstance(then, dict) else text
         return str(kind)

@@ -1,0 +1,184 @@
+"""The post-match analysis on the site: computed for a finished match's people only, kept once per match, handed
+by the referee's clock to a worker and stored on a later tick, shown on the match page in German and English
+with the three costliest moments linked to the replay positions of their moves ("being computed" until it is
+ready), and never for a table of a same-deal stage before every table of the stage has ended."""
+
+from __future__ import annotations
+
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+
+from games import analysis, services
+from games.analysis import Analyst
+from games.models import Match, MatchAnalysis, Table
+from games.reads import records as records_export
+from games.reads.replay import replay_positions
+from games.services import analysis as match_analysis
+from tests.factories import UserFactory
+from tests.games.helpers import play_out
+
+pytestmark = [pytest.mark.django_db, pytest.mark.deal_seed("match-analysis-tests")]
+
+SECONDS = 0.02  # a decision's budget in these tests: one or two deals
+
+
+@pytest.fixture
+def play(django_capture_on_commit_callbacks):
+    def run(table_id: int, users: list) -> Match:
+        with django_capture_on_commit_callbacks(execute=True):
+            table = play_out(table_id, users)
+        return Match.objects.get(pk=table.current_match_id)
+
+    return run
+
+
+@pytest.fixture
+def gin_match(players, play) -> Match:
+    anna = players[0]
+    table = services.table_create(user=anna, game="gin", preset="schnell", bots="simple")
+    return play(table.pk, [anna, None])
+
+
+@pytest.fixture
+def romme_match(players, play) -> Match:
+    anna = players[0]
+    table = services.table_create(user=anna, game="romme", preset="standard", options={"seats": 2, "rounds": 1},
+                                  bots="simple")
+    return play(table.pk, [anna, None])
+
+
+def page(match: Match, language: str = "de", user=None) -> str:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    response = client.get(reverse("matches:detail", kwargs={"match_id": match.pk}), HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def analysis_state(html: str) -> str | None:
+    found = re.search(r'id="analysis"[^>]*data-state="(\w+)"', html)
+    return found.group(1) if found else None
+
+
+@pytest.mark.parametrize("language,words", [("de", "Analyse wird berechnet"), ("en", "Analysis being computed")])
+def test_a_finished_match_without_its_analysis_says_it_is_being_computed(gin_match, language, words):
+    html = page(gin_match, language)
+    assert analysis_state(html) == "pending"
+    assert words in html
+
+
+@pytest.mark.parametrize("fixture", ["gin_match", "romme_match"])
+def test_the_analysis_covers_the_person_s_decisions_only_and_is_kept_once(request, fixture):
+    match = request.getfixturevalue(fixture)
+    assert match_analysis.pending(limit=5) == [match]
+    row = match_analysis.analyse_match(match, seconds=SECONDS)
+    assert not row.error
+    data = row.data
+    assert data["decisions"] and {d["seat"] for d in data["decisions"]} == {0}
+    assert set(data["seats"]) == {"0"}
+    summary = data["seats"]["0"]
+    assert summary["decisions"] == len(data["decisions"])
+    assert summary["accurate"] == sum(1 for d in data["decisions"] if d["cost"] <= analysis.ACCURATE_COST)
+    assert len(data["top"]) <= analysis.HIGHLIGHTS
+    costs = [data["decisions"][i]["cost"] for i in data["top"]]
+    assert costs == sorted(costs, reverse=True) and all(c > 0 for c in costs)
+    assert match_analysis.pending(limit=5) == []
+    assert MatchAnalysis.objects.filter(match=match).count() == 1
+
+
+@pytest.mark.parametrize("fixture", ["gin_match", "romme_match"])
+@pytest.mark.parametrize("language", ["de", "en"])
+def test_the_page_shows_accuracy_and_the_costliest_moments_at_their_replay_positions(request, fixture, language):
+    match = request.getfixturevalue(fixture)
+    data = match_analysis.analyse_match(match, seconds=SECONDS).data
+    # A decision that cost something for sure, so that the page has a moment to link.
+    data["decisions"][0]["cost"] = 9.5
+    data = analysis.summarise(data["decisions"], [0])
+    MatchAnalysis.objects.filter(match=match).update(data=data)
+    html = page(match, language)
+    assert analysis_state(html) == "ready"
+    assert ("Genauigkeit" if language == "de" else "Accuracy") in html
+    assert ("Die teuersten Momente" if language == "de" else "The costliest moments") in html
+    assert f'{data["seats"]["0"]["accuracy"]} %' in html
+    replay = replay_positions(records_export.record_export(match=match))
+    firsts = {r["number"]: r["first"] for r in replay["rounds"]}
+    links = [int(n) for n in re.findall(r'class="button button-secondary an-jump" data-replay-position="(\d+)"', html)]
+    assert len(links) == len(data["top"]) >= 1
+    for position, index in zip(links, data["top"], strict=True):
+        decision = data["decisions"][index]
+        assert position == firsts[decision["round"]] + decision["move"] + 1
+        shown = replay["positions"][position]["move"]
+        assert shown["seat"] == decision["seat"] and shown["action"] == decision["action"]["action"]
+
+
+def test_the_clock_hands_a_match_to_the_worker_and_stores_it_on_a_later_tick(gin_match, settings):
+    settings.GAMES_ANALYSIS_SECONDS = SECONDS
+    analyst = Analyst(executor=lambda: ThreadPoolExecutor(max_workers=1))
+    try:
+        assert match_analysis.clock_step(analyst) == gin_match.pk
+        assert analyst.busy() and not MatchAnalysis.objects.exists()
+        assert match_analysis.clock_step(analyst) is None  # one match at a time
+        deadline = time.monotonic() + 60
+        while analyst.busy() and MatchAnalysis.objects.count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            match_analysis.clock_step(analyst)
+        row = MatchAnalysis.objects.get(match=gin_match)
+        assert not row.error and row.data["decisions"]
+        assert match_analysis.clock_step(analyst) is None  # nothing waits any more
+    finally:
+        analyst.shutdown()
+
+
+def test_the_clock_analyses_nothing_when_it_is_turned_off(gin_match, settings):
+    settings.GAMES_ANALYSIS_SECONDS = 0
+    analyst = Analyst(executor=lambda: ThreadPoolExecutor(max_workers=1))
+    assert match_analysis.clock_step(analyst) is None and not analyst.busy()
+
+
+def test_a_failed_analysis_is_kept_with_its_reason_and_not_tried_again(gin_match):
+    match_analysis.store(gin_match.pk, ValueError("the record does not replay"))
+    assert match_analysis.pending() == []
+    html = page(gin_match)
+    assert analysis_state(html) == "failed"
+    assert "ließ sich keine Analyse berechnen" in html
+
+
+def test_a_match_of_computers_only_has_no_analysis(players, play):
+    table = services.table_create(user=players[0], game="gin", preset="schnell", bots="simple")
+    match = play(table.pk, [players[0], None])
+    Match.objects.filter(pk=match.pk).update(players=[{**p, "bot": "simple", "user_id": None} for p in match.players])
+    match.users.clear()
+    assert match_analysis.pending() == []
+    assert analysis_state(page(Match.objects.get(pk=match.pk))) is None
+
+
+def test_manage_py_analyse_analyses_the_matches_named(gin_match, capsys):
+    call_command("analyse", str(gin_match.pk), "--seconds", str(SECONDS))
+    out = capsys.readouterr().out
+    assert f"match {gin_match.pk}:" in out and "decisions" in out
+    assert MatchAnalysis.objects.get(match=gin_match).data["decisions"]
+
+
+def test_a_same_deal_stage_shows_no_analysis_before_every_table_has_ended(players, play):
+    anna, ben, cleo, dora = players
+    tess = UserFactory(username="tess", is_staff=True)
+    kwargs = {"game": "romme", "options": {"rounds": 1}, "tournament": True, "deal_seed": "same-cards-for-the-stage",
+              "deal_group": "stage-1"}
+    a = services.table_create_seated(users=[anna, ben], **kwargs)
+    b = services.table_create_seated(users=[cleo, dora], **kwargs)
+    match = play(a.pk, [anna, ben])
+    match_analysis.analyse_match(match, seconds=SECONDS)
+    assert Table.objects.get(pk=b.pk).status == Table.Status.PLAYING
+    for viewer in (tess, anna):  # staff, and a player of the table: the stage still runs
+        html = page(match, user=viewer)
+        assert analysis_state(html) == "secret"
+        assert "an-decisions" not in html and "data-replay-position" not in html
+    play(b.pk, [cleo, dora])
+    assert analysis_state(page(match)) == "ready"
