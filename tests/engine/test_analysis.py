@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import itertools
 import random
+import time
 from collections import Counter
 
 import pytest
@@ -215,3 +216,30 @@ def test_each_decision_stops_at_its_deadline(game):
     assert played, "some decision differs from the expert's"
     assert all(d["samples"] == 1 for d in played)
     assert data["decisions"] and all(d["seat"] == 0 for d in data["decisions"])
+
+
+def test_the_analyst_works_in_a_worker_process_of_its_own():
+    record = _gin_record(21, careless=0)
+    analyst = analysis.Analyst()  # the real thing: a spawned, niced worker process
+    try:
+        analyst.start(7, module="games.engine.gin.analysis", record=record, seats=[0], seconds=0.01)
+        assert analyst.busy()
+        with pytest.raises(RuntimeError):
+            analyst.start(8, module="games.engine.gin.analysis", record=record, seats=[0], seconds=0.01)
+        deadline = time.monotonic() + 120
+        finished = None
+        while finished is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+            finished = analyst.done()
+        assert finished is not None
+        match_id, data = finished
+        assert match_id == 7 and isinstance(data, dict)
+        assert data["decisions"] and {d["seat"] for d in data["decisions"]} == {0}
+        assert not analyst.busy()
+        # A failure comes back as the exception, for the clock to store.
+        analyst.start(9, module="games.engine.gin.analysis", record={"rounds": [{}]}, seats=[0], seconds=0.01)
+        while (finished := analyst.done()) is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert finished is not None and finished[0] == 9 and isinstance(finished[1], BaseException)
+    finally:
+        analyst.shutdown()
