@@ -42,6 +42,11 @@ HIGHLIGHTS = 3
 MATCH_SECONDS = 120.0
 #: A decision's budget never shrinks below this (the first playout is played whatever the budget).
 MIN_DECISION_SECONDS = 0.02
+#: The referee's clock analyses matches that ended this many days ago at the most (older: ``manage.py analyse``).
+RECENT_DAYS = 30
+#: After finding no match to analyse the clock looks again after this many seconds, or sooner when a match
+#: has ended since (a cheap check).
+IDLE_SECONDS = 30.0
 #: The layout of a stored analysis (``MatchAnalysis.data``); a newer layout is computed again.
 VERSION = 1
 
@@ -122,6 +127,9 @@ class Analyst:
         self._pool: Executor | None = None
         self._job: tuple[int, Future] | None = None
         self._lock = threading.Lock()
+        #: When the clock last found nothing to analyse (the site's time), and when it looks again regardless.
+        self.idle_since: Any = None
+        self.look_again_at = 0.0
 
     def busy(self) -> bool:
         with self._lock:

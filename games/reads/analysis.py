@@ -10,11 +10,14 @@ follow).
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
+from django.utils import timezone
 from django.utils.formats import number_format
 
 from games import registry
+from games.analysis import RECENT_DAYS
 from games.models import Match, MatchAnalysis
 from games.reads import selectors
 from games.reads.matches import Player
@@ -27,7 +30,7 @@ def _points(value: float) -> str:
 def for_page(*, match: Match, players: list[Player], replay_rounds: list[dict] | None) -> dict[str, Any] | None:
     """What the match page's analysis card shows: None (no card: the game has no analysis, or nobody but
     computers played), ``{"state": "secret"}`` (a same-deal stage still running), ``"pending"`` (not computed
-    yet), ``"failed"``, or ``"ready"`` with the figures. ``replay_rounds``: the replay's rounds (number, first
+    yet), ``"none"`` (not computed, and older than the clock looks back), ``"failed"``, or ``"ready"`` with the figures. ``replay_rounds``: the replay's rounds (number, first
     position), so that each decision links to the position its move led to."""
     entry = registry.get(match.game)
     people = [p for p in match.players if not p.get("bot")]
@@ -37,7 +40,9 @@ def for_page(*, match: Match, players: list[Player], replay_rounds: list[dict] |
         return {"state": "secret"}
     row = MatchAnalysis.objects.filter(match=match).first()
     if row is None:
-        return {"state": "pending"}
+        recent = match.finished_at is not None and match.finished_at >= timezone.now() - timedelta(days=RECENT_DAYS)
+        # The clock analyses recent matches only; an older one waits for ``manage.py analyse``.
+        return {"state": "pending" if recent else "none"}
     data = row.data or {}
     if row.error or not data:
         return {"state": "failed"}

@@ -10,6 +10,7 @@ yet. The row is written once; a failed analysis is written with its error, so th
 from __future__ import annotations
 
 import logging
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -21,8 +22,7 @@ from games.models import Match, MatchAnalysis
 
 logger = logging.getLogger(__name__)
 
-#: The clock analyses matches that ended this many days ago at the most (newest first).
-RECENT_DAYS = 30
+RECENT_DAYS = analysis.RECENT_DAYS
 
 
 def person_seats(match: Match) -> list[int]:
@@ -95,8 +95,16 @@ def clock_step(analyst: analysis.Analyst, *, seconds: float | None = None) -> in
         store(*finished)
     if seconds <= 0 or analyst.busy():
         return None
+    # Nothing was waiting at the last look: look again only when a match has ended since (one index range
+    # read), or after IDLE_SECONDS, not every tick.
+    if (analyst.idle_since is not None and time.monotonic() < analyst.look_again_at
+            and not Match.objects.filter(status=Match.Status.FINISHED, finished_at__gte=analyst.idle_since).exists()):
+        return None
+    looked_at = timezone.now()
     for match in pending(limit=1):
         job = job_of(match)
+        analyst.idle_since = None
         analyst.start(match.pk, module=job["module"], record=job["record"], seats=job["seats"], seconds=seconds)
         return match.pk
+    analyst.idle_since, analyst.look_again_at = looked_at, time.monotonic() + analysis.IDLE_SECONDS
     return None

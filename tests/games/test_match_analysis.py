@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
@@ -182,3 +183,40 @@ def test_a_same_deal_stage_shows_no_analysis_before_every_table_has_ended(player
         assert "an-decisions" not in html and "data-replay-position" not in html
     play(b.pk, [cleo, dora])
     assert analysis_state(page(match)) == "ready"
+
+
+def test_the_clock_looks_for_waiting_matches_again_only_once_one_has_ended(players, play, settings, monkeypatch):
+    settings.GAMES_ANALYSIS_SECONDS = SECONDS
+    looks = []
+    real = match_analysis.pending
+    monkeypatch.setattr(match_analysis, "pending", lambda **kw: looks.append(kw) or real(**kw))
+    analyst = Analyst(executor=lambda: ThreadPoolExecutor(max_workers=1))
+    try:
+        assert match_analysis.clock_step(analyst) is None and len(looks) == 1  # nothing finished yet
+        assert match_analysis.clock_step(analyst) is None and len(looks) == 1  # not every tick
+        table = services.table_create(user=players[0], game="gin", preset="schnell", bots="simple")
+        match = play(table.pk, [players[0], None])
+        assert match_analysis.clock_step(analyst) == match.pk and len(looks) == 2
+    finally:
+        analyst.shutdown()
+
+
+def test_an_old_match_without_its_analysis_is_not_said_to_be_computed(gin_match):
+    Match.objects.filter(pk=gin_match.pk).update(
+        finished_at=gin_match.finished_at - timedelta(days=analysis.RECENT_DAYS + 1))
+    assert match_analysis.pending() == []
+    html = page(Match.objects.get(pk=gin_match.pk), "en")
+    assert analysis_state(html) == "none" and "computed for recent matches only" in html
+
+
+def test_a_game_s_entry_analyses_one_decision_within_its_budget(gin_match):
+    from games import registry
+
+    job = match_analysis.job_of(gin_match)
+    entry = registry.get("gin")
+    _, _, _, view, action = next(entry.analysis_module().decisions(job["record"], {0}))
+    started = time.monotonic()
+    found = entry.analyse_decision(view, action, 0.05)
+    assert time.monotonic() - started < 5
+    assert found["best"] in view["legal_actions"] and found["cost"] >= 0
+    assert entry.describe_action(action)
