@@ -220,3 +220,25 @@ def test_a_game_s_entry_analyses_one_decision_within_its_budget(gin_match):
     assert time.monotonic() - started < 5
     assert found["best"] in view["legal_actions"] and found["cost"] >= 0
     assert entry.describe_action(action)
+
+
+def test_the_referee_s_tick_hands_the_match_to_a_worker_process_and_does_not_analyse_itself(gin_match, settings):
+    from games.web import timekeeper
+
+    settings.GAMES_ANALYSIS_SECONDS = SECONDS
+    timekeeper._analyst = None
+    try:
+        started = time.monotonic()
+        timekeeper.clock_tick()
+        assert timekeeper.analyst().busy(), "the tick handed the match over"
+        assert not MatchAnalysis.objects.exists(), "and did not compute it in the tick"
+        assert time.monotonic() - started < 10
+        deadline = time.monotonic() + 120
+        while not MatchAnalysis.objects.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+            timekeeper.clock_tick()
+        row = MatchAnalysis.objects.get(match=gin_match)
+        assert not row.error and row.data["decisions"]
+    finally:
+        timekeeper.analyst().shutdown()
+        timekeeper._analyst = None
