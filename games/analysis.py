@@ -52,14 +52,17 @@ VERSION = 1
 
 
 def analyse_record(module: str, record: dict[str, Any], seats: list[int], *, seconds: float,
-                   match_seconds: float = MATCH_SECONDS, seed: int = 0,
+                   match_seconds: float = MATCH_SECONDS, seed: int = 0, skip: list[list[int]] | None = None,
                    clock: Callable[[], float] = time.monotonic) -> dict[str, Any]:
     """The analysis of a record's decisions by ``seats`` with the game's analysis module ``module``:
     ``{"version", "threshold", "decisions": [...], "seats": {seat: summary}, "top": [decision indexes],
-    "seconds", "cut"}``. Deterministic given ``seed`` as long as no deadline cuts a decision short."""
+    "seconds", "cut"}``. ``skip``: moves (``[round number, move index]``) that were no decision (the server's
+    move for a seat whose time ran out). Deterministic given ``seed`` as long as no deadline cuts a decision
+    short."""
     game = importlib.import_module(module)
     started = clock()
-    found = list(game.decisions(record, set(seats)))
+    skipped = {(number, index) for number, index in skip or []}
+    found = [d for d in game.decisions(record, set(seats)) if (d[0], d[1]) not in skipped]
     out: list[dict[str, Any]] = []
     cut = 0
     for i, (number, index, seat, view, action) in enumerate(found):
@@ -100,9 +103,10 @@ def summarise(decisions: list[dict[str, Any]], seats: list[int], *, seconds: flo
             "top": costly, "seconds": seconds, "cut": cut}
 
 
-def _work(module: str, record: dict[str, Any], seats: list[int], seconds: float, seed: int) -> dict[str, Any]:
+def _work(module: str, record: dict[str, Any], seats: list[int], seconds: float, seed: int,
+          skip: list[list[int]]) -> dict[str, Any]:
     """In the worker process."""
-    return analyse_record(module, record, seats, seconds=seconds, seed=seed)
+    return analyse_record(module, record, seats, seconds=seconds, seed=seed, skip=skip)
 
 
 def _lower_priority() -> None:
@@ -135,13 +139,14 @@ class Analyst:
         with self._lock:
             return self._job is not None
 
-    def start(self, match_id: int, *, module: str, record: dict[str, Any], seats: list[int], seconds: float) -> None:
+    def start(self, match_id: int, *, module: str, record: dict[str, Any], seats: list[int], seconds: float,
+              skip: list[list[int]] | None = None) -> None:
         with self._lock:
             if self._job is not None:
                 raise RuntimeError("the analyst is busy with another match")
             if self._pool is None:
                 self._pool = self._make()
-            self._job = (match_id, self._pool.submit(_work, module, record, seats, seconds, match_id))
+            self._job = (match_id, self._pool.submit(_work, module, record, seats, seconds, match_id, skip or []))
 
     def done(self) -> tuple[int, dict[str, Any] | BaseException] | None:
         """``(match id, analysis or the exception)`` of the finished job (taken out), or None."""

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from games import analysis, registry
-from games.models import Match, MatchAnalysis
+from games.models import Match, MatchAnalysis, Move
 
 logger = logging.getLogger(__name__)
 
@@ -53,11 +53,32 @@ def pending(*, limit: int = 1, recent_days: int = RECENT_DAYS) -> list[Match]:
 
 def job_of(match: Match) -> dict[str, Any]:
     """What the worker needs: the game's analysis module, the match's record (every round that was played to its
-    end, with its moves) and the seats to analyse."""
-    rounds = [r.record for r in match.rounds.order_by("number") if r.record]
-    record = {"game": match.game, "options": match.options, "rounds": rounds,
+    end, with its moves), the seats to analyse, and the moves the server played for a person whose time ran out
+    (``[round number, move index]``: no decision of theirs)."""
+    played = [r for r in match.rounds.order_by("number") if r.record]
+    record = {"game": match.game, "options": match.options, "rounds": [r.record for r in played],
               "players": [p.get("name") or str(p["seat"]) for p in match.players]}
-    return {"module": registry.get(match.game).analysis, "record": record, "seats": person_seats(match)}
+    return {"module": registry.get(match.game).analysis, "record": record, "seats": person_seats(match),
+            "skip": timed_out(match, played)}
+
+
+def timed_out(match: Match, played: list[Any]) -> list[list[int]]:
+    """The record's moves (``[round number in the record, move index]``) the server played for a seat whose turn
+    ran out, read from the move log: per round the log's moves and the record's player moves (without the
+    system's reshuffles and the resignations) are matched one to one, when their seats agree throughout."""
+    log: dict[int, list[Move]] = {}
+    for move in match.moves.exclude(by=Move.By.RESIGN).order_by("seq"):
+        log.setdefault(move.round_number, []).append(move)
+    skip = []
+    for number, rnd in enumerate(played, start=1):
+        moves = [(i, m) for i, m in enumerate(rnd.record.get("moves", [])) if m.get("action") not in ("reshuffle", "resign")]
+        logged = log.get(rnd.number, [])
+        if len(moves) != len(logged) or any(m.get("seat") != row.seat for (_, m), row in zip(moves, logged, strict=True)):
+            logger.warning("the move log of match %s round %s does not match its record: timeouts not told apart",
+                           match.pk, rnd.number)
+            continue
+        skip += [[number, i] for (i, _), row in zip(moves, logged, strict=True) if row.by == Move.By.TIMEOUT]
+    return skip
 
 
 def store(match_id: int, outcome: dict[str, Any] | BaseException) -> MatchAnalysis:
@@ -79,7 +100,7 @@ def analyse_match(match: Match, *, seconds: float) -> MatchAnalysis:
     job = job_of(match)
     try:
         outcome: dict[str, Any] | BaseException = analysis.analyse_record(
-            job["module"], job["record"], job["seats"], seconds=seconds, seed=match.pk)
+            job["module"], job["record"], job["seats"], seconds=seconds, seed=match.pk, skip=job["skip"])
     except Exception as exc:  # noqa: BLE001 - kept as the match's analysis error
         outcome = exc
     return store(match.pk, outcome)
@@ -104,7 +125,8 @@ def clock_step(analyst: analysis.Analyst, *, seconds: float | None = None) -> in
     for match in pending(limit=1):
         job = job_of(match)
         analyst.idle_since = None
-        analyst.start(match.pk, module=job["module"], record=job["record"], seats=job["seats"], seconds=seconds)
+        analyst.start(match.pk, module=job["module"], record=job["record"], seats=job["seats"], seconds=seconds,
+                      skip=job["skip"])
         return match.pk
     analyst.idle_since, analyst.look_again_at = looked_at, time.monotonic() + analysis.IDLE_SECONDS
     return None

@@ -14,15 +14,16 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from games import analysis, services
 from games.analysis import Analyst
-from games.models import Match, MatchAnalysis, Table
+from games.models import Match, MatchAnalysis, Move, Table
 from games.reads import records as records_export
 from games.reads.replay import replay_positions
 from games.services import analysis as match_analysis
 from tests.factories import UserFactory
-from tests.games.helpers import play_out
+from tests.games.helpers import play_out, state_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.deal_seed("match-analysis-tests")]
 
@@ -76,9 +77,12 @@ def test_a_finished_match_without_its_analysis_says_it_is_being_computed(gin_mat
 
 
 @pytest.mark.parametrize("fixture", ["gin_match", "romme_match"])
-def test_the_analysis_covers_the_person_s_decisions_only_and_is_kept_once(request, fixture):
+def test_the_analysis_covers_the_person_s_decisions_only_and_is_kept_once(request, fixture, caplog):
     match = request.getfixturevalue(fixture)
     assert match_analysis.pending(limit=5) == [match]
+    # The move log matches the record move for move (no timeouts here), so timeouts could be told apart.
+    assert match_analysis.job_of(match)["skip"] == []
+    assert "does not match its record" not in caplog.text
     row = match_analysis.analyse_match(match, seconds=SECONDS)
     assert not row.error
     data = row.data
@@ -242,3 +246,29 @@ def test_the_referee_s_tick_hands_the_match_to_a_worker_process_and_does_not_ana
     finally:
         timekeeper.analyst().shutdown()
         timekeeper._analyst = None
+
+
+def test_a_move_the_server_played_when_the_person_s_time_ran_out_is_no_decision(players, play):
+    anna = players[0]
+    table = services.table_create(user=anna, game="gin", preset="schnell", bots="simple")
+    # Play until it is anna's turn with a choice, then let her time run out once.
+    for _ in range(50):
+        table = Table.objects.get(pk=table.pk)
+        state = state_of(table)
+        if state.to_act == 0:
+            break
+        assert services.referee_pass() >= 1
+    assert state.to_act == 0
+    Table.objects.filter(pk=table.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    assert services.turn_timeout(table_id=table.pk)
+    timed = list(Move.objects.filter(match_id=table.current_match_id, by=Move.By.TIMEOUT))
+    assert timed
+    match = play(table.pk, [anna, None])
+    job = match_analysis.job_of(match)
+    moves = job["record"]["rounds"][0]["moves"]
+    assert job["skip"] and all(moves[index]["seat"] == 0 for _, index in job["skip"])
+    assert len(job["skip"]) == len(timed)
+    data = match_analysis.analyse_match(match, seconds=SECONDS).data
+    analysed = {(d["round"], d["move"]) for d in data["decisions"]}
+    assert not analysed & {tuple(s) for s in job["skip"]}
+    assert analysed, "her other moves are decisions"
