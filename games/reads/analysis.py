@@ -5,7 +5,8 @@ position each one is at; every decision in words of the page's language.
 Never for a match still being played (the match page has none), and never for a table of a same-deal group
 (a tournament stage) before every table of the group has ended, whoever asks, staff included: the expert's
 moves would tell what the deal holds (``selectors.deal_group_open``, the rule the match page and the records
-follow).
+follow); nor while another app holds it back (``panels.ANALYSIS_HELD``: tournaments, while the match's stage
+runs).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.formats import number_format
 
-from games import registry
+from games import panels, registry
 from games.analysis import RECENT_DAYS
 from games.models import Match, MatchAnalysis
 from games.reads import selectors
@@ -38,6 +39,9 @@ def for_page(*, match: Match, players: list[Player], replay_rounds: list[dict] |
         return None
     if selectors.deal_group_open(table=match.table):
         return {"state": "secret"}
+    held = panels.collect(panels.ANALYSIS_HELD, match=match)
+    if held:  # another app's reason (tournaments: the match's stage still runs)
+        return {"state": "held", "reason": held[0]}
     row = MatchAnalysis.objects.filter(match=match).first()
     if row is None:
         recent = match.finished_at is not None and match.finished_at >= timezone.now() - timedelta(days=RECENT_DAYS)
