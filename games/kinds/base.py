@@ -144,6 +144,8 @@ class GameEntry:
     #: had before each of their moves, and ``analyse(view, action, rng, stop=...)``, the expert's move and the
     #: estimated cost of ``action`` in the game's points; "" for none (the match page then shows no analysis).
     analysis: str = ""
+    #: What the analysis's costs are counted in, as the match page says it ("Punkte der Runde").
+    analysis_unit: Label = gettext_lazy("Punkte")
 
     # --- words ----------------------------------------------------------------------------------------
 

@@ -80,6 +80,7 @@ def for_page(*, match: Match, players: list[Player], replay_rounds: list[dict] |
                       "lost": _points(summary["lost"])})
     return {
         "state": "ready",
+        "unit": str(entry.analysis_unit),
         "threshold": _points(data["threshold"]),
         "seats": seats,
         "top": [decisions[i] for i in top],

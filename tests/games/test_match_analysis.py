@@ -9,6 +9,7 @@ import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from html import unescape
 
 import pytest
 from django.core.management import call_command
@@ -112,6 +113,11 @@ def test_the_page_shows_accuracy_and_the_costliest_moments_at_their_replay_posit
     assert ("Genauigkeit" if language == "de" else "Accuracy") in html
     assert ("Die teuersten Momente" if language == "de" else "The costliest moments") in html
     assert f'{data["seats"]["0"]["accuracy"]} %' in html
+    units = {("gin_match", "de"): "Einheit der Kosten: Punkte der Runde.",
+             ("romme_match", "de"): "Einheit der Kosten: Minuspunkte der Runde.",
+             ("gin_match", "en"): "Costs counted in the round's points.",
+             ("romme_match", "en"): "Costs counted in the round's minus points."}
+    assert units[fixture, language] in unescape(html)
     replay = replay_positions(records_export.record_export(match=match))
     firsts = {r["number"]: r["first"] for r in replay["rounds"]}
     links = [int(n) for n in re.findall(r'class="button button-secondary an-jump" data-replay-position="(\d+)"', html)]

@@ -82,6 +82,7 @@ class GinEntry(GameEntry):
     seat_only_keys = ("meter", "taken")
     profile_round_facts = ("result", "winner", "knocker", "deadwood")
     analysis = "games.engine.gin.analysis"
+    analysis_unit = gettext_lazy("Punkte der Runde")
 
     def table_words(self) -> JSON:
         return words.table_words()

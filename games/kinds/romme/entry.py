@@ -40,6 +40,7 @@ class RommeEntry(GameEntry):
     sign = "♥"
     sign_class = "red"
     analysis = "games.engine.romme.analysis"
+    analysis_unit = gettext_lazy("Minuspunkte der Runde")
     profile_wins_label = gettext_lazy("Listen gewonnen")
     leaderboard_wins_label = gettext_lazy("Listen gewonnen")
     pool_note = gettext_lazy("Rommé: ein Tisch zu viert, nach einer Minute auch zu dritt, nach zwei Minuten zu zweit.")
