@@ -5,6 +5,7 @@ costliest moments and every decision, and a click on a moment moves the replay t
 from __future__ import annotations
 
 import re
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -14,6 +15,7 @@ from django.db import connections
 from games import analysis, services
 from games.models import Match, MatchAnalysis
 from games.services import analysis as match_analysis
+from tests.browser.conftest import serving
 from tests.games.helpers import play_out
 
 pytestmark = pytest.mark.browser
@@ -116,3 +118,40 @@ def test_the_analysis_of_a_finished_match_in_both_languages(live_server_url, see
         assert page.locator("#rv-move").inner_text().strip()
         card.scroll_into_view_if_needed()
         screenshot(page, f"analysis-{game}-{language}")
+
+
+@pytest.fixture(scope="module")
+def analysing_referee(django_db_setup, django_db_blocker, tmp_path_factory, browser):
+    """daphne and ``manage.py referee`` whose clock analyses finished matches (quick ticks, small budgets)."""
+    extra_env = {"GAMES_ANALYSIS_SECONDS": "0.02", "GAMES_TICK_SECONDS": "0.2"}
+    with serving(tmp_path_factory.mktemp("analysis_server"), extra_env=extra_env, referee=True) as server:
+        yield server
+
+
+def test_the_referee_s_clock_analyses_a_finished_match_in_its_worker(analysing_referee, live_server_url,
+                                                                     seeded_settings, new_page):
+    def played() -> Match:
+        # Two people: no computer player for this process and the running referee to race for.
+        anna = get_user_model().objects.create_user("anna", "anna@example.com", "Herz-Dame-23!")
+        ben = get_user_model().objects.create_user("ben", "ben@example.com", "Herz-Dame-23!")
+        table = services.table_create_seated(game="gin", users=[anna, ben], preset="schnell")
+        return Match.objects.get(pk=play_out(table.pk, [anna, ben]).current_match_id)
+
+    match = off_the_browser_thread(played)
+
+    def stored() -> MatchAnalysis | None:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            row = MatchAnalysis.objects.filter(match=match).first()
+            if row is not None:
+                return row
+            time.sleep(0.3)
+        return None
+
+    row = off_the_browser_thread(stored)
+    assert row is not None, f"the referee never stored the analysis:\n{analysing_referee.log_tail()}"
+    assert not row.error and row.data["decisions"]
+    assert {d["seat"] for d in row.data["decisions"]} == {0, 1}
+    page = new_page()
+    page.goto(f"/partie/{match.pk}/")
+    assert page.locator("#analysis").get_attribute("data-state") == "ready"
