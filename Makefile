@@ -81,6 +81,7 @@ ROMME_BENCH_ARGS ?=
 bench: $(VENV)/.bench
 	nice -n 10 $(PY) -m bench.gin $(GIN_BENCH_ARGS)
 	nice -n 10 $(PY) -m bench.romme $(ROMME_BENCH_ARGS)
+	nice -n 10 $(PY) -m bench.analysis $(ANALYSIS_BENCH_ARGS)
 	$(MAKE) bench-leaderboard
 
 ## The leaderboard page at size: an SQLite file in artifacts/ seeded once (100,000 players, 1,000,000 rated
