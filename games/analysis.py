@@ -28,7 +28,6 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -103,33 +102,31 @@ def summarise(decisions: list[dict[str, Any]], seats: list[int], *, seconds: flo
             "top": costly, "seconds": seconds, "cut": cut}
 
 
-def _work(module: str, record: dict[str, Any], seats: list[int], seconds: float, seed: int,
-          skip: list[list[int]]) -> dict[str, Any]:
-    """In the worker process."""
-    return analyse_record(module, record, seats, seconds=seconds, seed=seed, skip=skip)
-
-
-def _lower_priority() -> None:
-    # The analysis yields to the site: the worker runs at the lowest CPU priority.
+def _work(conn: Any, module: str, record: dict[str, Any], seats: list[int], seconds: float, seed: int,
+          skip: list[list[int]]) -> None:
+    """In the worker process: the analysis, or why it failed, sent back through ``conn``."""
     with contextlib.suppress(OSError):  # a platform without nice
-        os.nice(19)
+        os.nice(19)  # the analysis yields to the site
+    try:
+        conn.send(("ok", analyse_record(module, record, seats, seconds=seconds, seed=seed, skip=skip)))
+    except Exception as exc:  # noqa: BLE001 - the referee stores the reason
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
 
 
-def _process_pool() -> Executor:
-    # spawn, not fork: the serving process has threads (the database's, the layer's) a fork would copy. A
-    # fresh worker per match keeps the meld solvers' memos from growing (see games.thinking).
-    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_lower_priority, max_tasks_per_child=1)
+class AnalysisFailed(Exception):
+    """What the worker said went wrong (or that it died)."""
 
 
 class Analyst:
-    """The referee's analyses: one match at a time in a worker process. :meth:`start` hands a match over,
-    :meth:`done` gives back what finished (a result, or the exception it raised)."""
+    """The referee's analyses: one match at a time, each in a fresh worker process of its own (spawned, not
+    forked: the serving process has threads a fork would copy; a daemon at the lowest CPU priority, so that
+    stopping the site does not wait for it, and a fresh one per match keeps the meld solvers' memos from
+    growing). :meth:`start` hands a match over, :meth:`done` gives back what finished."""
 
-    def __init__(self, executor: Callable[[], Executor] = _process_pool) -> None:
-        self._make = executor
-        self._pool: Executor | None = None
-        self._job: tuple[int, Future] | None = None
+    def __init__(self) -> None:
+        self._job: tuple[int, Any, Any] | None = None
         self._lock = threading.Lock()
         #: When the clock last found nothing to analyse (the site's time), and when it looks again regardless.
         self.idle_since: Any = None
@@ -141,31 +138,46 @@ class Analyst:
 
     def start(self, match_id: int, *, module: str, record: dict[str, Any], seats: list[int], seconds: float,
               skip: list[list[int]] | None = None) -> None:
+        context = multiprocessing.get_context("spawn")
         with self._lock:
             if self._job is not None:
                 raise RuntimeError("the analyst is busy with another match")
-            if self._pool is None:
-                self._pool = self._make()
-            self._job = (match_id, self._pool.submit(_work, module, record, seats, seconds, match_id, skip or []))
+            receive, send = context.Pipe(duplex=False)
+            process = context.Process(target=_work, args=(send, module, record, seats, seconds, match_id, skip or []),
+                                      daemon=True, name=f"analysis-{match_id}")
+            process.start()
+            send.close()
+            self._job = (match_id, process, receive)
 
     def done(self) -> tuple[int, dict[str, Any] | BaseException] | None:
-        """``(match id, analysis or the exception)`` of the finished job (taken out), or None."""
+        """``(match id, analysis or the exception)`` of the finished job (taken out), or None: none, or still
+        running."""
         with self._lock:
-            if self._job is None or not self._job[1].done():
+            if self._job is None:
                 return None
-            match_id, future = self._job
+            match_id, process, receive = self._job
+            outcome: dict[str, Any] | BaseException
+            if receive.poll():
+                try:
+                    kind, value = receive.recv()
+                except EOFError:
+                    kind, value = "error", f"the worker process ended without an answer ({process.exitcode})"
+                outcome = value if kind == "ok" else AnalysisFailed(value)
+            elif not process.is_alive():
+                outcome = AnalysisFailed(f"the worker process died ({process.exitcode})")
+            else:
+                return None
             self._job = None
-        try:
-            return match_id, future.result()
-        except BaseException as exc:  # noqa: BLE001 - the clock stores the failure and goes on
-            with self._lock:
-                if type(exc).__name__ == "BrokenProcessPool":
-                    self._pool = None
-            return match_id, exc
+        receive.close()
+        process.join(timeout=5)
+        return match_id, outcome
 
     def shutdown(self) -> None:
+        """Stop the running analysis, if any (its match waits for the next one)."""
         with self._lock:
-            pool, self._pool = self._pool, None
-            self._job = None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            job, self._job = self._job, None
+        if job is not None:
+            _, process, receive = job
+            process.terminate()
+            process.join(timeout=5)
+            receive.close()

@@ -243,3 +243,14 @@ def test_the_analyst_works_in_a_worker_process_of_its_own():
         assert finished is not None and finished[0] == 9 and isinstance(finished[1], BaseException)
     finally:
         analyst.shutdown()
+
+
+def test_stopping_the_analyst_ends_its_worker_at_once():
+    analyst = analysis.Analyst()
+    analyst.start(1, module="games.engine.gin.analysis", record=_gin_record(21, careless=0), seats=[0, 1],
+                  seconds=5.0)
+    process = analyst._job[1]
+    started = time.monotonic()
+    analyst.shutdown()
+    assert time.monotonic() - started < 6
+    assert not process.is_alive() and not analyst.busy() and analyst.done() is None

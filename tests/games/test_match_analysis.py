@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from html import unescape
 
@@ -131,7 +130,7 @@ def test_the_page_shows_accuracy_and_the_costliest_moments_at_their_replay_posit
 
 def test_the_clock_hands_a_match_to_the_worker_and_stores_it_on_a_later_tick(gin_match, settings):
     settings.GAMES_ANALYSIS_SECONDS = SECONDS
-    analyst = Analyst(executor=lambda: ThreadPoolExecutor(max_workers=1))
+    analyst = Analyst()
     try:
         assert match_analysis.clock_step(analyst) == gin_match.pk
         assert analyst.busy() and not MatchAnalysis.objects.exists()
@@ -149,7 +148,7 @@ def test_the_clock_hands_a_match_to_the_worker_and_stores_it_on_a_later_tick(gin
 
 def test_the_clock_analyses_nothing_when_it_is_turned_off(gin_match, settings):
     settings.GAMES_ANALYSIS_SECONDS = 0
-    analyst = Analyst(executor=lambda: ThreadPoolExecutor(max_workers=1))
+    analyst = Analyst()
     assert match_analysis.clock_step(analyst) is None and not analyst.busy()
 
 
@@ -200,7 +199,7 @@ def test_the_clock_looks_for_waiting_matches_again_only_once_one_has_ended(playe
     looks = []
     real = match_analysis.pending
     monkeypatch.setattr(match_analysis, "pending", lambda **kw: looks.append(kw) or real(**kw))
-    analyst = Analyst(executor=lambda: ThreadPoolExecutor(max_workers=1))
+    analyst = Analyst()
     try:
         assert match_analysis.clock_step(analyst) is None and len(looks) == 1  # nothing finished yet
         assert match_analysis.clock_step(analyst) is None and len(looks) == 1  # not every tick
