@@ -8,8 +8,9 @@ enters). A game offers it through its registry entry (``GameEntry.analysis``: th
 game plugs in the same way.
 
 :func:`analyse_record` is the whole work for one match, bounded in time: each decision gets at most
-``seconds`` of wall-clock time (its playouts stop at the deadline, at least one is played), and the whole match
-at most ``match_seconds`` (the later decisions' budgets shrink to share what is left). The referee's clock runs
+``seconds`` of wall-clock time (its playouts stop at the first deal after the deadline, at least one is played),
+and the whole match about ``match_seconds`` (the later decisions' budgets shrink to share what is left; once it is
+spent each decision plays one deal). The referee's clock runs
 it in a worker process of its own (:class:`Analyst`, spawned and niced like the bots' thinker in
 ``games.thinking``), one match at a time, never on the event loop nor in the referee's pass; ``manage.py
 analyse`` runs it in its own process.
@@ -46,7 +47,7 @@ RECENT_DAYS = 30
 #: After finding no match to analyse the clock looks again after this many seconds, or sooner when a match
 #: has ended since (a cheap check).
 IDLE_SECONDS = 30.0
-#: The layout of a stored analysis (``MatchAnalysis.data``); a newer layout is computed again.
+#: The layout of a stored analysis (``MatchAnalysis.data["version"]``).
 VERSION = 1
 
 
