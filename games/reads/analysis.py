@@ -43,13 +43,13 @@ def for_page(*, match: Match, players: list[Player], replay_rounds: list[dict] |
     if held:  # another app's reason (tournaments: the match's stage still runs)
         return {"state": "held", "reason": held[0]}
     row = MatchAnalysis.objects.filter(match=match).first()
-    if row is None:
+    data = (row.data if row is not None else None) or {}
+    if row is not None and row.error:
+        return {"state": "failed"}
+    if not data:  # none yet, or a referee has claimed it and is computing it (games.services.analysis.claim)
         recent = match.finished_at is not None and match.finished_at >= timezone.now() - timedelta(days=RECENT_DAYS)
         # The clock analyses recent matches only; an older one waits for ``manage.py analyse``.
         return {"state": "pending" if recent else "none"}
-    data = row.data or {}
-    if row.error or not data:
-        return {"state": "failed"}
     names = {p.seat: p.name for p in players}
     firsts = {r["number"]: r["first"] for r in replay_rounds or []}
     decisions = []

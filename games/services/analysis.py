@@ -5,6 +5,11 @@ run by the referee's clock in a worker process (:func:`clock_step`) or by ``mana
 A match waits for an analysis when it finished (not aborted), a person held a seat, its game has an analysis,
 it ended within ``RECENT_DAYS`` (older matches only by ``manage.py analyse``) and it has no ``MatchAnalysis`` row
 yet. The row is written once; a failed analysis is written with its error, so the clock does not try it again.
+
+Several referees may run at once (``manage.py referee``), each with its own worker: a referee first **claims** a
+match (:func:`claim`: it writes the match's row empty, neither data nor error, or takes over a claim older than
+``CLAIM_SECONDS``, whose referee has evidently stopped), so that no two analyse the same match; until the result
+replaces it the page says the analysis is being computed.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from games import analysis, registry
@@ -23,6 +30,9 @@ from games.models import Match, MatchAnalysis, Move
 logger = logging.getLogger(__name__)
 
 RECENT_DAYS = analysis.RECENT_DAYS
+#: A claim (an empty row) older than this is taken to be abandoned (its referee stopped): another may take it.
+#: Well above a match's budget (``games.analysis.MATCH_SECONDS``, plus one deal per decision once it is spent).
+CLAIM_SECONDS = 600
 
 
 def person_seats(match: Match) -> list[int]:
@@ -38,10 +48,13 @@ def analysable(match: Match) -> bool:
 def pending(*, limit: int = 1, recent_days: int = RECENT_DAYS) -> list[Match]:
     """Finished matches that wait for their analysis, the newest first."""
     games = [entry.name for entry in registry.entries() if entry.analysis]
-    since = timezone.now() - timedelta(days=recent_days)
+    now = timezone.now()
+    since = now - timedelta(days=recent_days)
+    waiting = Q(analysis__isnull=True) | Q(analysis__data__isnull=True, analysis__error="",
+                                           analysis__computed_at__lt=now - timedelta(seconds=CLAIM_SECONDS))
     found = []
-    query = (Match.objects.filter(status=Match.Status.FINISHED, game__in=games, finished_at__gte=since,
-                                  analysis__isnull=True, users__isnull=False)
+    query = (Match.objects.filter(waiting, status=Match.Status.FINISHED, game__in=games, finished_at__gte=since,
+                                  users__isnull=False)
              .distinct().order_by("-finished_at"))
     for match in query[: max(limit * 4, 20)]:
         if person_seats(match):
@@ -49,6 +62,20 @@ def pending(*, limit: int = 1, recent_days: int = RECENT_DAYS) -> list[Match]:
             if len(found) >= limit:
                 break
     return found
+
+
+def claim(match_id: int) -> bool:
+    """Whether this referee may analyse ``match_id`` now: it writes the match's row empty (the claim), or takes
+    over a claim older than ``CLAIM_SECONDS``; False when another holds a fresh claim or the row has a result."""
+    try:
+        with transaction.atomic():
+            MatchAnalysis.objects.create(match_id=match_id)
+        return True
+    except IntegrityError:
+        now = timezone.now()
+        return MatchAnalysis.objects.filter(
+            match_id=match_id, data__isnull=True, error="", computed_at__lt=now - timedelta(seconds=CLAIM_SECONDS),
+        ).update(computed_at=now) == 1
 
 
 def job_of(match: Match) -> dict[str, Any]:
@@ -122,7 +149,9 @@ def clock_step(analyst: analysis.Analyst, *, seconds: float | None = None) -> in
             and not Match.objects.filter(status=Match.Status.FINISHED, finished_at__gte=analyst.idle_since).exists()):
         return None
     looked_at = timezone.now()
-    for match in pending(limit=1):
+    for match in pending(limit=3):
+        if not claim(match.pk):  # another referee took it since
+            continue
         job = job_of(match)
         analyst.idle_since = None
         analyst.start(match.pk, module=job["module"], record=job["record"], seats=job["seats"], seconds=seconds,

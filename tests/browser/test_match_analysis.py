@@ -143,7 +143,7 @@ def test_the_referee_s_clock_analyses_a_finished_match_in_its_worker(analysing_r
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             row = MatchAnalysis.objects.filter(match=match).first()
-            if row is not None:
+            if row is not None and (row.data is not None or row.error):  # not merely claimed
                 return row
             time.sleep(0.3)
         return None

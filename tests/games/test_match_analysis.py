@@ -133,10 +133,10 @@ def test_the_clock_hands_a_match_to_the_worker_and_stores_it_on_a_later_tick(gin
     analyst = Analyst()
     try:
         assert match_analysis.clock_step(analyst) == gin_match.pk
-        assert analyst.busy() and not MatchAnalysis.objects.exists()
+        assert analyst.busy() and not MatchAnalysis.objects.filter(data__isnull=False).exists()  # claimed only
         assert match_analysis.clock_step(analyst) is None  # one match at a time
         deadline = time.monotonic() + 60
-        while analyst.busy() and MatchAnalysis.objects.count() == 0 and time.monotonic() < deadline:
+        while analyst.busy() and time.monotonic() < deadline:
             time.sleep(0.05)
             match_analysis.clock_step(analyst)
         row = MatchAnalysis.objects.get(match=gin_match)
@@ -240,10 +240,10 @@ def test_the_referee_s_tick_hands_the_match_to_a_worker_process_and_does_not_ana
         started = time.monotonic()
         timekeeper.clock_tick()
         assert timekeeper.analyst().busy(), "the tick handed the match over"
-        assert not MatchAnalysis.objects.exists(), "and did not compute it in the tick"
+        assert not MatchAnalysis.objects.filter(data__isnull=False).exists(), "and did not compute it in the tick"
         assert time.monotonic() - started < 10
         deadline = time.monotonic() + 120
-        while not MatchAnalysis.objects.exists() and time.monotonic() < deadline:
+        while not MatchAnalysis.objects.filter(data__isnull=False).exists() and time.monotonic() < deadline:
             time.sleep(0.2)
             timekeeper.clock_tick()
         row = MatchAnalysis.objects.get(match=gin_match)
@@ -277,3 +277,43 @@ def test_a_move_the_server_played_when_the_person_s_time_ran_out_is_no_decision(
     analysed = {(d["round"], d["move"]) for d in data["decisions"]}
     assert not analysed & {tuple(s) for s in job["skip"]}
     assert analysed, "her other moves are decisions"
+
+
+def test_two_referees_never_analyse_the_same_match(gin_match, settings):
+    """Several referees may run at once: the first claims the match, the other leaves it alone; the page says
+    it is being computed meanwhile (not that it failed)."""
+    settings.GAMES_ANALYSIS_SECONDS = SECONDS
+    first, second = Analyst(), Analyst()
+    try:
+        assert match_analysis.clock_step(first) == gin_match.pk
+        assert match_analysis.clock_step(second) is None and not second.busy()
+        assert match_analysis.pending() == []
+        assert analysis_state(page(gin_match)) == "pending"
+        # manage.py analyse, without ids, leaves it to the referee too.
+        call_command("analyse", "--seconds", str(SECONDS))
+        assert MatchAnalysis.objects.get(match=gin_match).data is None
+    finally:
+        first.shutdown()
+
+
+def test_a_claim_whose_referee_stopped_is_taken_over_after_a_while(gin_match, settings):
+    settings.GAMES_ANALYSIS_SECONDS = SECONDS
+    stopped, other = Analyst(), Analyst()
+    try:
+        assert match_analysis.clock_step(stopped) == gin_match.pk
+    finally:
+        stopped.shutdown()  # its referee stopped: the claim stays behind
+    assert match_analysis.clock_step(other) is None
+    MatchAnalysis.objects.filter(match=gin_match).update(
+        computed_at=timezone.now() - timedelta(seconds=match_analysis.CLAIM_SECONDS + 1))
+    other.idle_since = None  # look again now, not after IDLE_SECONDS
+    try:
+        assert match_analysis.clock_step(other) == gin_match.pk
+        deadline = time.monotonic() + 60
+        while other.busy() and time.monotonic() < deadline:
+            time.sleep(0.05)
+            match_analysis.clock_step(other)
+        row = MatchAnalysis.objects.get(match=gin_match)
+        assert not row.error and row.data["decisions"]
+    finally:
+        other.shutdown()

@@ -2,8 +2,9 @@
 
 ``manage.py analyse 12 15`` analyses those matches (again, if they have one); without ids it analyses the
 matches that wait for one (finished, a person seated, no analysis yet; ``--days`` back, newest first, at most
-``--limit``). ``--seconds``: each decision's wall-clock budget (default ``GAMES_ANALYSIS_SECONDS``, or 0.5 when
-that is 0); a match takes at most ``games.analysis.MATCH_SECONDS`` whatever the budget.
+``--limit``; one a referee is computing is left to it). ``--seconds``: each decision's wall-clock budget
+(default ``GAMES_ANALYSIS_SECONDS``, or 0.5 when that is 0); a match takes at most
+``games.analysis.MATCH_SECONDS`` whatever the budget.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ class Command(BaseCommand):
         else:
             matches = analysis.pending(limit=limit, recent_days=days)
         for match in matches:
+            if not match_ids and not analysis.claim(match.pk):
+                continue  # a referee took it since (games.services.analysis.claim)
             try:
                 row = analysis.analyse_match(match, seconds=budget)
             except ValueError as exc:
