@@ -138,10 +138,11 @@ def tick_every() -> float:
     return float(settings.GAMES_TICK_SECONDS)
 
 
-def clock_tick() -> None:
+def clock_tick(*, analyse: bool = True) -> None:
     """One tick of the clocks beside the tables, for every referee (this one and ``manage.py referee``):
-    announce lost match ends again, then ``referee_tick`` for the other apps. Nothing here raises: a
-    failing step is logged and the next tick tries again."""
+    announce lost match ends again, then ``referee_tick`` for the other apps, then the analysis's hand-over
+    (``analyse=False``: not, for a process about to exit, ``manage.py referee --once``, whose worker would die with
+    it). Nothing here raises: a failing step is logged and the next tick tries again."""
     try:
         matches_catch_up()
     except Exception:  # noqa: BLE001 - the ticks for the other apps must still go out
@@ -149,6 +150,8 @@ def clock_tick() -> None:
     for receiver, error in referee_tick.send_robust(sender=services.referee_pass):
         if isinstance(error, Exception):
             logger.error("referee_tick listener %r failed", receiver, exc_info=error)
+    if not analyse:
+        return
     try:
         # The analysis of finished matches: a hand-over to the analyst's worker process, never the work here.
         match_analysis.clock_step(analyst())

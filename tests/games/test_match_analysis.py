@@ -317,3 +317,18 @@ def test_a_claim_whose_referee_stopped_is_taken_over_after_a_while(gin_match, se
         assert not row.error and row.data["decisions"]
     finally:
         other.shutdown()
+
+
+def test_a_referee_run_once_hands_no_match_to_a_worker_that_would_die_with_it(gin_match, settings):
+    from games.web import timekeeper
+
+    settings.GAMES_ANALYSIS_SECONDS = SECONDS
+    timekeeper._analyst = None
+    try:
+        call_command("referee", "--once")
+        assert not timekeeper.analyst().busy()
+        assert not MatchAnalysis.objects.exists()  # not even claimed: the looping referee takes it at once
+        assert match_analysis.pending() == [gin_match]
+    finally:
+        timekeeper.analyst().shutdown()
+        timekeeper._analyst = None
