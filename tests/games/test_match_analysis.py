@@ -332,3 +332,46 @@ def test_a_referee_run_once_hands_no_match_to_a_worker_that_would_die_with_it(gi
     finally:
         timekeeper.analyst().shutdown()
         timekeeper._analyst = None
+
+
+GERMAN = re.compile(r"abwerfen|ziehen|nehmen|passen|klopfen|ablegen|auslegen|anlegen|tauschen|Meldung|Karte|"
+                    r"Runde\b|\bZug\b|Experte|Punkte|Spieler|Entscheidung|Kosten|Genauigkeit|berechnet|"
+                    r"[♣♦♥♠][BD]\b")
+
+
+@pytest.mark.parametrize("fixture", ["gin_match", "romme_match"])
+def test_the_english_analysis_card_has_no_german_words(request, fixture):
+    match = request.getfixturevalue(fixture)
+    data = match_analysis.analyse_match(match, seconds=SECONDS).data
+    data["decisions"][0]["cost"] = 9.5
+    MatchAnalysis.objects.filter(match=match).update(data=analysis.summarise(data["decisions"], [0]))
+    html = page(match, "en")
+    card = unescape(html[html.index('id="analysis"'):html.index("</section>", html.index('id="analysis"'))])
+    card = re.sub(r"<[^>]+>", " ", card)
+    assert "Analysis" in card and "Accuracy" in card
+    assert not GERMAN.findall(card), GERMAN.findall(card)
+
+
+def test_every_kind_of_move_is_worded_in_english():
+    from django.utils import translation
+
+    from games import registry
+
+    gin, romme = registry.get("gin"), registry.get("romme")
+    moves = [(gin, {"action": "pass"}), (gin, {"action": "draw", "from": "stock"}),
+             (gin, {"action": "draw", "from": "discard"}), (gin, {"action": "discard", "card": "QH"}),
+             (gin, {"action": "knock", "card": "JS"}), (gin, {"action": "big_gin"}),
+             (romme, {"action": "draw", "from": "discard"}), (romme, {"action": "discard", "card": "TD"}),
+             (romme, {"action": "lay", "melds": [["QH", "QS", "JK"]], "lay_offs": [{"card": "KH", "meld": 1}]}),
+             (romme, {"action": "lay_off", "card": "JC", "meld": 2}),
+             (romme, {"action": "swap", "card": "QD", "meld": 1, "then": {"action": "discard", "card": "JK"}})]
+    with translation.override("en"):
+        english = [entry.describe_action(move) for entry, move in moves]
+    with translation.override("de"):
+        german = [entry.describe_action(move) for entry, move in moves]
+    for text in english:
+        assert not GERMAN.findall(text), text
+    assert english[3] == "discard ♥Q" and german[3] == "♥D abwerfen"
+    assert english[5] == "Big gin"
+    assert "lay down: ♥Q ♠Q Joker" in english[8] and "lay ♥K off on meld 1" in english[8]
+    assert english[10] == "swap ♦Q for the joker in meld 1, discard Joker"
