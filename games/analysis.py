@@ -132,6 +132,8 @@ class Analyst:
         #: When the clock last found nothing to analyse (the site's time), and when it looks again regardless.
         self.idle_since: Any = None
         self.look_again_at = 0.0
+        #: Until when the clock's looks after one that found nothing walk only the matches that ended since.
+        self.narrow_until = 0.0
 
     def busy(self) -> bool:
         with self._lock:

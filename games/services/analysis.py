@@ -33,6 +33,8 @@ RECENT_DAYS = analysis.RECENT_DAYS
 #: A claim (an empty row) older than this is taken to be abandoned (its referee stopped): another may take it.
 #: Well above a match's budget (``games.analysis.MATCH_SECONDS``, plus one deal per decision once it is spent).
 CLAIM_SECONDS = 600
+#: A narrow look of the clock (only the matches that ended since its last look) reaches this much further back.
+NARROW_MARGIN_SECONDS = 60
 
 
 def person_seats(match: Match) -> list[int]:
@@ -45,11 +47,14 @@ def analysable(match: Match) -> bool:
             and bool(registry.get(match.game).analysis) and bool(person_seats(match)))
 
 
-def pending(*, limit: int = 1, recent_days: int = RECENT_DAYS) -> list[Match]:
-    """Finished matches that wait for their analysis, the newest first."""
+def pending(*, limit: int = 1, recent_days: int = RECENT_DAYS, ended_since: Any = None) -> list[Match]:
+    """Finished matches that wait for their analysis, the newest first (``ended_since``: only those that ended
+    then or later)."""
     games = [entry.name for entry in registry.entries() if entry.analysis]
     now = timezone.now()
     since = now - timedelta(days=recent_days)
+    if ended_since is not None:
+        since = max(since, ended_since)
     waiting = Q(analysis__isnull=True) | Q(analysis__data__isnull=True, analysis__error="",
                                            analysis__computed_at__lt=now - timedelta(seconds=CLAIM_SECONDS))
     found = []
@@ -149,13 +154,22 @@ def clock_step(analyst: analysis.Analyst, *, seconds: float | None = None) -> in
             and not Match.objects.filter(status=Match.Status.FINISHED, finished_at__gte=analyst.idle_since).exists()):
         return None
     looked_at = timezone.now()
-    for match in pending(limit=3):
+    # A whole look walks every finished match of RECENT_DAYS (at a busy site, hundreds of thousands of rows on
+    # the database thread; it ends early only when a match waits): after one that found nothing, the next looks
+    # read only the matches that ended since (less a margin for a match committed after the look), until one
+    # of them finds nothing again; a whole one comes again after CLAIM_SECONDS (for a claim gone stale).
+    narrow = analyst.idle_since is not None and time.monotonic() < analyst.narrow_until
+    ended_since = analyst.idle_since - timedelta(seconds=NARROW_MARGIN_SECONDS) if narrow else None
+    for match in pending(limit=3, ended_since=ended_since):
         if not claim(match.pk):  # another referee took it since
             continue
         job = job_of(match)
-        analyst.idle_since = None
+        if not narrow:
+            analyst.idle_since = None
         analyst.start(match.pk, module=job["module"], record=job["record"], seats=job["seats"], seconds=seconds,
                       skip=job["skip"])
         return match.pk
+    if not narrow:
+        analyst.narrow_until = time.monotonic() + CLAIM_SECONDS
     analyst.idle_since, analyst.look_again_at = looked_at, time.monotonic() + analysis.IDLE_SECONDS
     return None

@@ -375,3 +375,30 @@ def test_every_kind_of_move_is_worded_in_english():
     assert english[5] == "Big gin"
     assert "lay down: ♥Q ♠Q Joker" in english[8] and "lay ♥K off on meld 1" in english[8]
     assert english[10] == "swap ♦Q for the joker in meld 1, discard Joker"
+
+
+def test_after_a_look_that_found_nothing_the_clock_reads_only_the_matches_that_ended_since(players, play, settings,
+                                                                                          monkeypatch):
+    """A whole look walks every match of the last RECENT_DAYS: it comes once every CLAIM_SECONDS; between, the
+    clock reads only the matches that ended since its last look."""
+    settings.GAMES_ANALYSIS_SECONDS = SECONDS
+    looks = []
+    real = match_analysis.pending
+    monkeypatch.setattr(match_analysis, "pending", lambda **kw: looks.append(kw.get("ended_since")) or real(**kw))
+    analyst = Analyst()
+    try:
+        assert match_analysis.clock_step(analyst) is None and looks == [None]  # a whole look, nothing waits
+        table = services.table_create(user=players[0], game="gin", preset="schnell", bots="simple")
+        new = play(table.pk, [players[0], None])
+        assert match_analysis.clock_step(analyst) == new.pk and looks[-1] is not None  # a narrow look finds it
+        analyst.shutdown()
+        # A match that ended well before the last look (say, committed late): narrow looks pass it by...
+        Match.objects.filter(pk=new.pk).update(finished_at=timezone.now() - timedelta(hours=1))
+        MatchAnalysis.objects.filter(match=new).delete()
+        analyst.look_again_at = 0  # look now
+        assert match_analysis.clock_step(analyst) is None and looks[-1] is not None
+        # ...the next whole look, CLAIM_SECONDS after the last one, finds it.
+        analyst.look_again_at = analyst.narrow_until = 0
+        assert match_analysis.clock_step(analyst) == new.pk and looks[-1] is None
+    finally:
+        analyst.shutdown()
