@@ -402,3 +402,34 @@ def test_after_a_look_that_found_nothing_the_clock_reads_only_the_matches_that_e
         assert match_analysis.clock_step(analyst) == new.pk and looks[-1] is None
     finally:
         analyst.shutdown()
+
+
+def test_a_player_who_left_a_list_still_running_gets_no_analysis_and_only_her_own_moves_are_analysed(players, play):
+    from games import registry
+    from tests.games.helpers import choose_action
+
+    anna, ben, cleo = players[:3]
+    table = services.table_create_seated(game="romme", users=[anna, ben, cleo], options={"seats": 3, "rounds": 1})
+    users = [anna, ben, cleo]
+    for _ in range(12):  # a few moves, then anna leaves
+        table = Table.objects.get(pk=table.pk)
+        state = state_of(table)
+        view = registry.get("romme").engine.view(state, state.to_act)
+        services.move_apply(table_id=table.pk, user=users[state.to_act], version=table.version,
+                            action=choose_action(view))
+    services.match_resign(table_id=table.pk, user=anna)
+    match = Match.objects.get(pk=Table.objects.get(pk=table.pk).current_match_id)
+    assert match.status == Match.Status.PLAYING  # the list goes on without her
+    client = Client()
+    client.force_login(anna)
+    response = client.get(reverse("matches:detail", kwargs={"match_id": match.pk}))
+    assert response.status_code == 404 and b"an-decisions" not in response.content
+    assert match_analysis.pending(limit=5) == []
+    match = play(table.pk, [None, ben, cleo])
+    moves = match_analysis.job_of(match)["record"]["rounds"][0]["moves"]
+    left_at = next(i for i, m in enumerate(moves) if m.get("action") == "resign" and m.get("seat") == 0)
+    data = match_analysis.analyse_match(match, seconds=SECONDS).data
+    hers = [d for d in data["decisions"] if d["seat"] == 0]
+    assert hers and all(d["move"] < left_at for d in hers)
+    assert any(d["seat"] != 0 and d["move"] > left_at for d in data["decisions"])
+    assert analysis_state(page(match, user=anna)) == "ready"
