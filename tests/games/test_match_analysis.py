@@ -433,3 +433,10 @@ def test_a_player_who_left_a_list_still_running_gets_no_analysis_and_only_her_ow
     assert hers and all(d["move"] < left_at for d in hers)
     assert any(d["seat"] != 0 and d["move"] > left_at for d in data["decisions"])
     assert analysis_state(page(match, user=anna)) == "ready"
+
+
+def test_the_analysis_card_heads_its_columns_per_person_in_english(gin_match):
+    match_analysis.analyse_match(gin_match, seconds=SECONDS)
+    html = page(gin_match, "en")
+    card = html[html.index('id="analysis"'):]
+    assert '<th scope="col">Player</th>' in card and '<th scope="col">Players</th>' not in card
