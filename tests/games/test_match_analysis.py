@@ -440,3 +440,25 @@ def test_the_analysis_card_heads_its_columns_per_person_in_english(gin_match):
     html = page(gin_match, "en")
     card = html[html.index('id="analysis"'):]
     assert '<th scope="col">Player</th>' in card and '<th scope="col">Players</th>' not in card
+
+
+def test_a_costly_moment_in_a_later_round_links_to_its_own_position_in_the_replay(players, play):
+    anna = players[0]
+    table = services.table_create(user=anna, game="romme", preset="standard", options={"seats": 2, "rounds": 3},
+                                  bots="simple")
+    match = play(table.pk, [anna, None])
+    data = match_analysis.analyse_match(match, seconds=SECONDS).data
+    rounds = {d["round"] for d in data["decisions"]}
+    assert len(rounds) >= 2
+    last = [d for d in data["decisions"] if d["round"] == max(rounds)][-1]
+    for d in data["decisions"]:
+        d["cost"] = 20.0 if d is last else 0.0
+    data = analysis.summarise(data["decisions"], [0])
+    MatchAnalysis.objects.filter(match=match).update(data=data)
+    html = page(match)
+    links = re.findall(r'class="button button-secondary an-jump" data-replay-position="(\d+)"', html)
+    assert len(links) == 1
+    replay = replay_positions(records_export.record_export(match=match))
+    shown = replay["positions"][int(links[0])]
+    assert shown["round"] == last["round"] == max(rounds) and shown["move"]["seat"] == 0
+    assert {k: shown["move"].get(k) for k in last["action"]} == last["action"]
