@@ -75,12 +75,15 @@ lint: $(VENV)/.dev
 ## Benchmarks: the meld solvers, self-play speed and the bots' strength (figures for the notes, no pass/fail).
 ## The bots' tournament is bounded: every count is a flag (python -m bench.gin --help), e.g.
 ## make bench GIN_BENCH_ARGS="--matches 400" ROMME_BENCH_ARGS="--lists 100" (gin's level crosstable: --full plays
-## 2,000 mirrored matches per pairing, hours with the expert's search). At most 2 processes.
+## 2,000 mirrored matches per pairing, hours with the expert's search), ANALYSIS_BENCH_ARGS="--matches 5
+## --seconds 0.5" (the post-match analysis's time per match and decision). At most 2 processes.
 GIN_BENCH_ARGS ?=
 ROMME_BENCH_ARGS ?=
+ANALYSIS_BENCH_ARGS ?=
 bench: $(VENV)/.bench
 	nice -n 10 $(PY) -m bench.gin $(GIN_BENCH_ARGS)
 	nice -n 10 $(PY) -m bench.romme $(ROMME_BENCH_ARGS)
+	nice -n 10 $(PY) -m bench.analysis $(ANALYSIS_BENCH_ARGS)
 	$(MAKE) bench-leaderboard
 
 ## The leaderboard page at size: an SQLite file in artifacts/ seeded once (100,000 players, 1,000,000 rated

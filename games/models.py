@@ -253,3 +253,18 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} an Tisch {self.table_id}: {self.text[:30]}"
+
+
+class MatchAnalysis(models.Model):
+    """The analysis of a finished match (``games.analysis``), computed once after it ended: per decision of a
+    person the expert's move and the estimated cost of the move made, the costliest moments and each person's
+    accuracy. ``error`` says why a match has none (its analysis failed); the row then stops the clock from
+    trying again."""
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, primary_key=True, related_name="analysis")
+    data = models.JSONField(null=True, blank=True)
+    error = models.CharField(max_length=300, blank=True, default="")
+    computed_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Analyse von {self.match}"

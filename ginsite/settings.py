@@ -373,6 +373,10 @@ GAMES_BOT_DELAY_SECONDS = float(os.environ.get("GAMES_BOT_DELAY_SECONDS", "1.2")
 # The wall-clock budget of a searching computer player's decision (gin's Experte), in the referee's worker
 # process (games.thinking); the search's own iteration budget usually ends it sooner.
 GAMES_BOT_THINK_SECONDS = float(os.environ.get("GAMES_BOT_THINK_SECONDS", "0.5"))
+# The post-match analysis (games.analysis): each decision's wall-clock budget in seconds, in the referee's
+# analysis worker process (one match at a time, niced); 0: the referee's clock analyses nothing (manage.py
+# analyse still does).
+GAMES_ANALYSIS_SECONDS = float(os.environ.get("GAMES_ANALYSIS_SECONDS", "0.5"))
 # Where the referee runs: "auto" (inside the daphne process exactly when there is no Redis, because the
 # in-memory channel layer cannot carry a referee process's frames to the sockets), "1" or "0".
 GAMES_REFEREE_IN_PROCESS = os.environ.get("GAMES_REFEREE_IN_PROCESS", "auto")

@@ -41,6 +41,13 @@ def _site_language():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _no_analysis_on_the_clock(settings):
+    """The referee's clock hands finished matches to the analysis's worker process: not in tests that merely
+    tick the clock (a test of the analysis turns it on)."""
+    settings.GAMES_ANALYSIS_SECONDS = 0
+
+
 @pytest.fixture
 def players(db):
     """Four signed-up players: anna, ben, cleo, dora."""

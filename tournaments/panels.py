@@ -1,6 +1,6 @@
 """What tournaments adds to games' pages, registered at start-up (``TournamentsConfig.ready``) through
 ``games.panels``: on the match page and on the table page, the tournament, stage and table a match is (or
-was) played at, with a link to the tournament."""
+was) played at, with a link to the tournament; and the match page's analysis held back while the stage runs."""
 
 from __future__ import annotations
 
@@ -42,6 +42,17 @@ def table_tournament(*, table: Table) -> list[panels.HeadLink]:
     return _tournament_line(table_id=table.pk)
 
 
+def analysis_held(*, match: Match) -> str | None:
+    """A tournament match's analysis waits until its stage (a gin round, a Rommé series) has ended."""
+    if not match.table.tournament:
+        return None
+    stage_table = StageTable.objects.filter(table_id=match.table_id).select_related("stage").first()
+    if stage_table is None or stage_table.stage.finished_at is not None:
+        return None
+    return _("Die Analyse erscheint, wenn diese Turnierrunde zu Ende ist.")
+
+
 def register() -> None:
     panels.register(panels.MATCH_HEAD, match_tournament)
     panels.register(panels.TABLE_HEAD, table_tournament)
+    panels.register(panels.ANALYSIS_HELD, analysis_held)

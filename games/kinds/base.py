@@ -10,14 +10,16 @@ overrides, so nothing above the engine asks which game it is.
 
 from __future__ import annotations
 
+import importlib
 import random
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 
 from games.engine.interface import MatchEngine, MatchState
 
@@ -137,6 +139,13 @@ class GameEntry:
     #: function of the engine (standard library only), as it runs in a worker process of its own
     #: (``games.reads.previews``).
     meld_preview: Callable[[list[str]], JSON] | None = None
+    #: The game's post-match analysis (``games.analysis``): the name of an engine module (standard library only,
+    #: as it runs in a worker process of its own) with ``decisions(record, seats)``, the views a record's seats
+    #: had before each of their moves, and ``analyse(view, action, rng, stop=...)``, the expert's move and the
+    #: estimated cost of ``action`` in the game's points; "" for none (the match page then shows no analysis).
+    analysis: str = ""
+    #: What the analysis's costs are counted in, as the match page says it ("Punkte der Runde").
+    analysis_unit: Label = gettext_lazy("Punkte")
 
     # --- words ----------------------------------------------------------------------------------------
 
@@ -233,6 +242,26 @@ class GameEntry:
         ``ratings.replay.replay_positions``."""
         raise NotImplementedError
 
+    # --- the analysis of a finished match -------------------------------------------------------------
+
+    def analysis_module(self) -> Any:
+        """The game's analysis module (``analysis``); ValueError for a game that has none."""
+        if not self.analysis:
+            raise ValueError(f"the game {self.name!r} has no analysis")
+        return importlib.import_module(self.analysis)
+
+    def analyse_decision(self, view: JSON, action: JSON, budget: float, *, rng: random.Random | None = None) -> JSON:
+        """The expert's move in ``view`` (the deciding seat's own view, nothing more) and the estimated cost of
+        ``action`` against it, within ``budget`` seconds of wall-clock time: ``{"best", "cost", "values",
+        "samples"}``. A hook through ``analysis``: each game's playouts are its own."""
+        deadline = time.monotonic() + budget
+        return self.analysis_module().analyse(view, action, rng or random.Random(0),
+                                              stop=lambda: time.monotonic() >= deadline)
+
+    def describe_action(self, action: JSON) -> str:
+        """A move in words, in the active language, for the analysis (a hook: the action's name by default)."""
+        return str(action.get("action", ""))
+
     # --- a finished match, as other pages read it -----------------------------------------------------
 
     def record_extras(self, result: JSON) -> JSON:
@@ -286,6 +315,19 @@ class GameEntry:
 
     def __repr__(self) -> str:
         return f"<GameEntry {self.name}>"
+
+
+_SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+
+
+def card_text(code: str) -> str:
+    """A card in a move line, in the active language, as the browser's ``cardShort`` writes it: "♥D" (German)
+    / "♥Q" (English), "♣10", "Joker"."""
+    if code == "JK":
+        return "Joker"
+    rank = code[:1]
+    labels = {"T": "10", "J": pgettext("Kartenwert", "B"), "Q": pgettext("Kartenwert", "D")}
+    return f"{_SUITS.get(code[1:2], '?')}{labels.get(rank, rank)}"
 
 
 #: The parts of a record round that make its deal (what the site hashed when it began).

@@ -21,6 +21,7 @@ from games import panels, registry
 from games.engine.errors import InvalidRecord
 from games.engine.records import load_record
 from games.models import Match
+from games.reads import analysis as match_analysis
 from games.reads import matches as selectors
 from games.reads import records as records_export
 from games.reads import selectors as games_selectors
@@ -191,6 +192,8 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         replay_error=replay_error,
         record_url=reverse("matches:record", kwargs={"match_id": match.pk}),
         leaver_names=[p.name for p in players if p.seat in left],
+        analysis=match_analysis.for_page(match=match, players=players,
+                                         replay_rounds=replay["rounds"] if replay is not None else None),
     )
     return render(request, "games/match_detail.html", context)
 

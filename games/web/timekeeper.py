@@ -11,7 +11,8 @@ check make it safe beside any other referee.
 
 Every pass also keeps **the other clocks** (at most once every ``GAMES_TICK_SECONDS``): the catch-up of
 match ends whose announcement was lost, then ``games.signals.referee_tick`` (the ranked pool's widening
-window, the tournaments' starts, breaks and forfeits), through :func:`clock_tick`, the one tick that
+window, the tournaments' starts, breaks and forfeits), then the post-match analysis's hand-over of the next
+finished match to its worker process (``games.services.analysis.clock_step``), through :func:`clock_tick`, the one tick that
 ``manage.py referee`` sends too, so that no clock runs in one setup only. Its database work runs on the
 database thread like a pass, and what it changes reaches the sockets like a move.
 
@@ -42,9 +43,11 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from games import services
+from games.analysis import Analyst
 from games.delivery import events
 from games.models import Table
 from games.reads import selectors
+from games.services import analysis as match_analysis
 from games.services.ending import matches_catch_up
 from games.signals import referee_tick
 from games.thinking import Thinker
@@ -65,6 +68,17 @@ def thinker() -> Thinker:
     if _thinker is None:
         _thinker = Thinker(float(settings.GAMES_BOT_THINK_SECONDS))
     return _thinker
+
+#: Where this process's referee analyses finished matches (a worker process, started at the first match).
+_analyst: Analyst | None = None
+
+
+def analyst() -> Analyst:
+    global _analyst
+    if _analyst is None:
+        _analyst = Analyst()
+    return _analyst
+
 
 #: Sockets of this process per table id, and how many lobby sockets.
 _sockets: Counter = Counter()
@@ -124,10 +138,11 @@ def tick_every() -> float:
     return float(settings.GAMES_TICK_SECONDS)
 
 
-def clock_tick() -> None:
+def clock_tick(*, analyse: bool = True) -> None:
     """One tick of the clocks beside the tables, for every referee (this one and ``manage.py referee``):
-    announce lost match ends again, then ``referee_tick`` for the other apps. Nothing here raises: a
-    failing step is logged and the next tick tries again."""
+    announce lost match ends again, then ``referee_tick`` for the other apps, then the analysis's hand-over
+    (``analyse=False``: not, for a process about to exit, ``manage.py referee --once``, whose worker would die with
+    it). Nothing here raises: a failing step is logged and the next tick tries again."""
     try:
         matches_catch_up()
     except Exception:  # noqa: BLE001 - the ticks for the other apps must still go out
@@ -135,6 +150,13 @@ def clock_tick() -> None:
     for receiver, error in referee_tick.send_robust(sender=services.referee_pass):
         if isinstance(error, Exception):
             logger.error("referee_tick listener %r failed", receiver, exc_info=error)
+    if not analyse:
+        return
+    try:
+        # The analysis of finished matches: a hand-over to the analyst's worker process, never the work here.
+        match_analysis.clock_step(analyst())
+    except Exception:  # noqa: BLE001 - the clock must go on
+        logger.exception("the post-match analysis step failed")
 
 
 async def tick(layer) -> None:

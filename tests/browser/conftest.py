@@ -161,6 +161,8 @@ def serving(folder: Path, *, extra_env: dict[str, str] | None = None, referee: b
         **(extra_env or {}),
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    # A referee's clock analyses finished matches in a worker process: only where a test asks for it.
+    env.setdefault("GAMES_ANALYSIS_SECONDS", "0")
     if not referee:
         # Without Redis daphne keeps time itself (games/web/timekeeper.py); a server asked for no referee must not,
         # or it plays the computer players of other tests' tables in the shared test database.

@@ -22,6 +22,7 @@ from games.kinds.base import (
     OptionField,
     Preset,
     SheetRow,
+    card_text,
     deal_of,
 )
 from games.kinds.gin import glossary as gin_glossary
@@ -80,12 +81,29 @@ class GinEntry(GameEntry):
     #: The deadwood meter, and the upcard the seat to act took (the public history says only that one was).
     seat_only_keys = ("meter", "taken")
     profile_round_facts = ("result", "winner", "knocker", "deadwood")
+    analysis = "games.engine.gin.analysis"
+    analysis_unit = gettext_lazy("Punkte der Runde")
 
     def table_words(self) -> JSON:
         return words.table_words()
 
     def replay_words(self) -> JSON:
         return words.replay_words()
+
+    def describe_action(self, action: JSON) -> str:
+        kind = action.get("action")
+        card = card_text(str(action.get("card", "")))
+        if kind == "pass":
+            return _("passen")
+        if kind == "draw":
+            return _("vom Stapel ziehen") if action.get("from") == "stock" else _("die offene Karte nehmen")
+        if kind == "discard":
+            return _("%(card)s abwerfen") % {"card": card}
+        if kind == "knock":
+            return _("klopfen, %(card)s ablegen") % {"card": card}
+        if kind == "big_gin":
+            return str(gin_glossary.BIG_GIN)
+        return str(kind)
 
     def option_summary(self, options: JSON) -> list[str]:
         parts: list[str] = []

@@ -22,6 +22,7 @@ from games.kinds.base import (
     OptionField,
     Preset,
     SheetRow,
+    card_text,
     deal_of,
 )
 from games.kinds.romme import glossary as romme_glossary
@@ -38,6 +39,8 @@ class RommeEntry(GameEntry):
     default_seats = 4
     sign = "♥"
     sign_class = "red"
+    analysis = "games.engine.romme.analysis"
+    analysis_unit = gettext_lazy("Minuspunkte der Runde")
     profile_wins_label = gettext_lazy("Listen gewonnen")
     leaderboard_wins_label = gettext_lazy("Listen gewonnen")
     pool_note = gettext_lazy("Rommé: ein Tisch zu viert, nach einer Minute auch zu dritt, nach zwei Minuten zu zweit.")
@@ -68,6 +71,28 @@ class RommeEntry(GameEntry):
     profile_round_facts = ("winner", "hand_romme")
     #: The meld builder's question, bounded for any input (``romme_hints.PREVIEW_BUDGET``).
     meld_preview = staticmethod(romme_hints.meld_preview)
+
+    def describe_action(self, action: JSON) -> str:
+        kind = action.get("action")
+        card = card_text(str(action.get("card", "")))
+        if kind == "draw":
+            return _("vom Stapel ziehen") if action.get("from") == "stock" else _("die offene Karte nehmen")
+        if kind == "discard":
+            return _("%(card)s abwerfen") % {"card": card}
+        if kind == "lay":
+            melds = " · ".join(" ".join(card_text(str(c)) for c in meld) for meld in action.get("melds") or [])
+            text = _("auslegen: %(melds)s") % {"melds": melds}
+            lay_offs = action.get("lay_offs") or []
+            if lay_offs:
+                text += ", " + ", ".join(self.describe_action({"action": "lay_off", **lay}) for lay in lay_offs)
+            return text
+        if kind == "lay_off":
+            return _("%(card)s an Meldung %(meld)s anlegen") % {"card": card, "meld": action.get("meld")}
+        if kind == "swap":
+            text = _("%(card)s gegen den Joker aus Meldung %(meld)s tauschen") % {"card": card, "meld": action.get("meld")}
+            then = action.get("then")
+            return f"{text}, {self.describe_action(then)}" if isinstance(then, dict) else text
+        return str(kind)
 
     def table_words(self) -> JSON:
         return words.table_words()

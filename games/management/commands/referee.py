@@ -9,7 +9,8 @@ still plays one pass, and ``--force`` loops anyway, e.g. for a site that polls).
 
 Like the referee inside daphne, every pass also ticks the other clocks (``games.web.timekeeper.clock_tick``: the
 catch-up of lost match-end announcements and ``games.signals.referee_tick``), at most once every
-``GAMES_TICK_SECONDS``; ``--once`` ticks once. Looping, computer players that search think in a worker process
+``GAMES_TICK_SECONDS``; ``--once`` ticks once (without the post-match analysis's hand-over: that needs a
+process that stays). Looping, computer players that search think in a worker process
 (``games.thinking``), so one table's search never holds up another table's move."""
 
 import logging
@@ -56,7 +57,8 @@ class Command(BaseCommand):
                 played = 0
             if once or time.monotonic() >= next_tick:
                 next_tick = time.monotonic() + timekeeper.tick_every()
-                timekeeper.clock_tick()
+                # --once: no analysis (its worker process would end with this one, the match claimed for nothing).
+                timekeeper.clock_tick(analyse=not once)
             if once:
                 self.stdout.write(f"{played} played")
                 return

@@ -242,6 +242,15 @@ async function startViewer() {
     }
   });
   viewer.tabIndex = -1;
+  // A link anywhere on the page with data-replay-position (the analysis's costliest moments) shows that position.
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest("[data-replay-position]");
+    if (!link) return;
+    event.preventDefault();
+    go(Number(link.dataset.replayPosition));
+    viewer.scrollIntoView({ block: "start" });
+    viewer.focus({ preventScroll: true });
+  });
   listMoves();
   draw();
   viewer.dataset.ready = "true";
