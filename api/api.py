@@ -191,8 +191,8 @@ def _export_lines(user: Any, filters: api_selectors.MatchFilters,
                   after: tuple[datetime, int] | None) -> tuple[list[bytes], tuple[datetime, int] | None]:
     """The next chunk of the export as NDJSON lines (one signed record each), and where the next one starts."""
     chunk, after = api_selectors.export_chunk(user=user, filters=filters, after=after)
-    lines = [json.dumps(records_export.record_export(match=m), ensure_ascii=False, separators=(",", ":")).encode()
-             + b"\n" for m in chunk]
+    lines = [json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+             for record in records_export.records_export(chunk)]
     return lines, after
 
 

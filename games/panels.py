@@ -16,7 +16,7 @@ False
 >>> register("sidebar", venue)
 Traceback (most recent call last):
 ...
-ValueError: unknown panel slot 'sidebar' (known: match_seats, head_to_head, match_head, table_head, record)
+ValueError: unknown panel slot 'sidebar' (known: match_seats, head_to_head, match_head, table_head, record, record_many)
 """
 
 from __future__ import annotations
@@ -36,8 +36,12 @@ TABLE_HEAD = "table_head"
 #: Top-level fields of the exported record (records.md): ``fn(*, match, players) -> dict | None``.
 #: They are signed with the rest; a panel may not replace a field games writes.
 RECORD = "record"
+#: The same fields for many matches at once (an export's chunk, in one query rather than one a match), by match
+#: id: ``fn(*, matches, players) -> dict[int, dict]`` (``players`` by match id). A ``RECORD`` panel registers
+#: its counterpart here too; ``games.reads.records.records_export`` asks this slot, ``record_export`` the other.
+RECORD_MANY = "record_many"
 
-SLOTS = (MATCH_SEATS, HEAD_TO_HEAD, MATCH_HEAD, TABLE_HEAD, RECORD)
+SLOTS = (MATCH_SEATS, HEAD_TO_HEAD, MATCH_HEAD, TABLE_HEAD, RECORD, RECORD_MANY)
 
 Panel = Callable[..., Any]
 
