@@ -20,8 +20,10 @@ from games.models import Match
 from games.reads import history
 from games.reads.matches import active_user
 
-#: Matches the export reads from the database at a time (one query each, ``export_chunk``).
-EXPORT_CHUNK = 200
+#: Matches the export reads from the database at a time (``export_chunk``; with their rounds, players and rating
+#: changes, one query each). What the export holds at once: about 40 kB a match of a gin match of five rounds
+#: while its chunk's rounds are read (``bench.export``).
+EXPORT_CHUNK = 50
 
 
 @dataclass(frozen=True)
