@@ -28,6 +28,10 @@ from typing import Any
 
 
 def _setup(folder: str) -> None:
+    # Always its own throwaway SQLite file and the local cache: never a database or Redis named in the
+    # environment (the bench inserts thousands of matches).
+    os.environ.pop("DATABASE_URL", None)
+    os.environ.pop("REDIS_URL", None)
     os.environ["SQLITE_PATH"] = os.path.join(folder, "bench-export.sqlite3")
     # As a server runs: DEBUG off (Django then keeps no log of the queries), so a key and a secret of its own.
     os.environ["DEBUG"] = "0"
