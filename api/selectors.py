@@ -21,8 +21,8 @@ from games.reads import history
 from games.reads.matches import active_user
 
 #: Matches the export reads from the database at a time (``export_chunk``; with their rounds, players and rating
-#: changes, one query each). What the export holds at once: about 40 kB a match of a gin match of five rounds
-#: while its chunk's rounds are read (``bench.export``).
+#: changes, one query each). What the export holds at once: a chunk of 50 gin matches of 4 to 6 rounds peaked
+#: at 3.3 to 4.7 MB while its rounds were read (``bench.export``), whatever the player's number of matches.
 EXPORT_CHUNK = 50
 
 
