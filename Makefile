@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run run-scaled test faults bench bench-leaderboard loadtest lint messages migrate services clean
+.PHONY: run run-scaled test faults bench bench-leaderboard bench-export loadtest lint messages migrate services clean
 
 # A stamp per requirements set: the venv is (re)installed only when a requirements file changes.
 $(VENV)/.runtime: requirements.txt
@@ -95,6 +95,10 @@ bench-leaderboard: $(VENV)/.dev messages
 	SQLITE_PATH=$(CURDIR)/artifacts/bench-leaderboard.sqlite3 $(PY) manage.py migrate --noinput -v 0
 	SQLITE_PATH=$(CURDIR)/artifacts/bench-leaderboard.sqlite3 $(PY) manage.py createcachetable
 	SQLITE_PATH=$(CURDIR)/artifacts/bench-leaderboard.sqlite3 $(PY) -m bench.leaderboard --seed-users $(BENCH_USERS) --seed-matches $(BENCH_MATCHES)
+
+## The NDJSON export's peak memory and queries at 1,000 and 10,000 matches (its own throwaway SQLite file; minutes).
+bench-export: $(VENV)/.dev
+	nice -n 10 $(PY) -m bench.export
 
 ## PostgreSQL + Redis on 127.0.0.1 (Debian packages; needs root). Prints the URLs to export.
 services:

@@ -191,18 +191,21 @@ def _export_lines(user: Any, filters: api_selectors.MatchFilters,
                   after: tuple[datetime, int] | None) -> tuple[list[bytes], tuple[datetime, int] | None]:
     """The next chunk of the export as NDJSON lines (one signed record each), and where the next one starts."""
     chunk, after = api_selectors.export_chunk(user=user, filters=filters, after=after)
-    lines = [json.dumps(records_export.record_export(match=m), ensure_ascii=False, separators=(",", ":")).encode()
-             + b"\n" for m in chunk]
+    lines = [json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+             for record in records_export.records_export(chunk)]
     return lines, after
 
 
 def _ndjson(user: Any, filters: api_selectors.MatchFilters) -> Iterator[bytes]:
-    """The export for a WSGI server: nothing is read before the first line is asked for."""
+    """The export for a WSGI server: nothing is read before the first line is asked for. A chunk's lines are
+    let go before the next chunk is read, so the stream holds one chunk at a time, not two."""
     lines, after = _export_lines(user, filters, None)
-    yield from lines
-    while after is not None:
-        lines, after = _export_lines(user, filters, after)
+    while True:
         yield from lines
+        del lines
+        if after is None:
+            return
+        lines, after = _export_lines(user, filters, after)
 
 
 async def _ndjson_async(user: Any, filters: api_selectors.MatchFilters) -> AsyncIterator[bytes]:
@@ -211,12 +214,13 @@ async def _ndjson_async(user: Any, filters: api_selectors.MatchFilters) -> Async
     what a stream is for not to do."""
     next_lines = sync_to_async(_export_lines, thread_sensitive=True)
     lines, after = await next_lines(user, filters, None)
-    for line in lines:
-        yield line
-    while after is not None:
-        lines, after = await next_lines(user, filters, after)
+    while True:
         for line in lines:
             yield line
+        del lines  # one chunk held at a time (_ndjson)
+        if after is None:
+            return
+        lines, after = await next_lines(user, filters, after)
 
 
 @api.get("/players/{username}/matches.ndjson", response=answers(None, 404), tags=["players"],

@@ -16,7 +16,7 @@ False
 >>> register("sidebar", venue)
 Traceback (most recent call last):
 ...
-ValueError: unknown panel slot 'sidebar' (known: match_seats, head_to_head, match_head, table_head, record, analysis_held)
+ValueError: unknown panel slot 'sidebar' (known: match_seats, head_to_head, match_head, table_head, record, record_many, analysis_held)
 """
 
 from __future__ import annotations
@@ -36,11 +36,15 @@ TABLE_HEAD = "table_head"
 #: Top-level fields of the exported record (records.md): ``fn(*, match, players) -> dict | None``.
 #: They are signed with the rest; a panel may not replace a field games writes.
 RECORD = "record"
+#: The same fields for many matches at once (an export's chunk, in one query rather than one a match), by match
+#: id: ``fn(*, matches, players) -> dict[int, dict]`` (``players`` by match id). A ``RECORD`` panel registers
+#: its counterpart here too; ``games.reads.records.records_export`` asks this slot, ``record_export`` the other.
+RECORD_MANY = "record_many"
 #: Why the match page holds a finished match's analysis back for now (e.g. its tournament stage still runs):
 #: ``fn(*, match) -> str | None``, the reason in the page's language; None: no reason.
 ANALYSIS_HELD = "analysis_held"
 
-SLOTS = (MATCH_SEATS, HEAD_TO_HEAD, MATCH_HEAD, TABLE_HEAD, RECORD, ANALYSIS_HELD)
+SLOTS = (MATCH_SEATS, HEAD_TO_HEAD, MATCH_HEAD, TABLE_HEAD, RECORD, RECORD_MANY, ANALYSIS_HELD)
 
 Panel = Callable[..., Any]
 

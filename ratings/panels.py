@@ -56,7 +56,21 @@ def head_to_head_ratings(*, a: User, b: User, games: list[str]) -> list[panels.C
 def record_ratings(*, match: Match, players: list[Player]) -> dict[str, Any] | None:
     """``{"ratings": [{"before": 1500, "after": 1514}, ...]}`` per seat (``None`` for a seat that was not
     rated, such as a computer player); nothing for an unrated match."""
-    changes = profile_selectors.match_changes(match_id=match.pk)
+    return _record_ratings(profile_selectors.match_changes(match_id=match.pk), players)
+
+
+def record_ratings_many(*, matches: list[Match], players: dict[int, list[Player]]) -> dict[int, dict[str, Any]]:
+    """``record_ratings`` of many matches (an export's chunk) in one query, by match id."""
+    changes = profile_selectors.matches_changes(match_ids=[m.pk for m in matches])
+    out = {}
+    for match in matches:
+        fields = _record_ratings(changes.get(match.pk, {}), players[match.pk])
+        if fields:
+            out[match.pk] = fields
+    return out
+
+
+def _record_ratings(changes: dict[int, profile_selectors.Change], players: list[Player]) -> dict[str, Any] | None:
     if not changes:
         return None
     seats = []
@@ -103,3 +117,4 @@ def register() -> None:
     panels.register(panels.MATCH_SEATS, match_seat_columns)
     panels.register(panels.HEAD_TO_HEAD, head_to_head_ratings)
     panels.register(panels.RECORD, record_ratings)
+    panels.register(panels.RECORD_MANY, record_ratings_many)

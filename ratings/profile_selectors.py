@@ -52,6 +52,12 @@ class Change:
 
 def match_changes(*, match_id: int) -> dict[int, Change]:
     """Each rated player's change in the match, by user id (one query; empty for an unrated match)."""
+    return matches_changes(match_ids=[match_id]).get(match_id, {})
+
+
+def matches_changes(*, match_ids: list[int]) -> dict[int, dict[int, Change]]:
+    """``match_changes`` of many matches in one query: by match id, then by user id (a match nobody was
+    rated in is missing)."""
     rated_so_far = (
         RatingChange.objects.filter(user=OuterRef("user"), game=OuterRef("game"))
         .filter(Q(created_at__lt=OuterRef("created_at")) | Q(created_at=OuterRef("created_at"), pk__lte=OuterRef("pk")))
@@ -61,14 +67,15 @@ def match_changes(*, match_id: int) -> dict[int, Change]:
         .values("n")
     )
     rows = (
-        RatingChange.objects.filter(match_id=match_id)
+        RatingChange.objects.filter(match_id__in=match_ids)
         .annotate(rated=Subquery(rated_so_far, output_field=IntegerField()))
-        .values_list("user_id", "display_before", "display_after", "rated")
+        .values_list("match_id", "user_id", "display_before", "display_after", "rated")
     )
-    return {
-        user_id: Change(user_id=user_id, before=before, after=after, provisional=(rated or 0) < PROVISIONAL_MATCHES)
-        for user_id, before, after, rated in rows
-    }
+    out: dict[int, dict[int, Change]] = {}
+    for match_id, user_id, before, after, rated in rows:
+        out.setdefault(match_id, {})[user_id] = Change(
+            user_id=user_id, before=before, after=after, provisional=(rated or 0) < PROVISIONAL_MATCHES)
+    return out
 
 
 # --- a player's ratings and statistics ----------------------------------------------------------------------

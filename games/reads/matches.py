@@ -112,8 +112,17 @@ def forfeited_seat(*, match: Match) -> int | None:
 
 def players_of(match: Match) -> list[Player]:
     """The seats of ``match`` with today's public names (one query)."""
-    ids = [p["user_id"] for p in match.players if p.get("user_id") is not None]
-    users = {u.pk: u for u in get_user_model().objects.filter(pk__in=ids).select_related("profile")}
+    return players_of_many([match])[match.pk]
+
+
+def players_of_many(matches: list[Match]) -> dict[int, list[Player]]:
+    """``players_of`` of many matches in one query, by match id."""
+    ids = {p["user_id"] for m in matches for p in m.players if p.get("user_id") is not None}
+    users = {u.pk: u for u in get_user_model().objects.filter(pk__in=ids).select_related("profile")} if ids else {}
+    return {m.pk: _players(m, users) for m in matches}
+
+
+def _players(match: Match, users: dict[int, User]) -> list[Player]:
     out = []
     for p in match.players:
         if p.get("bot"):
@@ -151,6 +160,22 @@ def finished_rounds(match: Match) -> list[Round]:
     rounds = list(match.rounds.filter(finished_at__isnull=False).order_by("number"))
     shown = games_selectors.deal_rounds_disclosed(match=match, rounds=rounds)
     return [r for r in rounds if r.number in shown]
+
+
+def finished_rounds_for_records(matches: list[Match]) -> dict[int, list[Round]]:
+    """``finished_rounds`` of many matches (with their tables) in one query, by match id, with what a record
+    needs of a round: not its deal nor its result (``deal_rounds_disclosed`` asks no more for a table that
+    does not share its deals)."""
+    by_match: dict[int, list[Round]] = {m.pk: [] for m in matches}
+    rounds = (Round.objects.filter(match_id__in=list(by_match), finished_at__isnull=False)
+              .defer("deal", "result").order_by("match_id", "number"))
+    for rnd in rounds:
+        by_match[rnd.match_id].append(rnd)
+    out = {}
+    for match in matches:
+        shown = games_selectors.deal_rounds_disclosed(match=match, rounds=by_match[match.pk])
+        out[match.pk] = [r for r in by_match[match.pk] if r.number in shown]
+    return out
 
 
 # --- the score sheet ----------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import secrets
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -231,12 +232,14 @@ def record_export(
     match: Match,
     rounds: list[Round] | None = None,
     players: list[match_selectors.Player] | None = None,
+    panel_fields: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The signed records.md record of ``match``: every round that has ended (a match still being played has
     only those), each with its published ``deal_hash``; a gin resignation; the panels' fields (ratings of a
     rated match). Replaying it gives the match's result; ``replay`` ignores the extra fields.
 
-    Whether the caller may see the match (and its deals) is the caller's to check before."""
+    Whether the caller may see the match (and its deals) is the caller's to check before. ``rounds``,
+    ``players`` and ``panel_fields`` (the ``RECORD`` panels' fields) are read here when not given."""
     rounds = match_selectors.finished_rounds(match) if rounds is None else rounds
     players = match_selectors.players_of(match) if players is None else players
     record: dict[str, Any] = {
@@ -250,9 +253,24 @@ def record_export(
         "rounds": [{**r.record, "deal_hash": r.deal_hash} for r in rounds if r.record],
     }
     record.update(registry.get(match.game).record_extras(match.result or {}))
-    for fields in panels.collect(panels.RECORD, match=match, players=players):
+    if panel_fields is None:
+        panel_fields = panels.collect(panels.RECORD, match=match, players=players)
+    for fields in panel_fields:
         clash = set(fields) & (set(record) | {"signature"})
         if clash:
             raise ValueError(f"a record panel may not replace {', '.join(sorted(clash))}")
         record.update(fields)
     return record_sign(record)
+
+
+def records_export(matches: list[Match]) -> Iterator[dict[str, Any]]:
+    """``record_export`` of each of ``matches`` (read with their tables), in their order, with a fixed number
+    of queries for all of them (their rounds, their players, one per ``RECORD_MANY`` panel) rather than a few
+    a match: the NDJSON export's chunk. Each record is made as it is asked for."""
+    rounds = match_selectors.finished_rounds_for_records(matches)
+    players = match_selectors.players_of_many(matches)
+    extras = panels.collect(panels.RECORD_MANY, matches=matches, players=players)
+    for match in matches:
+        fields = [by_match[match.pk] for by_match in extras if match.pk in by_match]
+        yield record_export(match=match, rounds=rounds.pop(match.pk), players=players.pop(match.pk),
+                            panel_fields=fields)

@@ -111,3 +111,38 @@ def test_a_head_of_the_export_reads_no_match_and_leaves_the_connection_open(peop
     assert finished == [True]  # once: the test client's, after the answer
     assert not [q["sql"] for q in queries.captured_queries if '"games_match"' in q["sql"]]
     assert Match.objects.count() == 1  # the connection still answers
+
+
+def cache_queries(path: str) -> list[str]:
+    with CaptureQueriesContext(connection) as queries:
+        Client().get(path)
+    return [q["sql"] for q in queries.captured_queries if '"ginsite_cache"' in q["sql"]]
+
+
+def test_the_count_costs_one_cache_call_a_request(three_a_window):
+    """incr() alone once the window's key exists; the window's first request a failed incr() and an add():
+    either way a read and a write of the database cache (its COUNT(*) is the cache's culling check)."""
+    first, second = cache_queries("/api/v1/keys"), cache_queries("/api/v1/keys")
+    assert len(first) == 4 and first[-1].startswith('INSERT INTO "ginsite_cache"'), first
+    assert len(second) == 4 and second[-1].startswith('UPDATE "ginsite_cache"'), second
+
+
+def test_a_key_added_by_another_request_in_between_is_counted_on(three_a_window, rf, monkeypatch):
+    """The window's first two requests racing: ours finds no key, the other adds it before our add(): we count
+    on its key (2), not on a second one of our own."""
+    backend = type(cache._connections[cache._alias])  # the DatabaseCache here
+    real_add, raced = backend.add, []
+
+    def add_raced(self, key, value, timeout=None, version=None):
+        if not raced:
+            raced.append(key)
+            real_add(self, key, 1, timeout)  # the other request, just before ours
+        return real_add(self, key, value, timeout, version)
+
+    monkeypatch.setattr(backend, "add", add_raced)
+    request = rf.get("/api/v1/keys")
+    start = 60 * 1000
+    assert limits.retry_after(request, now=start) is None
+    assert raced and cache.get(raced[0]) == 2  # the race happened, and both requests are counted
+    assert limits.retry_after(request, now=start) is None  # the third
+    assert limits.retry_after(request, now=start) == 60  # the fourth: over

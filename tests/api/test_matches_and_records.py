@@ -208,3 +208,14 @@ def test_the_export_takes_the_list_filters(three):
     record = json.loads(lines[0])
     assert records_export.record_signature_holds(record)
     assert record["players"] == ["anna", "cleo"]
+
+
+def test_the_export_writes_each_match_as_its_own_download_writes_it(three, monkeypatch):
+    """The export reads a chunk's rounds, players and rating changes at once: the same records as one match's
+    download reads them one match at a time (the ranked match's rating changes included)."""
+    monkeypatch.setattr(api_selectors, "EXPORT_CHUNK", 2)
+    lines = b"".join(Client().get("/api/v1/players/anna/matches.ndjson").streaming_content).splitlines()
+    unsigned = lambda record: {k: v for k, v in record.items() if k not in ("signature", "signed_at")}  # noqa: E731
+    exported = [unsigned(json.loads(line)) for line in lines]
+    assert exported == [unsigned(records_export.record_export(match=m)) for m in reversed(three)]
+    assert "ratings" in exported[-1] and "ratings" not in exported[0]

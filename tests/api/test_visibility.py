@@ -144,7 +144,7 @@ def test_every_api_answer_goes_through_the_audit_streams_included(people, play, 
     table = services.table_create_seated(game="gin", users=[anna, cleo], preset="klassisch", deal_seed="t" * 16)
     hand = Match.objects.get(pk=table.current_match_id).rounds.get(finished_at__isnull=True).deal["hands"][0]
     real = records_export.record_export
-    monkeypatch.setattr(records_export, "record_export", lambda match: {**real(match=match), "peek": hand})
+    monkeypatch.setattr(records_export, "record_export", lambda **kwargs: {**real(**kwargs), "peek": hand})
     with pytest.raises(AssertionError, match="a hand of a secret deal"):
         Client().get(f"/api/v1/matches/{finished.pk}")
     export = Client().get("/api/v1/players/ben/matches.ndjson")
