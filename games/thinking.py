@@ -31,6 +31,10 @@ logger = logging.getLogger(__name__)
 MAX_JOBS = 1000
 #: What :meth:`Thinker.answer` returns for a search that failed: the referee plays the timeout move instead.
 FAILED = {"failed": True}
+#: The wall-clock budget of a hint (the ``Tipp`` button: the expert's search for the player's own seat).
+HINT_SECONDS = 0.3
+#: The level whose search answers a hint.
+HINT_LEVEL = "expert"
 
 
 def think(bots: str, view: dict[str, Any], level: str, seed: int, seconds: float) -> dict[str, Any]:
@@ -105,6 +109,15 @@ class Thinker:
                 # Answers nobody came back for (the table's match ended meanwhile): let them go.
                 self._jobs = {key: job for key, job in self._jobs.items() if not job[1].done()}
             self._jobs[table_id] = (version, self._pool.submit(think, bots, view, level, seed, self.seconds))
+
+    def hint(self, *, bots: str, view: dict[str, Any], seed: int) -> Future:
+        """Start a hint for the seat whose view this is: the ``HINT_LEVEL`` bot's action, its search bounded by
+        ``HINT_SECONDS``, in the same worker as the bots' searches (never on the caller's thread). Not kept
+        per table: the caller awaits the future (``asyncio.wrap_future``) and drops it when it gives up."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = self._make()
+            return self._pool.submit(think, bots, view, HINT_LEVEL, seed, HINT_SECONDS)
 
     def _pending(self) -> list[Future]:
         with self._lock:

@@ -20,6 +20,7 @@ from games.delivery import framecache, notices
 from games.models import ChatMessage, Match, Round, Seat, Table
 from games.reads import presenters
 from games.reads.prepared import MARK, Prepared
+from games.thinking import HINT_LEVEL
 
 #: Whoever asks: a request's or a socket's user (signed in or anonymous), or None (no user at all).
 User = Person | None
@@ -505,6 +506,41 @@ def meld_preview_refusal(*, table_id: int | str, user: User) -> tuple[int, str, 
     if entry.engine.Match.from_json(state).to_act != seat[0]:
         return version, game, PREVIEW_NOT_YOUR_TURN
     return version, game, None
+
+
+HINT_NOT_SEATED = ("not_seated", "Einen Tipp bekommt nur, wer an diesem Tisch sitzt und am Zug ist.")
+HINT_NOT_PLAYING = ("not_playing", "Hier läuft gerade keine Partie: Tipps gibt es nur im eigenen Zug.")
+HINT_NOT_YOUR_TURN = ("not_your_turn", "Du bist nicht am Zug: Tipps gibt es nur im eigenen Zug.")
+HINT_NONE = ("no_hint", "Für dieses Spiel gibt es keine Tipps.")
+HINT_TOURNAMENT = ("no_hint", "Im Turnier gibt es keine Tipps.")
+
+
+def hint_request(*, table_id: int | str, user: User) -> tuple[int, tuple[str, str] | None, dict | None]:
+    """What a hint for ``user`` at the table starts from: (the table's version, None, ``{"bots": the game's
+    bots module, "view": the view of the user's own seat}``: never more than that seat sees), or (version,
+    why not, None). Only the seat to act asks, at a
+    table of a game whose computer players search (the entry's ``bot_searches`` of ``thinking.HINT_LEVEL``),
+    and not at a tournament's table."""
+    if user is None or not user.is_authenticated:
+        return -1, HINT_NOT_SEATED, None
+    row = Table.objects.filter(pk=table_id).values_list("version", "status", "game", "state", "tournament").first()
+    if row is None:
+        return -1, HINT_NOT_SEATED, None
+    version, status, game, state, tournament = row
+    entry = registry.get(game)
+    if not entry.bot_searches(HINT_LEVEL):
+        return version, HINT_NONE, None
+    if tournament:
+        return version, HINT_TOURNAMENT, None
+    seat = Seat.objects.filter(table_id=table_id, user_id=user.pk).values_list("index", "left").first()
+    if seat is None or seat[1]:
+        return version, HINT_NOT_SEATED, None
+    if status != Table.Status.PLAYING or state is None:
+        return version, HINT_NOT_PLAYING, None
+    match = entry.engine.Match.from_json(state)
+    if match.to_act != seat[0]:
+        return version, HINT_NOT_YOUR_TURN, None
+    return version, None, {"bots": entry.bots.__name__, "view": entry.engine.view(match, seat[0])}
 
 
 def meld_preview(*, game: str, cards: list[str]) -> dict:

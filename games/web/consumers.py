@@ -9,6 +9,7 @@ import functools
 import json
 import logging
 import re
+import secrets
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
@@ -39,6 +40,9 @@ PREVIEW_ID_CHARS = 64
 #: How long a preview may take, queue included, before it is answered ``busy`` (the solver's own work is
 #: bounded by ``hints.PREVIEW_BUDGET``; this bounds the wait behind other sockets' previews).
 PREVIEW_SECONDS = 2.0
+#: How long a hint may take, the wait behind the computer players' searches in the worker included, before it
+#: is answered ``busy`` (the search itself stops at ``thinking.HINT_SECONDS``).
+HINT_WAIT_SECONDS = 2.0
 
 
 
@@ -348,7 +352,7 @@ class TableConsumer(_JsonConsumer):
             ratelimit.accepted(self, kind)
         except ServiceError as error:
             await self.send_error(error.code, error.message, version=error.version if error.version is not None else self.version)
-            if error.code in ("stale_version", "not_your_turn", "not_between_rounds", "turn_over") and kind != "meld_preview":
+            if error.code in ("stale_version", "not_your_turn", "not_between_rounds", "turn_over") and kind not in ("meld_preview", "hint"):
                 # The client's picture is out of date: give it the whole current one (not for a preview:
                 # it changes nothing, and a flood of them must not cost a state read each).
                 await self.send_state()
@@ -427,6 +431,23 @@ class TableConsumer(_JsonConsumer):
             raise ServiceError("busy", "Die Prüfung der Meldung hat zu lange gedauert; bitte noch einmal.") from None
         await self.send_frame({"type": "meld_preview", "id": preview_id, "cards": cards, **answer})
 
+    async def on_hint(self, message):
+        """The ``Tipp`` button: the expert's action for this seat, searched in the computer players' worker
+        (never on the event loop) within ``thinking.HINT_SECONDS``, from this seat's own view only. The
+        answer goes to this socket alone, with the version it is for."""
+        if self.user_id is None:
+            raise ServiceError(*selectors.HINT_NOT_SEATED, version=self.version)
+        version, refusal, request = await in_thread(selectors.hint_request)(table_id=self.table_id, user=self.user)
+        if refusal is not None or request is None:
+            raise ServiceError(*(refusal or selectors.HINT_NONE), version=max(version, self.version))
+        future = timekeeper.thinker().hint(bots=request["bots"], view=request["view"], seed=secrets.randbits(64))
+        try:
+            action = await asyncio.wait_for(asyncio.wrap_future(future), HINT_WAIT_SECONDS)
+        except TimeoutError:
+            future.cancel()
+            raise ServiceError("busy", "Der Tipp hat zu lange gedauert; bitte noch einmal.", version=version) from None
+        await self.send_frame({"type": "hint", "version": version, "action": action})
+
     async def _may_preview(self) -> str:
         """Only the seat to act may ask for previews, at a table of a game that has them
         (``selectors.meld_preview_refusal``): anonymous sockets are refused unread; a signed-in one reads who is
@@ -456,6 +477,7 @@ class TableConsumer(_JsonConsumer):
         "start": on_start,
         "chat": on_chat,
         "meld_preview": on_meld_preview,
+        "hint": on_hint,
     }
 
 

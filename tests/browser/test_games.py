@@ -151,9 +151,12 @@ def play_gin_turn(page, used):
         else:
             best = view["meter"]["best_discard"]
             if "tip" not in used:
-                # The Tipp button highlights the best discard the server computed.
+                # The Tipp button asks the server's expert (a `hint` frame) and highlights the card it advises.
                 page.click("#btn-tip")
-                assert page.locator("#hand .pcard.is-tip").get_attribute("data-card") == best
+                page.wait_for_selector("#hand .pcard.is-tip")
+                tip = page.locator("#hand .pcard.is-tip").get_attribute("data-card")
+                assert {"action": "discard", "card": tip} in view["legal_actions"]
+                assert page.locator("#meter-note").inner_text().startswith("Tipp:")
                 used.add("tip")
             page.locator(f"#hand [data-card='{best}']").drag_to(page.locator("#pile"))
             used.add("drag")

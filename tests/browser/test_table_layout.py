@@ -247,6 +247,7 @@ def test_gin_turn_fits_the_screen(server_url, open_page, size):
     assert_on_screen(page, "#deadwood-meter", size)
     # Tipp answers inside the meter, never over the buttons.
     page.click("#btn-tip")
+    page.wait_for_selector("#meter-note.meter__note--tip")  # the server's answer (a `hint` frame)
     assert page.locator("#meter-note").inner_text().startswith("Tipp:")
     assert page.locator("#toast").is_hidden()
     assert_turn_fits(page, size, opponents=1)

@@ -33,6 +33,11 @@ def table_words() -> dict[str, Any]:
             ngettext("Tipp: {card} abwerfen – dann bleibt {n} Restpunkt.", "Tipp: {card} abwerfen – dann bleiben {n} Restpunkte.", 1),
             ngettext("Tipp: {card} abwerfen – dann bleibt {n} Restpunkt.", "Tipp: {card} abwerfen – dann bleiben {n} Restpunkte.", 2),
         ),
+        "tip_knock": _("Tipp: klopfen und {card} abwerfen."),
+        "tip_gin": _("Tipp: Gin! {card} abwerfen."),
+        "tip_big_gin": _("Tipp: Big Gin!"),
+        "tip_draw_stock": _("Tipp: vom Stapel ziehen."),
+        "tip_take_pile": _("Tipp: die offene Karte {card} nehmen."),
         # --- the buttons
         "knock": str(g.KNOCK),
         "knock_with": _forms(

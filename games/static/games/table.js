@@ -120,6 +120,11 @@ function acceptState(frame) {
   for (const key of [...store.selected]) if (!kept(key)) store.selected.delete(key);
   store.staged = store.staged.map((meld) => meld.filter(kept)).filter((meld) => meld.length);
   if (!before || !v || !before.view || before.view.round_number !== v.round_number || v.to_act !== mySeat()) store.tip = null;
+  // A hint is for the version it was asked at: any change of the table (the draw it advised) ends it.
+  if (store.tipAction && store.tipAction.version !== frame.version) {
+    store.tipAction = null;
+    store.tip = null;
+  }
   if (v && (v.to_act === null || v.to_act === undefined)) clearToast(); // nothing of the turn lingers into its end
   render();
   sounds(before, frame);
@@ -174,6 +179,13 @@ connect({
   },
   state: acceptState,
   chat: addChat,
+  hint(message) {
+    // The Tipp button's answer (docs/protocol.md): the expert's action for this seat, if still current.
+    if (message.version !== store.version || !message.action) return;
+    store.tipAction = { ...message.action, version: message.version };
+    store.tip = message.action.card || null;
+    render();
+  },
   presence(message) {
     // Only changes are announced, per person: a seat is marked offline once its player's last socket is gone.
     for (const change of message.changes || [message]) {

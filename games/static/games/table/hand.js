@@ -119,6 +119,7 @@ export function toggleSelect(key) {
     store.selected.add(key);
   }
   store.tip = null;
+  store.tipAction = null;
   focusKey = key;
   rerender();
 }

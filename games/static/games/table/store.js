@@ -14,6 +14,7 @@ export const store = {
   // What a game's hooks keep between frames (their own choices, forgotten as cards leave the hand):
   staged: [], // melds being built, each a list of keys
   tip: null, // the card a hint points at
+  tipAction: null, // the action the hint (the server's `hint` frame) advises, with the version it is for
   endChoice: [], // a lay-off that fits both ends of a run, waiting for the player's pick
   pending: false, // a move is on its way; buttons wait for the answer
   sentAt: undefined, // the version a move of ours was sent at (tells our moves from the server's timeouts)

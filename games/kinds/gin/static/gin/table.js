@@ -8,7 +8,7 @@ import { button, el } from "../games/table/dom.js";
 import { LANG, t } from "../games/table/i18n.js";
 import { selectedCodes } from "../games/table/hand.js";
 import { cardGroup, nameCell, resultName, without } from "../games/table/scores.js";
-import { legalOf, playerName, rerender, sendAction, store, view } from "../games/table/store.js";
+import { legal, legalOf, playerName, send, sendAction, store, view } from "../games/table/store.js";
 
 /** The gin meter (view.meter) as {now, afterBest, bestDiscard, byCard, canKnock, knockLimit}. */
 function ginMeter(v) {
@@ -62,11 +62,12 @@ function renderNumbers(box, v) {
   bar.append(fill, mark);
   wrap.append(bar);
   let note;
-  if (store.tip) note = t("tip_text", { card: cardShort(store.tip, LANG), n: meter.afterBest ?? "?" });
+  const tip = store.tipAction ? tipText(v, store.tipAction) : null;
+  if (tip) note = tip;
   else if (meter.canKnock) note = shown === 0 ? t("gin_possible") : t("knock_possible");
   else note = limit === 0 ? t("gin_only") : t("knock_limit", { n: limit });
   // The Tipp answer stands in the meter itself, never over the buttons (aria-live reads it out).
-  wrap.append(el("span", { class: `meter__note${store.tip ? " meter__note--tip" : ""}`, id: "meter-note", "aria-live": "polite", text: note }));
+  wrap.append(el("span", { class: `meter__note${tip ? " meter__note--tip" : ""}`, id: "meter-note", "aria-live": "polite", text: note }));
   box.append(wrap);
 }
 
@@ -96,18 +97,28 @@ function renderActions(bar, v) {
   }
   const bigGin = legalOf("big_gin")[0];
   if (bigGin) bar.append(button(t("big_gin"), { id: "btn-big-gin", kind: "gin", onclick: () => sendAction(bigGin) }));
-  if (legalOf("discard").length) {
+  if (legal().some((a) => a.action !== "pass")) {
+    // The expert's advice for this moment (draw or discard), searched on the server within 300 ms from this
+    // seat's own view; the answer comes as a `hint` frame (table.js shows it here and on the card).
     bar.append(
       button(t("tip"), {
         id: "btn-tip",
         kind: "ghost",
-        onclick: () => {
-          store.tip = ginMeter(v).bestDiscard;
-          rerender();
-        },
+        onclick: () => send({ type: "hint" }),
       }),
     );
   }
+}
+
+/** What the hint advises, in words (null for an action this page has no words for). */
+function tipText(v, action) {
+  const card = action.card ? cardShort(action.card, LANG) : "";
+  if (action.action === "discard") return t("tip_text", { card, n: deadwoodAfter(v, action.card) ?? "?" });
+  if (action.action === "knock") return deadwoodAfter(v, action.card) === 0 ? t("tip_gin", { card }) : t("tip_knock", { card });
+  if (action.action === "big_gin") return t("tip_big_gin");
+  if (action.action === "draw" && action.from === "stock") return t("tip_draw_stock");
+  if (action.action === "draw") return t("tip_take_pile", { card: v.discard_top ? cardShort(v.discard_top, LANG) : "" });
+  return null;
 }
 
 // --- the score sheet ---------------------------------------------------------------------------------------
