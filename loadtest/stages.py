@@ -149,6 +149,36 @@ def install_site() -> None:
         finally:
             note(key, "read end")
 
+    # Inside the database call: the locked read, the engine's change, the writes, the commit, the frames.
+    from games.services import _common, _course
+
+    locked_read, finish, wire = _common.locked_table_and_seats, _course.Play.finish, events.wire
+
+    def traced_locked_read(*args, **kwargs):
+        try:
+            return locked_read(*args, **kwargs)
+        finally:
+            note(KEY.get(), "locked")
+
+    def traced_finish(self, *args, **kwargs):
+        key = KEY.get()
+        note(key, "applied")
+        try:
+            return finish(self, *args, **kwargs)
+        finally:
+            note(key, "written")
+
+    def traced_wire(messages):
+        key = KEY.get()
+        note(key, "committed")
+        try:
+            return wire(messages)
+        finally:
+            note(key, "framed")
+
+    _common.locked_table_and_seats = traced_locked_read
+    _course.Play.finish = traced_finish
+    events.wire = traced_wire
     table.connect = traced_connect
     handshakes.open_table = traced_open_table
     table.receive = traced_receive
@@ -218,6 +248,10 @@ ORDER = {
 }
 
 
+#: Inside the site's database call of a move (``games.services.move_apply``): the locked read of table and
+#: seats, the engine's change, the writes (``Play.finish``), the commit, the frames (``events.wire``).
+INSIDE = ["db start", "locked", "applied", "written", "committed", "framed", "db end"]
+
 #: A site handshake's stages (keys with a negative second part): accepted and in its groups, then the batched
 #: read of session, user and table (``handshakes.open_table``), then its state and chat sent.
 CONNECT = ["connect", "read start", "read end", "connect end"]
@@ -261,7 +295,10 @@ def summary(moves: dict[tuple[int, int], dict[str, int]], side: str) -> dict:
                                         "max": pauses[-1] if pauses else None, **_quantiles(pauses)}
     connect = {f"{before} → {after}": _quantiles(sorted((stages[after] - stages[before]) / 1e6 for stages in handshakes))
                for before, after in zip(CONNECT, CONNECT[1:], strict=False)}
-    return {"moves": len(complete), "steps": steps, "handshakes": len(handshakes), "connect": connect,
+    inside = [stages for stages in complete if all(stage in stages for stage in INSIDE)]
+    database = {f"{before} → {after}": _quantiles(sorted((stages[after] - stages[before]) / 1e6 for stages in inside))
+                for before, after in zip(INSIDE, INSIDE[1:], strict=False)} if inside else {}
+    return {"moves": len(complete), "steps": steps, "database": database, "handshakes": len(handshakes), "connect": connect,
             "gc": collections}
 
 
@@ -288,6 +325,9 @@ def table(site: dict, bare: dict) -> str:
             for g, c in figures.get("gc", {}).items() if c["count"])
         if pauses:
             lines.append(f"  {side} garbage collections (every thread waits): {pauses}")
+    if site.get("database"):
+        lines.append("  inside the site's database call:")
+        lines.extend(f"  {_row(name, q)}" for name, q in site["database"].items())
     if site.get("handshakes"):
         lines.append(f"  site handshakes traced: {site['handshakes']}")
         lines.extend(f"  {_row(name, q)}" for name, q in site["connect"].items())
