@@ -3,7 +3,7 @@
 Each app that speaks WebSocket lists its own routes (``<app>/routing.py``); they are joined here, and any
 other path is closed quietly with 4404 (``ginsite/websocket_fallback.py``, always last).
 
-Four things beyond the plain stack:
+Beyond the plain stack:
 
 - A WebSocket handshake must come from the site's own origin, scheme, host and port (``SameOriginValidator``):
   channels' ``AllowedHostsOriginValidator`` looks at the host alone, so ``http://127.0.0.1:1`` passed on an
@@ -14,7 +14,8 @@ Four things beyond the plain stack:
 - Without Redis (the in-memory channel layer: one daphne process) the referee runs inside this process
   (``games.web.timekeeper``), so that its moves reach the sockets through the channel layer. It starts when
   daphne's reactor runs; ``GAMES_REFEREE_IN_PROCESS`` turns it on or off.
-- autobahn's debug line of every handshake is formatted only when written (``ginsite/socket_log.py``).
+- autobahn's debug line of every handshake is formatted only when written (``ginsite/socket_log.py``), and
+  what starting up made is frozen out of the garbage collector's full collections (``ginsite/collector.py``).
 """
 
 import os
@@ -32,7 +33,7 @@ from ginsite.body_limit import BodyLimitMiddleware, install_daphne_cap  # noqa: 
 
 install_daphne_cap()  # bodies past DATA_UPLOAD_MAX_MEMORY_SIZE: 413 while they arrive (ginsite/body_limit.py)
 
-from ginsite import socket_log  # noqa: E402
+from ginsite import collector, socket_log  # noqa: E402
 
 socket_log.install()  # autobahn's debug line of every handshake formatted only if written (ginsite/socket_log.py)
 
@@ -165,3 +166,6 @@ application = ProtocolTypeRouter(
 # and the entry imports them. Their modules build lookup tables on import (over a second on these machines),
 # which are thus never paid inside the first handshake of a burst of sockets (a restart).
 _start_referee_with_daphne()
+
+# Last: whatever starting up made is alive for good, so full collections need not walk it (ginsite/collector.py).
+collector.freeze_start()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import atexit
 import contextvars
+import gc
 import json
 import os
 import runpy
@@ -148,6 +149,36 @@ def install_site() -> None:
         finally:
             note(key, "read end")
 
+    # Inside the database call: the locked read, the engine's change, the writes, the commit, the frames.
+    from games.services import _common, _course
+
+    locked_read, finish, wire = _common.locked_table_and_seats, _course.Play.finish, events.wire
+
+    def traced_locked_read(*args, **kwargs):
+        try:
+            return locked_read(*args, **kwargs)
+        finally:
+            note(KEY.get(), "locked")
+
+    def traced_finish(self, *args, **kwargs):
+        key = KEY.get()
+        note(key, "applied")
+        try:
+            return finish(self, *args, **kwargs)
+        finally:
+            note(key, "written")
+
+    def traced_wire(messages):
+        key = KEY.get()
+        note(key, "committed")
+        try:
+            return wire(messages)
+        finally:
+            note(key, "framed")
+
+    _common.locked_table_and_seats = traced_locked_read
+    _course.Play.finish = traced_finish
+    events.wire = traced_wire
     table.connect = traced_connect
     handshakes.open_table = traced_open_table
     table.receive = traced_receive
@@ -217,6 +248,10 @@ ORDER = {
 }
 
 
+#: Inside the site's database call of a move (``games.services.move_apply``): the locked read of table and
+#: seats, the engine's change, the writes (``Play.finish``), the commit, the frames (``events.wire``).
+INSIDE = ["db start", "locked", "applied", "written", "committed", "framed", "db end"]
+
 #: A site handshake's stages (keys with a negative second part): accepted and in its groups, then the batched
 #: read of session, user and table (``handshakes.open_table``), then its state and chat sent.
 CONNECT = ["connect", "read start", "read end", "connect end"]
@@ -224,11 +259,15 @@ CONNECT = ["connect", "read start", "read end", "connect end"]
 
 def read(folder: Path, prefix: str) -> dict[tuple[int, int], dict[str, int]]:
     """Every traced move's stages: the first note of a stage, but the last of ``frame in``/``frame out``/
-    ``both`` (the move counts when the second seat has it)."""
+    ``both`` (the move counts when the second seat has it). Garbage collections' pauses (ns) are listed under
+    ``(-1, generation)``, stage ``"gc"``, as ``{"gc": [...]}``."""
     moves: dict[tuple[int, int], dict[str, int]] = {}
     for path in sorted(folder.glob(f"{prefix}-*.jsonl")):
         for line in path.read_text().splitlines():
             table, version, stage, at = json.loads(line)
+            if stage == "gc":
+                moves.setdefault((-1, version), {}).setdefault("gc", []).append(at)  # type: ignore[attr-defined]
+                continue
             stages = moves.setdefault((table, version), {})
             if stage in ("frame in", "frame out", "both"):
                 stages[stage] = max(stages.get(stage, at), at)
@@ -240,16 +279,27 @@ def read(folder: Path, prefix: str) -> dict[tuple[int, int], dict[str, int]]:
 def summary(moves: dict[tuple[int, int], dict[str, int]], side: str) -> dict:
     """p50 / p99 in ms of each step between consecutive stages, over the moves that passed every stage."""
     order = ORDER[side]
-    complete = [stages for key, stages in moves.items() if key[1] >= 0 and all(stage in stages for stage in order)]
+    complete = [stages for key, stages in moves.items()
+                if key[0] >= 0 and key[1] >= 0 and all(stage in stages for stage in order)]
     steps: dict[str, dict] = {}
     for before, after in zip(order, order[1:], strict=False):
         gaps = sorted((stages[after] - stages[before]) / 1e6 for stages in complete)
         steps[f"{before} → {after}"] = _quantiles(gaps)
     steps["total"] = _quantiles(sorted((stages["both"] - stages["sent"]) / 1e6 for stages in complete))
-    handshakes = [stages for key, stages in moves.items() if key[1] < 0 and all(s in stages for s in CONNECT)]
+    handshakes = [stages for key, stages in moves.items()
+                  if key[0] >= 0 and key[1] < 0 and all(s in stages for s in CONNECT)]
+    collections = {}
+    for generation in (0, 1, 2):
+        pauses = sorted(ns / 1e6 for ns in moves.get((-1, generation), {}).get("gc", []))  # type: ignore[attr-defined]
+        collections[str(generation)] = {"count": len(pauses), "total": sum(pauses),
+                                        "max": pauses[-1] if pauses else None, **_quantiles(pauses)}
     connect = {f"{before} → {after}": _quantiles(sorted((stages[after] - stages[before]) / 1e6 for stages in handshakes))
                for before, after in zip(CONNECT, CONNECT[1:], strict=False)}
-    return {"moves": len(complete), "steps": steps, "handshakes": len(handshakes), "connect": connect}
+    inside = [stages for stages in complete if all(stage in stages for stage in INSIDE)]
+    database = {f"{before} → {after}": _quantiles(sorted((stages[after] - stages[before]) / 1e6 for stages in inside))
+                for before, after in zip(INSIDE, INSIDE[1:], strict=False)} if inside else {}
+    return {"moves": len(complete), "steps": steps, "database": database, "handshakes": len(handshakes), "connect": connect,
+            "gc": collections}
 
 
 def _quantiles(values: list[float]) -> dict:
@@ -269,6 +319,15 @@ def table(site: dict, bare: dict) -> str:
         left = _row(*rows[i]) if i < len(rows) else " " * 62
         right = _row(*bare_rows[i]) if i < len(bare_rows) else ""
         lines.append(f"  {left} │ {right}")
+    for side, figures in (("site", site), ("bare", bare)):
+        pauses = ", ".join(
+            f"gen {g}: {c['count']}× (max {c['max']:.1f} ms, total {c['total']:.0f} ms)"
+            for g, c in figures.get("gc", {}).items() if c["count"])
+        if pauses:
+            lines.append(f"  {side} garbage collections (every thread waits): {pauses}")
+    if site.get("database"):
+        lines.append("  inside the site's database call:")
+        lines.extend(f"  {_row(name, q)}" for name, q in site["database"].items())
     if site.get("handshakes"):
         lines.append(f"  site handshakes traced: {site['handshakes']}")
         lines.extend(f"  {_row(name, q)}" for name, q in site["connect"].items())
@@ -283,11 +342,25 @@ def _row(name: str, q: dict) -> str:
 
 # --- the wrapper ------------------------------------------------------------------------------------------
 
+def _time_collections() -> None:
+    """Note every garbage collection's pause (all threads stop while it runs): key ``(-1, generation)``."""
+    started: list[int] = [0]
+
+    def callback(phase: str, info: dict) -> None:
+        if phase == "start":
+            started[0] = time.monotonic_ns()
+        else:
+            _notes.append((-1, info["generation"], "gc", time.monotonic_ns() - started[0]))
+
+    gc.callbacks.append(callback)
+
+
 def main(argv: list[str]) -> None:
     side, path, *daphne = argv
     out = Path(path)
     threading.Thread(target=_flusher, args=(out,), daemon=True).start()
     atexit.register(flush, out)
+    _time_collections()
     if side == "site":
         install_site()
     else:

@@ -2,8 +2,9 @@
 open sockets per person and per address; and the per-person group through which a sign-out closes them.
 
 **Handshakes.** A socket is accepted before any database work (games.web.consumers), then asks here for what it
-needs. Requests that arrive together (within ``GAMES_HANDSHAKE_BATCH_SECONDS``, and all that arrive while a
-batch is in the database thread) go to the database in one trip: each socket's session and user, then for
+needs. Requests that arrive together (within ``GAMES_HANDSHAKE_BATCH_SECONDS``, by default the same turn of
+the event loop, and all that arrive while a batch is in the database) go to the database in one trip: each
+socket's session and user, then for
 all their tables one read of the tables, one of their seats, rounds, versions and chat
 (``selectors.table_openings_many``), every socket's view built from its table's snapshot. A burst of
 sockets after a restart or at a tournament's start is what this is for.
