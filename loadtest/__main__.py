@@ -37,7 +37,7 @@ PROFILES = {
     "tournament": {"tables": 500, "think": None, "ramp": 0.0, "seconds": 20.0, "warmup": 5.0},
     # 2 × tables players in a gin arena (issue 30), paired by the referee on its clock; no bare counterpart:
     # a fixed pace (a move every ``think`` s per table), its goals absolute
-    "arena": {"tables": 500, "think": 2.0, "ramp": 0.0, "seconds": 150.0, "warmup": 10.0},
+    "arena": {"tables": 500, "think": 3.0, "ramp": 0.0, "seconds": 180.0, "warmup": 20.0},
 }
 
 #: Issue 24's goals: each a ratio to the bare stack in the same run (a figure outside is marked, the run
@@ -193,8 +193,9 @@ def _arena_report(stack: str, profile: dict, r: dict) -> list[str]:
         f"referee on its clock, a move per {profile['think']:.2f} s per table, {profile['seconds']:g} s of play "
         f"— {servers.STACKS[stack]['label']}",
         "  (no bare counterpart: the arena's goals are absolute, issue 30's)",
-        f"  start: {a.notice_sockets} of {a.players} notice sockets open; staff start answered {a.start_status} "
-        f"in {_ms(a.start_seconds)}",
+        f"  start: {a.notice_sockets} of {a.players} notice sockets open; everyone registered in "
+        f"{_ms(a.register_seconds)}, then the staff start answered {a.start_status} in {_ms(a.start_seconds)} "
+        f"(it seats everyone present at once: the arena's first pass, not among the referee's passes below)",
         f"  pairing passes: {len(seconds)} (of them {len(seating)} seated someone: "
         f"{sum(p['seated'] for p in r['passes'])} players at {sum(p['tables'] for p in r['passes'])} tables, "
         f"the most in one pass {max((p['seated'] for p in r['passes']), default=0)}); server time per pass "

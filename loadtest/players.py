@@ -551,7 +551,8 @@ class ArenaStats:
     players: int = 0
     notice_sockets: int = 0
     start_status: int | None = None
-    start_seconds: float | None = None  # the staff start's round trip
+    register_seconds: float | None = None  # registering everyone (a registration marks its player present)
+    start_seconds: float | None = None  # the staff start's round trip (it seats everyone present: the first pass)
     told: dict = field(default_factory=dict)  # user id → [[table id, wall-clock time told], ...]
     to_table: list[float] = field(default_factory=list)  # seconds from a table_ready to holding the table's state
     wait: list[float] = field(default_factory=list)  # seconds from seeing one's match end to the next table_ready
@@ -739,7 +740,9 @@ async def drive_arena(info: dict, ports: list[int], plan_of, figures: Figures, r
     for i in range(0, len(people), 100):  # the arena page open before the start (not what is measured)
         await asyncio.gather(*(p.open() for p in people[i:i + 100]))
     stats.notice_sockets = sum(1 for p in people if p.ws is not None)
+    began = time.perf_counter()
     await asyncio.to_thread(register)
+    stats.register_seconds = time.perf_counter() - began
     began = time.perf_counter()
     stats.start_status = await asyncio.to_thread(start)
     stats.start_seconds = time.perf_counter() - began
