@@ -178,7 +178,7 @@ def _run_arena(stack: str, profile: dict, workdir, args) -> dict:
         print(srv.log_tail(), file=sys.stderr)
     result["check"] = site.verify({str(t.id): t.record() for t in tables}, f"{stack}-arena")
     result["arena_check"] = site.verify_arena(
-        {"tournament": info["tournament"], "stop": stats.stop_wall,
+        {"tournament": info["tournament"], "stop": stats.stop_wall, "start_end": stats.start_wall,
          "passes": [[p["at"], p["seconds"]] for p in passes], "told": stats.told}, f"{stack}-arena")
     return result
 
@@ -202,8 +202,9 @@ def _arena_report(stack: str, profile: dict, r: dict) -> list[str]:
         f"p50 {_ms(q(seconds, .5))}, p99 {_ms(q(seconds, .99))}, most {_ms(max(seconds, default=None))}",
         f"  tables: {ac['tables']} opened, {a.matches} played to their end, {a.unfinished} still playing at the "
         f"stop; players paired {ac['paired']} of {ac['players']}, twice or more {ac['paired_twice']}",
-        f"  told: from a table's opening to each player's table_ready p50 "
-        f"{_ms(ac['told_p50'])}, p99 {_ms(ac['told_p99'])}; table_ready to holding the table's state p50 "
+        f"  told: from a table's opening to each player's table_ready p50 {_ms(ac['told_p50'])}, p99 "
+        f"{_ms(ac['told_p99'])} (the start's tables: p50 {_ms(ac['told_start_p50'])}, p99 "
+        f"{_ms(ac['told_start_p99'])}); table_ready to holding the table's state p50 "
         f"{_ms(q(a.to_table, .5))}, p99 {_ms(q(a.to_table, .99))}; a match's end to the next table_ready p50 "
         f"{_ms(q(a.wait, .5))}, p99 {_ms(q(a.wait, .99))}, most {_ms(max(a.wait, default=None))}",
         f"  free: the most passes a player stayed free while another was free too: {ac['most_passes_free']} "

@@ -561,6 +561,7 @@ class ArenaStats:
     refreshes: int = 0  # live-part fetches of players waiting longer than ARENA_REFRESH
     partner_missing: int = 0  # tables where one player never came
     stop_wall: float = 0.0  # wall-clock time the play stopped
+    start_wall: float = 0.0  # wall-clock time the staff start answered
 
 
 class ArenaTable(SiteTable):
@@ -746,6 +747,7 @@ async def drive_arena(info: dict, ports: list[int], plan_of, figures: Figures, r
     began = time.perf_counter()
     stats.start_status = await asyncio.to_thread(start)
     stats.start_seconds = time.perf_counter() - began
+    stats.start_wall = time.time()
     plan = plan_of(time.perf_counter())
     stats.stop_wall = time.time() + (plan.stop_at - time.perf_counter())
     tables: dict[int, ArenaTable] = {}

@@ -144,12 +144,13 @@ def register_arena(tournament: int, users: list[int]) -> None:
 
 def verify_arena(path: str, out: str) -> None:
     """The arena's records against what the players saw and the referee's passes. ``path`` holds
-    ``{"tournament": id, "stop": t, "passes": [[at, seconds], ...], "told": {user: [[table, at], ...]}}``
-    (wall-clock seconds; ``stop``: when the players stopped playing). Written to
+    ``{"tournament": id, "stop": t, "start_end": t, "passes": [[at, seconds], ...], "told": {user: [[table, at],
+    ...]}}`` (wall-clock seconds; ``stop``: when the players stopped playing; ``start_end``: when the staff start
+    answered). Written to
     ``out``: tables opened and recorded, every match that ended recorded with a result, nobody at two live
     tables at once, who was paired (at least once, at least twice), tables opened before the stop whose
     players were not both told, tables told that name someone else, the time from a table's opening to its
-    players' ``table_ready`` (p50, p99), and, over the passes that ended before the
+    players' ``table_ready`` (p50, p99; the start's tables apart), and, over the passes that ended before the
     stop, the most passes in a row a player stayed free while another player stayed free too (a player is free
     from the end of their match, or the arena's start, until the table they are seated at next opens)."""
     _setup()
@@ -186,10 +187,13 @@ def verify_arena(path: str, out: str) -> None:
     told = {int(u): {int(tid) for tid, _ in items} for u, items in record["told"].items()}
     # From the table's opening (its row written in the pass) to each player's table_ready on their socket.
     opened_at = {st.table_id: st.table.created_at.timestamp() for st in rows if st.table is not None}
-    delays = sorted(at - opened_at[int(tid)] for items in record["told"].values() for tid, at in items
-                    if int(tid) in opened_at)
-    report["told_p50"] = round(delays[len(delays) // 2], 4) if delays else None
-    report["told_p99"] = round(delays[min(len(delays) - 1, int(0.99 * len(delays)))], 4) if delays else None
+    # Apart: the tables the staff start opened (all at once, before its answer) and the referee's passes'.
+    start_end = float(record.get("start_end") or 0)
+    for name, of_start in (("told_start", True), ("told", False)):
+        delays = sorted(at - opened_at[int(tid)] for items in record["told"].values() for tid, at in items
+                        if int(tid) in opened_at and (opened_at[int(tid)] <= start_end) == of_start)
+        report[f"{name}_p50"] = round(delays[len(delays) // 2], 4) if delays else None
+        report[f"{name}_p99"] = round(delays[min(len(delays) - 1, int(0.99 * len(delays)))], 4) if delays else None
     for st in rows:
         if st.table_id is None or st.table.created_at.timestamp() > stop:
             continue
