@@ -187,6 +187,7 @@ def _arena_report(stack: str, profile: dict, r: dict) -> list[str]:
     f, a, c, ac = r["figures"], r["arena"], r["check"], r["arena_check"]
     seconds = [p["seconds"] for p in r["passes"]]
     seating = [p for p in r["passes"] if p["tables"]]
+    gaps = [b["at"] - a["at"] for a, b in zip(r["passes"], r["passes"][1:], strict=False)]
     q = players.quantile
     lines = [
         f"=== arena: a gin arena of {a.players} players ({profile['tables']} tables at a time), paired by the "
@@ -199,7 +200,9 @@ def _arena_report(stack: str, profile: dict, r: dict) -> list[str]:
         f"  pairing passes: {len(seconds)} (of them {len(seating)} seated someone: "
         f"{sum(p['seated'] for p in r['passes'])} players at {sum(p['tables'] for p in r['passes'])} tables, "
         f"the most in one pass {max((p['seated'] for p in r['passes']), default=0)}); server time per pass "
-        f"p50 {_ms(q(seconds, .5))}, p99 {_ms(q(seconds, .99))}, most {_ms(max(seconds, default=None))}",
+        f"p50 {_ms(q(seconds, .5))}, p99 {_ms(q(seconds, .99))}, most {_ms(max(seconds, default=None))}; "
+        f"from one pass's start to the next's p50 {_ms(q(gaps, .5))}, most {_ms(max(gaps, default=None))} "
+        f"(a pass runs on a tick of the referee, GAMES_TICK_SECONDS, when someone is free)",
         f"  tables: {ac['tables']} opened, {a.matches} played to their end, {a.unfinished} still playing at the "
         f"stop; players paired {ac['paired']} of {ac['players']}, twice or more {ac['paired_twice']}",
         f"  told: from a table's opening to each player's table_ready p50 {_ms(ac['told_p50'])}, p99 "
@@ -449,6 +452,7 @@ def main(argv: list[str] | None = None) -> int:
                     failed |= any("NOT met" in line for line in lines)
                     print("\n".join(lines) + "\n", flush=True)
                     a, passes = result["arena"], [p["seconds"] for p in result["passes"]]
+                    gaps = [y["at"] - x["at"] for x, y in zip(result["passes"], result["passes"][1:], strict=False)]
                     out.append({"profile": name, "stack": stack, "settings": profile,
                                 "goals": [line for line in lines if line.startswith("  goal: ")],
                                 "site": {"moves_per_s": result["figures"].moves_per_second,
@@ -471,6 +475,8 @@ def main(argv: list[str] | None = None) -> int:
                                                    "pass_p50": players.quantile(passes, .5),
                                                    "pass_p99": players.quantile(passes, .99),
                                                    "pass_max": max(passes, default=None),
+                                                   "pass_gap_p50": players.quantile(gaps, .5),
+                                                   "pass_gap_max": max(gaps, default=None),
                                                    "check": result["arena_check"]}}})
                     continue
                 if profile["think"] is None:
