@@ -4,10 +4,13 @@
     python -m loadtest --profile ceiling --stack embedded --seconds 20
     python -m loadtest --profile evening --tables 500 --stack scaled
     python -m loadtest --profile burst --tables 500
+    python -m loadtest --profile arena --stack embedded --players 1000 --seconds 150
 
 Profiles: ``ceiling`` (closed loop: each table moves as soon as the last move reached both seats),
 ``evening`` (a move every ``--think`` seconds per table, connects spread over ``--ramp`` seconds) and
-``burst`` (every socket connects at once, then the evening's pace). Everything listens on 127.0.0.1 only and
+``burst`` (every socket connects at once, then the evening's pace), ``tournament`` (a gin Swiss started by
+staff) and ``arena`` (a gin arena of ``--players``, paired by the referee on its clock, each table played
+to its end at a move every ``--think`` seconds, re-paired as it ends; no bare counterpart). Everything listens on 127.0.0.1 only and
 stops by itself; each stack runs alone on the machine while it is measured.
 """
 
@@ -32,6 +35,9 @@ PROFILES = {
     "burst": {"tables": 500, "think": None, "ramp": 0.0, "seconds": 20.0, "warmup": 5.0},
     # 2 × tables players in a gin Swiss started by staff; the bare stack's counterpart is the burst
     "tournament": {"tables": 500, "think": None, "ramp": 0.0, "seconds": 20.0, "warmup": 5.0},
+    # 2 × tables players in a gin arena (issue 30), paired by the referee on its clock; no bare counterpart:
+    # a fixed pace (a move every ``think`` s per table), its goals absolute
+    "arena": {"tables": 500, "think": 3.0, "ramp": 0.0, "seconds": 180.0, "warmup": 20.0},
 }
 
 #: Issue 24's goals: each a ratio to the bare stack in the same run (a figure outside is marked, the run
@@ -42,6 +48,9 @@ GOALS = {
     "burst": {"failed": 0, "dropped": 0, "p99": 2.0, "connect_p99": 1.5},
     "tournament": {"failed": 0, "dropped": 0, "p99": 2.0, "connect_p99": 1.5, "start_seconds": 5.0},
 }
+#: Issue 30's goals for the arena, absolute (it has no bare counterpart): a pairing pass's server time p99,
+#: the most passes a player stays free while another free player exists.
+ARENA_GOALS = {"pass_p99": 1.0, "passes_free": 2}
 
 
 def _ms(value: float | None) -> str:
@@ -138,6 +147,125 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
     if kind == "site":
         result["check"] = site.verify({str(t.id): t.record() for t in tables}, f"{stack}-{name}")
     return result
+
+
+def _run_arena(stack: str, profile: dict, workdir, args) -> dict:
+    """The arena profile on ``stack``: seed an arena and its players, serve, open every notice socket,
+    register everyone and start it through the staff page, let the referee pair them on its clock and the
+    players play what they are told until the time is up; then read the referee's passes from the servers'
+    logs and check the records."""
+    players_count = 2 * profile["tables"]
+    site = args._sites.setdefault(stack, servers.SiteStack(stack, workdir, referee=args.referee,
+                                                           backlog=args.backlog))
+    prefix = f"ar{int(time.time()) % 100000}x"
+    # Long enough that its last minutes (no pairing) never fall into the run.
+    minutes = min(240, max(20, int(profile["seconds"] / 60) + 10))
+    info = site.seed_arena(players_count, prefix, minutes)
+    srv = site.start(log_level="INFO")  # the referee's pass lines (tournaments.passes) are INFO
+    busy = os.getloadavg()[0]
+    figures = players.Figures()
+    try:
+        time.sleep(0.5)
+        cpu_server, cpu_client = srv.cpu_seconds(), time.process_time()
+
+        def register() -> None:
+            site.register_arena(info["tournament"], [p["user"] for p in info["players"]])
+
+        def start() -> int:
+            return players.post_start(srv.ports[0], info["tournament"], info["staff"])
+
+        stats, tables = asyncio.run(players.drive_arena(info, srv.ports, lambda now: _plan(profile, now), figures,
+                                                        register, start, random.Random(args.seed)))
+        cpu_server, cpu_client = srv.cpu_seconds() - cpu_server, time.process_time() - cpu_client
+    finally:
+        srv.stop()
+    passes = [p for p in srv.arena_passes() if p["tournament"] == info["tournament"]]
+    result = {"figures": figures, "load": busy, "server_errors": srv.errors_logged(),
+              "cpu": (cpu_server, cpu_client), "start": None, "arena": stats, "passes": passes}
+    if result["server_errors"] and args.verbose:
+        print(srv.log_tail(), file=sys.stderr)
+    result["check"] = site.verify({str(t.id): t.record() for t in tables}, f"{stack}-arena")
+    result["arena_check"] = site.verify_arena(
+        {"tournament": info["tournament"], "stop": stats.stop_wall, "start_end": stats.start_wall,
+         "passes": [[p["at"], p["seconds"]] for p in passes], "told": stats.told}, f"{stack}-arena")
+    return result
+
+
+def _arena_report(stack: str, profile: dict, r: dict) -> list[str]:
+    f, a, c, ac = r["figures"], r["arena"], r["check"], r["arena_check"]
+    seconds = [p["seconds"] for p in r["passes"]]
+    seating = [p for p in r["passes"] if p["tables"]]
+    gaps = [b["at"] - a["at"] for a, b in zip(r["passes"], r["passes"][1:], strict=False)]
+    q = players.quantile
+    lines = [
+        f"=== arena: a gin arena of {a.players} players ({profile['tables']} tables at a time), paired by the "
+        f"referee on its clock, a move per {profile['think']:.2f} s per table, {profile['seconds']:g} s of play "
+        f"— {servers.STACKS[stack]['label']}",
+        "  (no bare counterpart: the arena's goals are absolute, issue 30's)",
+        f"  start: {a.notice_sockets} of {a.players} notice sockets open; everyone registered in "
+        f"{_ms(a.register_seconds)}, then the staff start answered {a.start_status} in {_ms(a.start_seconds)} "
+        f"(it seats everyone present at once: the arena's first pass, not among the referee's passes below)",
+        f"  pairing passes: {len(seconds)} (of them {len(seating)} seated someone: "
+        f"{sum(p['seated'] for p in r['passes'])} players at {sum(p['tables'] for p in r['passes'])} tables, "
+        f"the most in one pass {max((p['seated'] for p in r['passes']), default=0)}); server time per pass "
+        f"p50 {_ms(q(seconds, .5))}, p99 {_ms(q(seconds, .99))}, most {_ms(max(seconds, default=None))}; "
+        f"from one pass's start to the next's p50 {_ms(q(gaps, .5))}, most {_ms(max(gaps, default=None))} "
+        f"(a pass runs on a tick of the referee, GAMES_TICK_SECONDS, when someone is free)",
+        f"  tables: {ac['tables']} opened, {a.matches} played to their end, {a.unfinished} still playing at the "
+        f"stop; players paired {ac['paired']} of {ac['players']}, twice or more {ac['paired_twice']}",
+        f"  told: from a table's opening to each player's table_ready p50 {_ms(ac['told_p50'])}, p99 "
+        f"{_ms(ac['told_p99'])} (the start's tables: p50 {_ms(ac['told_start_p50'])}, p99 "
+        f"{_ms(ac['told_start_p99'])}); table_ready to holding the table's state p50 "
+        f"{_ms(q(a.to_table, .5))}, p99 {_ms(q(a.to_table, .99))}; a match's end to the next table_ready p50 "
+        f"{_ms(q(a.wait, .5))}, p99 {_ms(q(a.wait, .99))}, most {_ms(max(a.wait, default=None))}",
+        f"  free: the most passes a player stayed free while another was free too: {ac['most_passes_free']} "
+        f"(over {ac['passes']} passes before the stop); the longest anyone was free: {ac['longest_free']:.1f} s; "
+        f"live-part fetches of players waiting over {players.ARENA_REFRESH:g} s: {a.refreshes}",
+        f"{'':<12}{'moves/s':>9}{'move p50':>12}{'move p99':>12}{'connect p50':>13}{'connect p99':>13}"
+        f"{'failed':>8}{'errors':>8}",
+        _line("site", f),
+    ]
+    if f.error_kinds:
+        lines.append(f"  site errors: {json.dumps(f.error_kinds, sort_keys=True)}")
+    if r["server_errors"]:
+        lines.append(f"  site server log: {r['server_errors']} error lines")
+    lines.append(
+        f"  check: {c['seen']} moves seen by both seats, {c['logged']} in the move log; lost {c['lost']}, "
+        f"applied twice {c['twice']}, unknown {c['unknown']}, not by a player {c['not_player']}, "
+        f"sockets behind the table {c['behind']}" + (f" {c['examples']}" if c["examples"] else ""))
+    lines.append(
+        f"  arena check: {ac['recorded']} ends recorded, {ac['unrecorded']} ended but not recorded, "
+        f"{ac['at_two_tables']} players at two tables at once, {ac['not_told']} tables not told to both players, "
+        f"{ac['told_wrong']} told to someone not seated" + (f" {ac['examples']}" if ac["examples"] else ""))
+    changes = f.all_moves + f.other_changes
+    if changes:
+        server, client = r["cpu"]
+        lines.append(f"  CPU per move (all {changes} moves and readies of the run, pairing included): server "
+                     f"{server / changes * 1000:.2f} ms, load generator {client / changes * 1000:.2f} ms")
+    lines.extend(_arena_goals(r))
+    lines.append(f"  machine load average (1 min) at start: {r['load']:.1f}")
+    return lines
+
+
+def _arena_goals(r: dict) -> list[str]:
+    f, a, c, ac = r["figures"], r["arena"], r["check"], r["arena_check"]
+    seconds = [p["seconds"] for p in r["passes"]]
+    p99 = players.quantile(seconds, .99)
+    out = [
+        f"pairing pass p99 ≤ {ARENA_GOALS['pass_p99']:g} s of server time ({_ms(p99)} over {len(seconds)} "
+        f"passes): {_mark(p99 is not None and p99 <= ARENA_GOALS['pass_p99'])}",
+        f"nobody free for more than {ARENA_GOALS['passes_free']} passes while another free player exists "
+        f"(the most: {ac['most_passes_free']}): "
+        f"{_mark(ac['passes'] > 0 and ac['most_passes_free'] <= ARENA_GOALS['passes_free'])}",
+        f"0 failed connects ({f.failed_connects} failed, {a.partner_missing} tables a player never came to): "
+        f"{_mark(f.failed_connects == 0 and a.partner_missing == 0)}",
+        f"0 dropped (sockets closed by the server, moves or frames that never arrived: {f.errors}): "
+        f"{_mark(f.errors == 0)}",
+    ]
+    clean = (c["lost"] == 0 and c["twice"] == 0 and c["unknown"] == 0 and c["behind"] == 0
+             and ac["unrecorded"] == 0 and ac["at_two_tables"] == 0 and ac["not_told"] == 0 and ac["told_wrong"] == 0)
+    out.append(f"nothing lost (moves, ends recorded, tables told, one table at a time): {_mark(clean)}")
+    return ["  goal: " + line for line in out]
 
 
 def _cpu_per_change(result: dict) -> float | None:
@@ -278,7 +406,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", choices=[*PROFILES, "all"], default="all")
     parser.add_argument("--stack", choices=[*servers.STACKS, "both"], default="both")
     parser.add_argument("--tables", type=int, help="tables (two sockets each) of the evening, burst and tournament "
-                        "(a tournament has twice as many players); the profile's default otherwise")
+                        "(a tournament or an arena has twice as many players); the profile's default otherwise")
+    parser.add_argument("--players", type=int, help="players of the arena (default 1000; --tables × 2 otherwise)")
     parser.add_argument("--ceiling-tables", type=int, default=20, help="tables of the closed-loop ceiling")
     parser.add_argument("--fraction", type=float, default=0.5,
                         help="the evening's, burst's and tournament's pace as a share of the bare stack's ceiling")
@@ -325,7 +454,44 @@ def main(argv: list[str] | None = None) -> int:
                         profile[key] = getattr(args, key)
                 if name == "ceiling":
                     profile["tables"] = args.ceiling_tables
+                if name == "arena" and args.players is not None:
+                    profile["tables"] = max(1, args.players // 2)
                 profile["warmup"] = min(profile["warmup"], profile["seconds"] * 0.5)
+                if name == "arena":
+                    if args.only == "bare":
+                        continue
+                    result = _run_arena(stack, profile, workdir, args)
+                    lines = _arena_report(stack, profile, result)
+                    failed |= any("NOT met" in line for line in lines)
+                    print("\n".join(lines) + "\n", flush=True)
+                    a, passes = result["arena"], [p["seconds"] for p in result["passes"]]
+                    gaps = [y["at"] - x["at"] for x, y in zip(result["passes"], result["passes"][1:], strict=False)]
+                    out.append({"profile": name, "stack": stack, "settings": profile,
+                                "goals": [line for line in lines if line.startswith("  goal: ")],
+                                "site": {"moves_per_s": result["figures"].moves_per_second,
+                                         "move_p50": players.quantile(result["figures"].latency, .5),
+                                         "move_p99": players.quantile(result["figures"].latency, .99),
+                                         "connect_p50": players.quantile(result["figures"].connect, .5),
+                                         "connect_p99": players.quantile(result["figures"].connect, .99),
+                                         "failed_connects": result["figures"].failed_connects,
+                                         "errors": result["figures"].errors,
+                                         "error_kinds": result["figures"].error_kinds, "check": result["check"],
+                                         "cpu_per_change": _cpu_per_change(result),
+                                         "arena": {**{k: v for k, v in a.__dict__.items()
+                                                      if k not in ("told", "to_table", "wait")},
+                                                   "to_table_p50": players.quantile(a.to_table, .5),
+                                                   "to_table_p99": players.quantile(a.to_table, .99),
+                                                   "wait_p50": players.quantile(a.wait, .5),
+                                                   "wait_p99": players.quantile(a.wait, .99),
+                                                   "wait_max": max(a.wait, default=None),
+                                                   "passes": len(passes),
+                                                   "pass_p50": players.quantile(passes, .5),
+                                                   "pass_p99": players.quantile(passes, .99),
+                                                   "pass_max": max(passes, default=None),
+                                                   "pass_gap_p50": players.quantile(gaps, .5),
+                                                   "pass_gap_max": max(gaps, default=None),
+                                                   "check": result["arena_check"]}}})
+                    continue
                 if profile["think"] is None:
                     if bare_ceiling is None:  # no ceiling profile in this run: measure the bare stack's alone
                         ceiling = dict(PROFILES["ceiling"], tables=args.ceiling_tables)

@@ -248,10 +248,8 @@ class SiteTable:
             frame = self.seats[0].state
             table, view = frame["table"], frame["view"]
             if table["status"] == "finished":
-                await asyncio.gather(*(seat.send({"type": "rematch"}) for seat in self.seats))
-                if not await self._settle(lambda s: s.state["table"]["status"] == "playing"):
+                if not await self.match_over():
                     return
-                figures.other_changes += 2
                 continue
             if view is None or table["status"] != "playing":
                 figures.error(f"table:{table['status']}")
@@ -271,7 +269,7 @@ class SiteTable:
                 await asyncio.sleep(plan.think)
                 if time.perf_counter() >= plan.stop_at:
                     break
-            action = self.rng.choice(mover.state["view"]["legal_actions"])
+            action = self.choose(mover.state["view"])
             self.sent.append([version, seat, action])
             started = time.perf_counter()
             stages.client_note((self.id, version), "sent")
@@ -290,6 +288,18 @@ class SiteTable:
             if plan.measure_from <= started and done <= plan.stop_at + FRAME_TIMEOUT:
                 figures.moves += 1
                 figures.latency.append(done - started)
+
+    def choose(self, view: dict) -> dict:
+        """The move of the seat to act, from its own view: a random legal one."""
+        return self.rng.choice(view["legal_actions"])
+
+    async def match_over(self) -> bool:
+        """The match is over: both ask for a rematch. True to play on (the rematch started)."""
+        await asyncio.gather(*(seat.send({"type": "rematch"}) for seat in self.seats))
+        if not await self._settle(lambda s: s.state["table"]["status"] == "playing"):
+            return False
+        self.figures.other_changes += 2
+        return True
 
     async def _settle(self, predicate, version: int | None = None) -> bool:
         """Wait until both seats' frames satisfy ``predicate`` (and reach ``version``)."""
@@ -528,3 +538,233 @@ async def drive_tournament(info: dict, ports: list[int], plan_of, figures: Figur
     figures.window = max(0.0, plan.stop_at - plan.measure_from) if plan is not None else 0.0
     sf.tables = len(tables)
     return sf, tables
+
+
+# --- the arena (issue 30): players paired by the referee, told over their notice socket ---------------------
+
+
+#: While waiting for a table this long, a player's arena page fetches its live part (as the page does every
+#: few seconds), which keeps them present for the pairing (``TOURNAMENTS_ARENA_PRESENT_SECONDS``).
+ARENA_REFRESH = 10.0
+#: Seconds after the stop in which a player still sits down at a table told before it (and plays no move).
+ARENA_DRAIN = 5.0
+
+
+@dataclass
+class ArenaStats:
+    """What an arena run measured besides the tables' moves (those are in :class:`Figures`)."""
+
+    players: int = 0
+    notice_sockets: int = 0
+    start_status: int | None = None
+    register_seconds: float | None = None  # registering everyone (a registration marks its player present)
+    start_seconds: float | None = None  # the staff start's round trip (it seats everyone present: the first pass)
+    told: dict = field(default_factory=dict)  # user id → [[table id, wall-clock time told], ...]
+    to_table: list[float] = field(default_factory=list)  # seconds from a table_ready to holding the table's state
+    wait: list[float] = field(default_factory=list)  # seconds from seeing one's match end to the next table_ready
+    matches: int = 0  # tables played to their end
+    unfinished: int = 0  # tables still playing when the time was up
+    refreshes: int = 0  # live-part fetches of players waiting longer than ARENA_REFRESH
+    partner_missing: int = 0  # tables where one player never came
+    stop_wall: float = 0.0  # wall-clock time the play stopped
+    start_wall: float = 0.0  # wall-clock time the staff start answered
+
+
+class ArenaTable(SiteTable):
+    """A gin table of the arena: each seat's socket opens as soon as its own player is told the table (a
+    ``table_ready`` on the notice socket); play starts when both hold the state. Both play a short script
+    (knock or go gin when they can, else take from the stock and shed the meter's worst card), a move every
+    ``plan.think`` seconds; the match ends with its one scored round (the arena's tables play ``target`` 0),
+    and both seats leave the finished table (no rematch at a tournament table)."""
+
+    def __init__(self, index: int, table_id: int, figures: Figures, rng: random.Random):
+        super().__init__(index, {"id": table_id, "sessions": []}, [0], figures, rng)
+        self.seats = []
+        self.arrived = 0
+        self.both = asyncio.Event()
+        self.done = asyncio.Event()
+        self.finished = False
+        self.ended_at: float | None = None
+
+    def choose(self, view: dict) -> dict:
+        legal = view["legal_actions"]
+        best = (view.get("meter") or {}).get("best_discard")
+        knocks = [a for a in legal if a.get("action") in ("knock", "gin")]
+        if knocks:
+            return next((a for a in knocks if a.get("card") == best), knocks[0])
+        for wanted in ({"action": "pass"}, {"action": "draw", "from": "stock"}):
+            if wanted in legal:
+                return wanted
+        discards = [a for a in legal if a.get("action") == "discard"]
+        if discards:
+            return next((a for a in discards if a.get("card") == best), discards[0])
+        return self.rng.choice(legal)
+
+    async def match_over(self) -> bool:
+        self.finished = True
+        self.ended_at = time.perf_counter()
+        return False
+
+    async def join(self, port: int, session: str, told_at: float, stats: ArenaStats, plan: Plan) -> None:
+        """This player's seat: open its socket, and once both are there play the match (the second to arrive
+        drives it); returns when the table is done (finished, the time up, or the partner never came)."""
+        seat = Socket(self.figures, site=True)
+        ok = await seat.open(f"ws://127.0.0.1:{port}/ws/table/{self.id}/?frames=delta",
+                             headers={"Cookie": f"sessionid={session}"}, origin=f"http://127.0.0.1:{port}")
+        self.arrived += 1
+        if ok:
+            stats.to_table.append(time.perf_counter() - told_at)
+            self.seats.append(seat)
+        if self.arrived < 2:
+            # The partner is told in the same pass: wait for them (or for the end of the run).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.both.wait(),
+                                       max(0.0, plan.stop_at + ARENA_DRAIN - time.perf_counter()) + CONNECT_TIMEOUT)
+            if not self.both.is_set():
+                stats.partner_missing += 1
+                self.figures.error("arena:partner-missing")
+                await self.finish()
+                self.done.set()
+                return
+            await self.done.wait()
+            return
+        self.both.set()
+        try:
+            if len(self.seats) == 2:
+                self.seats.sort(key=lambda s: s.state["table"]["you"] if s.state else 0)
+                await self.play(plan)
+                if self.finished:
+                    stats.matches += 1
+                else:
+                    stats.unfinished += 1
+            await self.finish()
+        finally:
+            self.done.set()
+
+
+class ArenaPlayer:
+    """A signed-in player of the arena: a notice socket open all along (every ``table_ready`` is queued and
+    recorded), and a loop that takes each table told, plays it, and waits for the next."""
+
+    def __init__(self, index: int, user: int, session: str, ports: list[int], figures: Figures, stats: ArenaStats):
+        self.index, self.user, self.session = index, user, session
+        self.port = ports[index % len(ports)]
+        self.table_port = ports[(index + 1) % len(ports)]
+        self.figures, self.stats = figures, stats
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.ws = None
+        self.reader: asyncio.Task | None = None
+        stats.told[user] = []
+
+    async def open(self) -> bool:
+        try:
+            self.ws = await connect(f"ws://127.0.0.1:{self.port}/ws/notices/", open_timeout=CONNECT_TIMEOUT,
+                                    additional_headers={"Cookie": f"sessionid={self.session}"},
+                                    origin=f"http://127.0.0.1:{self.port}", ping_interval=None, close_timeout=2)
+        except Exception as error:  # noqa: BLE001 - any failure to connect counts as one
+            self.figures.failed_connects += 1
+            self.figures.error(f"notice-connect:{error.__class__.__name__}")
+            return False
+        self.reader = asyncio.create_task(self._read())
+        return True
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                frame = json.loads(raw)
+                if frame.get("type") == "notice" and frame.get("kind") == "table_ready":
+                    table_id = int(frame["table_id"])
+                    if any(t == table_id for t, _ in self.stats.told[self.user]):
+                        continue  # told again (a reconnect's pending tables): the same table
+                    self.stats.told[self.user].append([table_id, time.time()])
+                    self.queue.put_nowait((table_id, time.perf_counter()))
+        except Exception as error:  # noqa: BLE001 - the server closed or broke the socket
+            self.figures.error(f"notice-closed:{error.__class__.__name__}")
+
+    async def play(self, tables: dict, plan: Plan, rng: random.Random, refresh) -> None:
+        """Until ``plan.stop_at``: take the next table told, sit down and play it, then wait for the next
+        (fetching the arena's live part every :data:`ARENA_REFRESH` seconds of waiting). For
+        :data:`ARENA_DRAIN` seconds after that, still sit down at a table told before the stop or one whose
+        partner sat down already, so that no table the referee opened before the stop is left half empty."""
+        freed: float | None = None
+        drain_until = plan.stop_at + ARENA_DRAIN
+        while True:
+            now = time.perf_counter()
+            if now >= drain_until:
+                return
+            try:
+                if now < plan.stop_at:
+                    table_id, told_at = await asyncio.wait_for(self.queue.get(), min(plan.stop_at - now, ARENA_REFRESH))
+                else:
+                    table_id, told_at = await asyncio.wait_for(self.queue.get(), drain_until - now)
+            except TimeoutError:
+                if time.perf_counter() < plan.stop_at:
+                    self.stats.refreshes += 1
+                    await asyncio.to_thread(refresh, self.port, self.session)
+                continue
+            table = tables.get(table_id)
+            if table is None and told_at > plan.stop_at:
+                continue  # paired after the time was up, and the partner did not sit down either
+            if freed is not None and told_at <= plan.stop_at:
+                self.stats.wait.append(max(0.0, told_at - freed))
+            if table is None:
+                table = tables[table_id] = ArenaTable(len(tables), table_id, self.figures, random.Random(rng.random()))
+            await table.join(self.table_port, self.session, told_at, self.stats, plan)
+            if table.finished and table.ended_at is not None:
+                freed = table.ended_at
+
+    async def close(self) -> None:
+        if self.reader is not None:
+            self.reader.cancel()
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.ws.close(), 3)
+
+
+def get_live(port: int, tournament: int, session: str) -> int:
+    """The arena page's refresh: ``GET /turniere/<id>/live/`` as the signed-in player (which marks them
+    present). Returns the HTTP status."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/turniere/{tournament}/live/",
+                                     headers={"Cookie": f"sessionid={session}", "X-Requested-With": "fetch"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            response.read()
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+async def drive_arena(info: dict, ports: list[int], plan_of, figures: Figures, register, start,
+                      rng: random.Random) -> tuple[ArenaStats, list[ArenaTable]]:
+    """Open every player's notice socket, then ``register()`` them all and ``start()`` the arena (blocking
+    calls, run in a thread; ``start`` returns the HTTP status of the staff start), then let every player
+    take, play and leave the tables the referee gives them until ``plan_of(now)``'s ``stop_at``."""
+    stats = ArenaStats(players=len(info["players"]))
+    people = [ArenaPlayer(i, p["user"], p["session"], ports, figures, stats) for i, p in enumerate(info["players"])]
+    for i in range(0, len(people), 100):  # the arena page open before the start (not what is measured)
+        await asyncio.gather(*(p.open() for p in people[i:i + 100]))
+    stats.notice_sockets = sum(1 for p in people if p.ws is not None)
+    began = time.perf_counter()
+    await asyncio.to_thread(register)
+    stats.register_seconds = time.perf_counter() - began
+    began = time.perf_counter()
+    stats.start_status = await asyncio.to_thread(start)
+    stats.start_seconds = time.perf_counter() - began
+    stats.start_wall = time.time()
+    plan = plan_of(time.perf_counter())
+    stats.stop_wall = time.time() + (plan.stop_at - time.perf_counter())
+    tables: dict[int, ArenaTable] = {}
+
+    def refresh(port: int, session: str) -> None:
+        if get_live(port, info["tournament"], session) != 200:
+            figures.error("arena:live-page")
+
+    await asyncio.gather(*(p.play(tables, plan, rng, refresh) for p in people if p.ws is not None))
+    await asyncio.gather(*(t.done.wait() for t in tables.values()))
+    await asyncio.gather(*(p.close() for p in people))
+    figures.sockets = stats.notice_sockets + sum(t.arrived for t in tables.values())
+    figures.window = max(0.0, plan.stop_at - plan.measure_from)
+    return stats, list(tables.values())

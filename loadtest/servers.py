@@ -228,6 +228,17 @@ class Servers:
                     count += 1
         return count
 
+    def arena_passes(self) -> list[dict]:
+        """The arena's pairing passes the servers logged (``tournaments.passes``: one JSON line per pass, in
+        whichever process runs the referee), in the order they began."""
+        passes = []
+        for log in self.logs:
+            for line in log.read_text(errors="replace").splitlines():
+                head, _, tail = line.partition("arena pass ")
+                if tail and not head.strip():
+                    passes.append(json.loads(tail))
+        return sorted(passes, key=lambda p: p["at"])
+
     def _spawn(self, name: str, args: list[str], cwd: Path, *, port: int | None = None) -> None:
         log = self.workdir / f"{self.kind}-{name}.log"
         self.logs.append(log)
@@ -319,6 +330,32 @@ class SiteStack:
              cwd=ROOT, timeout=1800)
         return json.loads(out.read_text())
 
+    def seed_arena(self, players: int, prefix: str, minutes: int) -> dict:
+        """A gin arena of ``minutes`` and ``players`` people (not registered yet) and its staff (loadtest.site)."""
+        if not self.prepared:
+            self.prepare()
+        out = self.workdir / f"arena-{prefix}.json"
+        env = {k: v for k, v in self.env.items() if k != "REDIS_URL"}
+        _run([sys.executable, "-m", "loadtest.site", "seed_arena", str(players), prefix, str(minutes), str(out)],
+             env=env, cwd=ROOT, timeout=1800)
+        return json.loads(out.read_text())
+
+    def register_arena(self, tournament: int, users: list[int]) -> None:
+        """Register ``users`` for the arena (through the services, in a process of its own, with the servers
+        running: a registration marks its player present, so it comes just before the start)."""
+        path = self.workdir / f"register-{tournament}.json"
+        path.write_text(json.dumps(users))
+        env = {k: v for k, v in self.env.items() if k != "REDIS_URL"}
+        _run([sys.executable, "-m", "loadtest.site", "register_arena", str(tournament), str(path)], env=env,
+             cwd=ROOT, timeout=1800)
+
+    def verify_arena(self, record: dict, name: str) -> dict:
+        path, out = self.workdir / f"arena-record-{name}.json", self.workdir / f"arena-verify-{name}.json"
+        path.write_text(json.dumps(record))
+        env = {k: v for k, v in self.env.items() if k != "REDIS_URL"}
+        _run([sys.executable, "-m", "loadtest.site", "verify_arena", str(path), str(out)], env=env, cwd=ROOT)
+        return json.loads(out.read_text())
+
     def verify(self, record: dict, name: str) -> dict:
         path, out = self.workdir / f"record-{name}.json", self.workdir / f"verify-{name}.json"
         path.write_text(json.dumps({"tables": record}))
@@ -326,9 +363,13 @@ class SiteStack:
         _run([sys.executable, "-m", "loadtest.site", "verify", str(path), str(out)], env=env, cwd=ROOT)
         return json.loads(out.read_text())
 
-    def start(self, stages: Path | None = None) -> Servers:
-        """``stages``: a folder the daphne processes note each move's stages in (``loadtest.stages``)."""
-        servers = Servers("site", self.stack, self.serving_env(), self.workdir)
+    def start(self, stages: Path | None = None, *, log_level: str | None = None) -> Servers:
+        """Serve. ``stages``: a folder the daphne processes note each move's stages in (``loadtest.stages``);
+        ``log_level`` (e.g. ``"INFO"``: the arena's pass lines) instead of the WARNING of the others."""
+        env = self.serving_env()
+        if log_level:
+            env["LOG_LEVEL"] = log_level
+        servers = Servers("site", self.stack, env, self.workdir)
         count = STACKS[self.stack]["daphnes"]
         for i in range(count):
             port = free_port()

@@ -15,7 +15,7 @@ matching of the most pairs, of least cost among those), not a hand-written match
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
 
@@ -117,11 +117,22 @@ def _pairs(group: Sequence[FreePlayer], *, rematch: bool, first_minute: bool) ->
             if b is not None:
                 left.remove(b)
                 pairs.append([a, b])
-        return pairs
+        if len(group) - 2 * len(pairs) < 2:
+            return pairs
+        # Neighbour by neighbour left two or more waiting (two who met last took each other's turn): the
+        # matching of the most pairs, each as near in rank order as it can be, if it seats more.
+        matched = _matching(group, lambda i, j: j - i, rematch=rematch)
+        return matched if len(matched) > len(pairs) else pairs
+    return _matching(group, lambda i, j: pair_cost(group[i], group[j]), rematch=rematch)
+
+
+def _matching(group: Sequence[FreePlayer], cost: Callable[[int, int], int], *, rematch: bool) -> list[list[FreePlayer]]:
+    """The most pairs of ``group`` (in rank order), of least total ``cost(i, j)`` (positions, i < j), each
+    player's partner among the :data:`REACH` next in rank order (never two who met last unless ``rematch``)."""
     graph = nx.Graph()
     graph.add_nodes_from(range(len(group)))
     graph.add_weighted_edges_from(
-        (i, j, pair_cost(group[i], group[j]))
+        (i, j, cost(i, j))
         for i in range(len(group)) for j in range(i + 1, min(len(group), i + 1 + REACH))
         if rematch or not met_last(group[i], group[j]))
     matching = nx.min_weight_matching(graph)

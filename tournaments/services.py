@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import logging
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -42,6 +44,8 @@ from tournaments.formats.base import clock_minutes
 from tournaments.models import AuditEntry, Entry, Stage, StageTable, Tournament
 
 logger = logging.getLogger(__name__)
+#: One INFO line per pairing pass of a continuous format (the arena): when, how long, how many seated.
+pass_logger = logging.getLogger("tournaments.passes")
 
 
 class SeedRating(Protocol):
@@ -620,8 +624,22 @@ def _pairing_passes(now: datetime) -> int:
         of_kind |= Q(game=game, format=name)
     done = 0
     for t in Tournament.objects.filter(of_kind, status=Tournament.Status.RUNNING, paused=False):
-        if formats.of(t).pass_due(now):  # an unlocked look first: an idle arena takes no lock
-            done += _safely(tournament_pair, tournament_id=t.pk, now=now)
+        at, began = time.time(), time.perf_counter()
+        if not formats.of(t).pass_due(now):  # an unlocked look first: an idle arena takes no lock
+            continue
+        opened: list[StageTable] = []
+        try:
+            opened = tournament_pair(tournament_id=t.pk, now=now)
+        except Exception:  # one broken tournament must not stop the others
+            logger.exception("tournament step tournament_pair failed (tournament_id=%s)", t.pk)
+        else:
+            done += 1
+        seconds = time.perf_counter() - began
+        # Each pass's server time (the unlocked look, the locked pass, its tables opened and committed), for
+        # whoever watches the arena's load (`python -m loadtest --profile arena` reads these lines).
+        pass_logger.info("arena pass %s", json.dumps({
+            "tournament": t.pk, "at": round(at, 4), "seconds": round(seconds, 4),
+            "seated": sum(len(st.users) for st in opened), "tables": len(opened)}))
     return done
 
 

@@ -1,7 +1,8 @@
-"""A smoke run of every ``make loadtest`` profile (ceiling, evening, burst, tournament start) at tiny sizes, so
+"""A smoke run of every ``make loadtest`` profile (ceiling, evening, burst, tournament start, arena) at tiny sizes, so
 that the harness cannot rot: the run completes, both stacks report, the tournament is started through the
 staff page and every player is told their table, the record check finds nothing lost or applied twice, and
-the servers note every stage of a move (``--stages``).
+the servers note every stage of a move (``--stages``). The arena (no bare counterpart) only has to run and lose
+nothing here: ``test_loadtest_arena_smoke.py`` looks at it closer.
 No timing is asserted (speed is ``make loadtest``'s business, as a ratio in one run).
 
 The embedded stack (SQLite + in-memory, one daphne) always runs; the scaled one (PostgreSQL + Redis, two
@@ -40,7 +41,11 @@ def _run(stack: str, tmp_path: Path) -> list[dict]:
 
 
 def _check(results: list[dict], stack: str) -> None:
-    assert [r["profile"] for r in results] == list(PROFILES)
+    assert [r["profile"] for r in results] == [*PROFILES, "arena"]
+    arena = results.pop()
+    assert arena["stack"] == stack and "bare" not in arena and arena["site"]["failed_connects"] == 0, arena
+    assert arena["site"]["arena"]["check"]["paired"] == 2 * TABLES, arena["site"]["arena"]
+    assert any(goal.startswith("  goal: nothing lost") and goal.endswith(": met") for goal in arena["goals"])
     for r in results:
         assert r["stack"] == stack
         for kind in ("bare", "site"):

@@ -106,6 +106,25 @@ def test_the_referee_tick_pairs_the_arena(staff, make_players):
     assert len(running_tables(t)) == 2
 
 
+def test_each_pairing_pass_of_the_referee_tick_logs_its_server_time(staff, make_players, caplog):
+    import json
+
+    t = arena(staff, make_players(4))
+    for st in running_tables(t):
+        play(st)
+    with caplog.at_level("INFO", logger="tournaments.passes"):
+        tournament_services.tournaments_tick(now=later(t, 2))
+    [line] = [r.getMessage() for r in caplog.records if r.name == "tournaments.passes"]
+    assert line.startswith("arena pass ")
+    facts = json.loads(line.removeprefix("arena pass "))
+    assert facts["tournament"] == t.pk and facts["tables"] == 2 and facts["seated"] == 4
+    assert 0 < facts["seconds"] < 60
+    with caplog.at_level("INFO", logger="tournaments.passes"):
+        caplog.clear()
+        tournament_services.tournaments_tick(now=later(t, 2))  # everyone at a table: no pass, no line
+    assert not [r for r in caplog.records if r.name == "tournaments.passes"]
+
+
 def test_points_and_streak_in_the_standings(staff, make_players):
     t = arena(staff, make_players(2))
     for _ in range(3):
