@@ -2,8 +2,9 @@
 
 ``simple`` opens as soon as it can, lays off what it can and discards its highest card that is in no meld.
 ``expert`` also goes out whenever it can, holds its cards back for a Hand-Rommé when that is worth it,
-remembers what the others took from the discard pile and avoids discarding cards they could use, and
-does not feed open melds when it can help it. ``advanced`` (Fortgeschritten) draws and keeps cards like the
+remembers what the others took from the discard pile and avoids discarding cards they could use, does not
+feed open melds when it can help it, and keeps the loose cards with the most live outs (unseen cards that
+would make a meld with them; it counts what it saw laid and discarded, never a hidden card). ``advanced`` (Fortgeschritten) draws and keeps cards like the
 expert but remembers nothing of the others and never holds back an opening. Bots see only their seat's view
 (``match.view``).
 """
@@ -11,9 +12,10 @@ expert but remembers nothing of the others and never holds back an opening. Bots
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
 
-from games.engine.cards import JOKER, RANKS
+from games.engine.cards import JOKER, RANKS, SUITS, romme_deck
 from games.engine.romme.hints import going_out, table_melds
 from games.engine.romme.melds import (
     Meld,
@@ -31,6 +33,10 @@ DANGER_WEIGHT_OPENED = 2
 DANGER_WEIGHT_CLOSED = 0
 NEIGHBOUR_WEIGHT = 3
 FEED_GUARD = True
+# The expert weighs a loose card by its live outs (unseen cards that make a meld with it and one more card
+# of the hand) instead of the advanced level's count of neighbours in the hand.
+OUTS_WEIGHT = 4
+EXPERT_NEIGHBOUR_WEIGHT = 0
 
 
 def _table(view: dict) -> list[tuple[int, int, Meld]]:
@@ -75,6 +81,66 @@ def _neighbours(card: str, hand: Sequence[str]) -> int:
     return count
 
 
+def _public_pile(view: dict) -> list[str]:
+    """The discard pile as far as the public history shows it, top last. The upcard of the deal is not in
+    the history: it is known only while it is still the top (``discard_top``), so a covered upcard counts as
+    unseen (a harmless miscount of one card)."""
+    pile: list[str] = []
+    for m in view.get("history", []):
+        act = m.get("action")
+        if act == "discard" and "card" in m:
+            pile.append(m["card"])
+        elif act == "draw" and m.get("from") == "discard" and pile:
+            pile.pop()
+        elif act == "reshuffle":
+            pile = pile[-1:]
+    top = view.get("discard_top")
+    if top is not None and (not pile or pile[-1] != top):
+        pile.append(top)
+    return pile
+
+
+def unseen_cards(view: dict) -> Counter[str]:
+    """The cards the seat has not seen (two decks with jokers, less its hand, the table and the pile): the
+    cards that may be in the stock or in the others' hands."""
+    unseen = Counter(romme_deck())
+    seen = Counter(view["hand"])
+    for t in view.get("melds", []):
+        seen.update(t["cards"])
+    seen.update(_public_pile(view))
+    unseen.subtract(seen)
+    return +unseen
+
+
+def _outs(card: str, hand: Sequence[str], unseen: Counter[str]) -> int:
+    """Live outs of ``card``: unseen cards that make a three-card meld with it and one other card of ``hand``."""
+    if card == JOKER:
+        return 0
+    rank, suit = card[0], card[1]
+    r = RANKS.index(rank)
+    wanted: set[str] = set()
+    others = set(hand) - {card, JOKER}
+    set_suits = {o[1] for o in others if o[0] == rank}
+    if set_suits:
+        wanted.update(rank + s for s in SUITS if s != suit and s not in set_suits)
+    for o in others:
+        if o[1] != suit:
+            continue
+        d = RANKS.index(o[0]) - r
+        lo, hi = min(r, r + d), max(r, r + d)
+        if abs(d) == 1:
+            for x in (lo - 1, hi + 1):
+                if 0 <= x < len(RANKS):
+                    wanted.add(RANKS[x] + suit)
+            if hi == len(RANKS) - 1:
+                wanted.add("A" + suit)  # Q K A
+        elif abs(d) == 2:
+            wanted.add(RANKS[lo + 1] + suit)
+    if not wanted:
+        return 0
+    return sum(unseen[w] for w in wanted) + unseen[JOKER]
+
+
 def _picked_by_others(view: dict) -> list[str]:
     seat = view.get("seat")
     return [m["card"] for m in view.get("history", [])
@@ -104,10 +170,11 @@ def _discard(view: dict, hand: list[str], level: str) -> dict:
             candidates = safe or candidates
         opponents_opened = any(o for s, o in enumerate(view.get("opened", [])) if s != view.get("seat"))
         weight = DANGER_WEIGHT_OPENED if opponents_opened else DANGER_WEIGHT_CLOSED
+        unseen = unseen_cards(view) if OUTS_WEIGHT else Counter()
 
         def key(card: str) -> tuple[int, str]:
             return (hand_augen(card) - weight * _danger(card, view, table, picked)
-                    - NEIGHBOUR_WEIGHT * _neighbours(card, hand), card)
+                    - EXPERT_NEIGHBOUR_WEIGHT * _neighbours(card, hand) - OUTS_WEIGHT * _outs(card, hand, unseen), card)
     else:
         def key(card: str) -> tuple[int, str]:
             return (hand_augen(card), card)
