@@ -29,6 +29,8 @@ from games.engine.romme.round import layoff_ends
 LEVELS = ("simple", "advanced", "expert")
 # Tuning of the expert (the benchmark measured these against three simple bots).
 HOLD_FOR_HAND_ROMME = True
+HOLD_LOOSE = 4  # the most loose cards (beside the melds) of a hand the expert holds back for a Hand-Rommé
+HOLD_SHORTEST = 8  # ... while every other hand holds at least this many cards
 DANGER_WEIGHT_OPENED = 2
 DANGER_WEIGHT_CLOSED = 0
 NEIGHBOUR_WEIGHT = 3
@@ -37,6 +39,15 @@ FEED_GUARD = True
 # of the hand) instead of the advanced level's count of neighbours in the hand.
 OUTS_WEIGHT = 4
 EXPERT_NEIGHBOUR_WEIGHT = 0
+# The expert's lookahead on a discard: of its LOOKAHEAD_CANDIDATES best discards by the heuristic, it keeps the
+# one that gives the best chance to open (or, once opened with at most LOOKAHEAD_HAND cards, to go out) with
+# the next card drawn, over every card it has not seen (weighted by the copies unseen). It switches from the
+# heuristic's choice only when that chance is LOOKAHEAD_MARGIN higher. Before opening it looks ahead only
+# when its best opening is worth LOOKAHEAD_NEAR points or more.
+LOOKAHEAD_CANDIDATES = 3
+LOOKAHEAD_MARGIN = 0.02
+LOOKAHEAD_HAND = 6
+LOOKAHEAD_NEAR = 20
 
 
 def _table(view: dict) -> list[tuple[int, int, Meld]]:
@@ -149,6 +160,7 @@ def _picked_by_others(view: dict) -> list[str]:
 
 def _discard(view: dict, hand: list[str], level: str) -> dict:
     legal = {a["card"] for a in view.get("legal_actions", []) if a["action"] == "discard"}
+    unseen: Counter[str] = Counter()
     melds, _ = best_layout(hand) if len(hand) > 1 else ((), 0)
     in_melds = [c for m in melds for c in m]
     loose = _remove(hand, in_melds)
@@ -170,7 +182,7 @@ def _discard(view: dict, hand: list[str], level: str) -> dict:
             candidates = safe or candidates
         opponents_opened = any(o for s, o in enumerate(view.get("opened", [])) if s != view.get("seat"))
         weight = DANGER_WEIGHT_OPENED if opponents_opened else DANGER_WEIGHT_CLOSED
-        unseen = unseen_cards(view) if OUTS_WEIGHT else Counter()
+        unseen = unseen_cards(view) if OUTS_WEIGHT or LOOKAHEAD_CANDIDATES else Counter()
 
         def key(card: str) -> tuple[int, str]:
             return (hand_augen(card) - weight * _danger(card, view, table, picked)
@@ -179,7 +191,52 @@ def _discard(view: dict, hand: list[str], level: str) -> dict:
         def key(card: str) -> tuple[int, str]:
             return (hand_augen(card), card)
     non_jokers = [c for c in candidates if c != JOKER] or candidates
-    return {"action": "discard", "card": max(non_jokers, key=key)}
+    best = max(non_jokers, key=key)
+    if level == "expert" and LOOKAHEAD_CANDIDATES > 1 and len(set(non_jokers)) > 1:
+        ranked = sorted(set(non_jokers), key=key, reverse=True)[:LOOKAHEAD_CANDIDATES]
+        best = _look_ahead(view, hand, ranked, unseen) or best
+    return {"action": "discard", "card": best}
+
+
+def _related(card: str, hand: Sequence[str]) -> bool:
+    """Could ``card`` make a meld with cards of ``hand`` (same rank, or same suit close by)? A joker always."""
+    if card == JOKER:
+        return True
+    rank = RANKS.index(card[0])
+    return any(o != JOKER and (o[0] == card[0] or (o[1] == card[1] and abs(RANKS.index(o[0]) - rank) <= 2))
+               for o in hand)
+
+
+def _look_ahead(view: dict, hand: list[str], ranked: list[str], unseen: Counter[str]) -> str | None:
+    """The discard of ``ranked`` (best first by the heuristic) with the best chance that the next card drawn
+    opens the hand or ends the round, when it beats the first by LOOKAHEAD_MARGIN; else None."""
+    seat = view["seat"]
+    opened = view["opened"][seat]
+    limit = view["options"]["opening_points"]
+    if opened:
+        if len(hand) > LOOKAHEAD_HAND:
+            return None
+        table = _table(view)
+        next_number = len(view.get("melds", [])) + 1
+
+        def made(cards: list[str]) -> bool:
+            return going_out(cards, table, opened=True, next_number=next_number) is not None
+    else:
+        if best_opening(hand, opening_points=limit).value < LOOKAHEAD_NEAR:
+            return None
+
+        def made(cards: list[str]) -> bool:
+            return best_opening(cards, opening_points=limit).reaches
+    total = sum(unseen.values())
+    if not total:
+        return None
+    chances = []
+    for card in ranked:
+        rest = _remove(hand, [card])
+        hits = sum(n for x, n in unseen.items() if _related(x, rest) and made(rest + [x]))
+        chances.append(hits / total)
+    top = max(range(len(ranked)), key=lambda i: (chances[i], -i))
+    return ranked[top] if chances[top] >= chances[0] + LOOKAHEAD_MARGIN else None
 
 
 def _wants_discard(view: dict, hand: list[str], level: str) -> bool:
@@ -248,4 +305,4 @@ def _hold_for_hand_romme(view: dict, hand: list[str]) -> bool:
     seat = view["seat"]
     shortest = min((n for s, n in enumerate(view["hand_counts"]) if s != seat), default=13)
     nobody_opened = not any(o for s, o in enumerate(view["opened"]) if s != seat)
-    return loose <= 2 and nobody_opened and shortest >= 10
+    return loose <= HOLD_LOOSE and nobody_opened and shortest >= HOLD_SHORTEST

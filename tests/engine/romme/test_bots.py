@@ -108,3 +108,18 @@ def test_expert_counts_the_live_outs_of_a_loose_card():
     assert _outs("7H", ["7H", "8H", "2C"], unseen) == 2 + 1 + 1  # 6H, 9H and a joker for the run
     assert _outs("2C", ["7H", "8H", "2C"], unseen) == 0  # nothing to make a meld with
     assert _outs("KH", ["KH", "QH"], unseen) == 1  # J H is gone, A H unseen nowhere: the joker only
+
+
+def test_expert_looks_ahead_for_the_discard_that_best_opens_with_the_next_card():
+    """Before opening, of its best discards the expert keeps the cards that the most unseen cards complete."""
+    from collections import Counter
+
+    from games.engine.romme.bots import _look_ahead
+
+    hand = ["KC", "KS", "KH", "QH", "JH", "9C", "9S", "3D", "2C"]  # 30 + 30 laid: an open 9C 9S needs a 9
+    view = {"seat": 0, "opened": [False, False], "options": {"opening_points": 40}, "melds": []}
+    unseen = Counter({"9D": 2, "9H": 2, "4D": 1, "5C": 1})
+    # The heuristic would drop a 9 first: keeping both 9s opens with any of the four unseen 9s.
+    assert _look_ahead(view, hand, ["9C", "3D", "2C"], unseen) in ("3D", "2C")
+    # Nothing unseen completes anything: no reason to leave the heuristic's choice.
+    assert _look_ahead(view, hand, ["9C", "3D", "2C"], Counter({"5C": 3})) is None
