@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from games.engine.cards import JOKER, RANKS, SUITS, romme_deck
 from games.engine.romme.hints import going_out, table_melds
@@ -27,6 +27,9 @@ from games.engine.romme.melds import (
 from games.engine.romme.round import layoff_ends
 
 LEVELS = ("simple", "advanced", "expert")
+#: The levels whose decisions search (the referee runs them in its thinker's worker, ``games.thinking``): the
+#: expert's lookahead costs up to a few hundred milliseconds on a full hand, too long for the referee's pass.
+SEARCH_LEVELS = ("expert",)
 # Tuning of the expert (the benchmark measured these against three simple bots).
 HOLD_FOR_HAND_ROMME = True
 HOLD_LOOSE = 4  # the most loose cards (beside the melds) of a hand the expert holds back for a Hand-Rommé
@@ -158,7 +161,11 @@ def _picked_by_others(view: dict) -> list[str]:
             if m.get("action") == "draw" and m.get("from") == "discard" and m.get("seat") != seat and "card" in m]
 
 
-def _discard(view: dict, hand: list[str], level: str) -> dict:
+def _never() -> bool:
+    return False
+
+
+def _discard(view: dict, hand: list[str], level: str, stop: Callable[[], bool] = _never) -> dict:
     legal = {a["card"] for a in view.get("legal_actions", []) if a["action"] == "discard"}
     unseen: Counter[str] = Counter()
     melds, _ = best_layout(hand) if len(hand) > 1 else ((), 0)
@@ -194,7 +201,7 @@ def _discard(view: dict, hand: list[str], level: str) -> dict:
     best = max(non_jokers, key=key)
     if level == "expert" and LOOKAHEAD_CANDIDATES > 1 and len(set(non_jokers)) > 1:
         ranked = sorted(set(non_jokers), key=key, reverse=True)[:LOOKAHEAD_CANDIDATES]
-        best = _look_ahead(view, hand, ranked, unseen) or best
+        best = _look_ahead(view, hand, ranked, unseen, stop) or best
     return {"action": "discard", "card": best}
 
 
@@ -207,9 +214,11 @@ def _related(card: str, hand: Sequence[str]) -> bool:
                for o in hand)
 
 
-def _look_ahead(view: dict, hand: list[str], ranked: list[str], unseen: Counter[str]) -> str | None:
+def _look_ahead(view: dict, hand: list[str], ranked: list[str], unseen: Counter[str],
+                stop: Callable[[], bool] = _never) -> str | None:
     """The discard of ``ranked`` (best first by the heuristic) with the best chance that the next card drawn
-    opens the hand or ends the round, when it beats the first by LOOKAHEAD_MARGIN; else None."""
+    opens the hand or ends the round, when it beats the first by LOOKAHEAD_MARGIN; else None. The candidates
+    are weighed in order; once ``stop()`` says the time is up only those weighed so far count."""
     seat = view["seat"]
     opened = view["opened"][seat]
     limit = view["options"]["opening_points"]
@@ -232,10 +241,12 @@ def _look_ahead(view: dict, hand: list[str], ranked: list[str], unseen: Counter[
         return None
     chances = []
     for card in ranked:
+        if chances and stop():
+            break
         rest = _remove(hand, [card])
         hits = sum(n for x, n in unseen.items() if _related(x, rest) and made(rest + [x]))
         chances.append(hits / total)
-    top = max(range(len(ranked)), key=lambda i: (chances[i], -i))
+    top = max(range(len(chances)), key=lambda i: (chances[i], -i))
     return ranked[top] if chances[top] >= chances[0] + LOOKAHEAD_MARGIN else None
 
 
@@ -255,8 +266,9 @@ def _wants_discard(view: dict, hand: list[str], level: str) -> bool:
     return gain >= hand_augen(top) and gain > 0
 
 
-def choose_action(view: dict, level: str, rng: random.Random) -> dict:
-    """One action for the seat of ``view`` (which must be the seat to act)."""
+def choose_action(view: dict, level: str, rng: random.Random, stop: Callable[[], bool] = _never) -> dict:
+    """One action for the seat of ``view`` (which must be the seat to act). ``stop``: a search's deadline
+    (``games.thinking``); once it returns True the expert's lookahead ends with what it has weighed."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     legal = view.get("legal_actions") or []
@@ -295,7 +307,7 @@ def choose_action(view: dict, level: str, rng: random.Random) -> dict:
             return swaps[0]
         if layoffs:
             return layoffs[0]
-    return _discard(view, hand, level)
+    return _discard(view, hand, level, stop)
 
 
 def _hold_for_hand_romme(view: dict, hand: list[str]) -> bool:
