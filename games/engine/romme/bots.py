@@ -239,7 +239,7 @@ def _look_ahead(view: dict, hand: list[str], ranked: list[str], unseen: Counter[
     total = sum(unseen.values())
     if not total:
         return None
-    chances = []
+    chances: list[float] = []
     for card in ranked:
         if chances and stop():
             break
