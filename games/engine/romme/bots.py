@@ -42,6 +42,9 @@ FEED_GUARD = True
 # of the hand) instead of the advanced level's count of neighbours in the hand.
 OUTS_WEIGHT = 4
 EXPERT_NEIGHBOUR_WEIGHT = 0
+OUTS_WEIGHT_OPENED = 2  # ... once the seat has opened
+ENDGAME_CARDS = 4  # when another hand is down to this many cards or fewer, the expert's discard weighs Augen
+ENDGAME_AUGEN = 2  # ... this many times
 # The expert's lookahead on a discard: of its LOOKAHEAD_CANDIDATES best discards by the heuristic, it keeps the
 # one that gives the best chance to open (or, once opened with at most LOOKAHEAD_HAND cards, to go out) with
 # the next card drawn, over every card it has not seen (weighted by the copies unseen). It switches from the
@@ -190,10 +193,15 @@ def _discard(view: dict, hand: list[str], level: str, stop: Callable[[], bool] =
         opponents_opened = any(o for s, o in enumerate(view.get("opened", [])) if s != view.get("seat"))
         weight = DANGER_WEIGHT_OPENED if opponents_opened else DANGER_WEIGHT_CLOSED
         unseen = unseen_cards(view) if OUTS_WEIGHT or LOOKAHEAD_CANDIDATES else Counter()
+        me_opened = view["opened"][seat]
+        outs_weight = OUTS_WEIGHT_OPENED if me_opened else OUTS_WEIGHT
+        shortest = min((n for s, n in enumerate(view["hand_counts"]) if s != seat), default=13)
+        augen_weight = ENDGAME_AUGEN if me_opened and shortest <= ENDGAME_CARDS else 1
 
         def key(card: str) -> tuple[int, str]:
-            return (hand_augen(card) - weight * _danger(card, view, table, picked)
-                    - EXPERT_NEIGHBOUR_WEIGHT * _neighbours(card, hand) - OUTS_WEIGHT * _outs(card, hand, unseen), card)
+            return (augen_weight * hand_augen(card) - weight * _danger(card, view, table, picked)
+                    - EXPERT_NEIGHBOUR_WEIGHT * _neighbours(card, hand) - outs_weight * _outs(card, hand, unseen),
+                    card)
     else:
         def key(card: str) -> tuple[int, str]:
             return (hand_augen(card), card)
