@@ -91,6 +91,8 @@ def time_hands(hands: list[list[str]]) -> dict[str, list[float]]:
 
 def report_times(name: str, times: list[float]) -> None:
     ms = sorted(t * 1000 for t in times)
+    if not ms:
+        return
     p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
     print(f"    {name:<22} median {statistics.median(ms):6.2f} ms   p99 {p99:7.2f} ms   worst {ms[-1]:7.2f} ms")
 
