@@ -3,10 +3,11 @@
 ``simple`` opens as soon as it can, lays off what it can and discards its highest card that is in no meld.
 ``expert`` also goes out whenever it can, holds its cards back for a Hand-Rommé when that is worth it,
 remembers what the others took from the discard pile and avoids discarding cards they could use, does not
-feed open melds when it can help it, and keeps the loose cards with the most live outs (unseen cards that
-would make a meld with them; it counts what it saw laid and discarded, never a hidden card). ``advanced`` (Fortgeschritten) draws and keeps cards like the
-expert but remembers nothing of the others and never holds back an opening. Bots see only their seat's view
-(``match.view``).
+feed open melds when it can help it, keeps the loose cards with the most live outs (unseen cards that would
+make a meld with them: it counts what it saw laid and discarded, never a hidden card), looks one draw ahead
+for its discard (``_look_ahead``) and sheds Augen when another hand is nearly out. ``advanced``
+(Fortgeschritten) draws and keeps cards like the expert but remembers nothing of the others and never holds
+back an opening. Bots see only their seat's view (``match.view``).
 """
 
 from __future__ import annotations
