@@ -91,12 +91,15 @@ def time_hands(hands: list[list[str]]) -> dict[str, list[float]]:
 
 def report_times(name: str, times: list[float]) -> None:
     ms = sorted(t * 1000 for t in times)
+    if not ms:
+        return
     p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
     print(f"    {name:<22} median {statistics.median(ms):6.2f} ms   p99 {p99:7.2f} ms   worst {ms[-1]:7.2f} ms")
 
 
-def play_list(seed: int, levels: list[str], scoring: str) -> dict:
-    """One whole list played by bots that see only their own views."""
+def play_list(seed: int, levels: list[str], scoring: str, times: dict[str, list[float]] | None = None) -> dict:
+    """One whole list played by bots that see only their own views; ``times`` collects the seconds of each
+    decision (view built and action chosen) per level."""
     rng = random.Random(seed)
     m = romme.new_match({"scoring": scoring}, seats=len(levels), rng=rng)
     while not m.over:
@@ -104,20 +107,34 @@ def play_list(seed: int, levels: list[str], scoring: str) -> dict:
             m = romme.deal_next_round(m, rng)
             continue
         seat = m.to_act
+        start = time.perf_counter()
         action = choose_action(romme.view(m, seat), levels[seat], rng)
+        if times is not None:
+            times.setdefault(levels[seat], []).append(time.perf_counter() - start)
         m = romme.apply_action(m, seat, action, rng=rng)
     return {"result": romme_points.outcome(m.facts()), "rounds": len(m.summaries)}
 
 
-def expert_list(seed: int) -> tuple[int, int, float, int, int]:
-    """Expert in seat ``seed % 4`` against three simple bots: (expert result, expert WP, simple mean, place, rounds)."""
-    expert = seed % 4
-    levels = ["expert" if s == expert else "simple" for s in range(4)]
-    out = play_list(seed, levels, scoring="masters")
+def one_against_three(job: tuple[int, str, str]) -> tuple[int, int, float, int, int, float, list[float]]:
+    """``level`` in seat ``seed % 4`` against three ``below`` bots at a Masters table: (its result, its WP,
+    the others' mean result, its place, rounds, its share of the three head-to-head comparisons won (a tie
+    half), its decision times)."""
+    seed, level, below = job
+    seat = seed % 4
+    levels = [level if s == seat else below for s in range(4)]
+    times: dict[str, list[float]] = {}
+    out = play_list(seed, levels, scoring="masters", times=times)
     result = out["result"]
     final = result["final"]
-    simple = statistics.mean(final[s] for s in range(4) if s != expert)
-    return final[expert], result["wertungspunkte"][expert], simple, result["places"][expert], out["rounds"]
+    others = [final[s] for s in range(4) if s != seat]
+    beaten = sum(1.0 if final[seat] > o else 0.5 if final[seat] == o else 0.0 for o in others) / len(others)
+    return (final[seat], result["wertungspunkte"][seat], statistics.mean(others), result["places"][seat],
+            out["rounds"], beaten, times.get(level, []))
+
+
+def expert_list(seed: int) -> tuple[int, int, float, int, int]:
+    """Expert in seat ``seed % 4`` against three simple bots: (expert result, expert WP, simple mean, place, rounds)."""
+    return one_against_three((seed, "expert", "simple"))[:5]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -126,6 +143,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--adversarial", type=int, default=300, help="hands of each adversarial kind")
     parser.add_argument("--self-play-lists", type=int, default=10, help="lists of four simple bots, timed")
     parser.add_argument("--lists", type=int, default=200, help="lists of expert vs three simple bots")
+    parser.add_argument("--level-lists", type=int, default=200,
+                        help="lists of each step of the levels (advanced vs three simple, expert vs three advanced)")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args(argv)
@@ -147,9 +166,10 @@ def main(argv: list[str] | None = None) -> None:
 
     if args.self_play_lists > 0:
         self_play(args)
-    if args.lists <= 0:
-        return
-    expert_vs_simple(args)
+    if args.lists > 0:
+        expert_vs_simple(args)
+    if args.level_lists > 0:
+        level_steps(args)
 
 
 def self_play(args: argparse.Namespace) -> None:
@@ -170,16 +190,45 @@ def mean_ci(values: list[float]) -> tuple[float, float]:
     return mean, half
 
 
+def play_lists(args: argparse.Namespace, jobs: list[tuple[int, str, str]]) -> list:
+    if args.workers > 1:
+        with multiprocessing.Pool(args.workers) as pool:
+            return pool.map(one_against_three, jobs, chunksize=4)
+    return [one_against_three(job) for job in jobs]
+
+
+def report_decisions(level: str, outcomes: list) -> None:
+    ms = sorted(t * 1000 for o in outcomes for t in o[6])
+    if not ms:
+        return
+    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+    print(f"  {level} decision time (view built and action chosen, one core of a worker): {len(ms)} decisions,"
+          f" median {statistics.median(ms):.2f} ms, p99 {p99:.2f} ms, worst {ms[-1]:.1f} ms")
+
+
+def level_steps(args: argparse.Namespace) -> None:
+    """Anfänger < Fortgeschritten < Experte: each level against three of the level below at Masters tables."""
+    print(f"Levels, each against three of the level below at Masters tables: {args.level_lists} lists per step,"
+          " seat rotating; 95 % confidence intervals; a step is met when the upper level beats the lower"
+          " in at least 58 % of the head-to-head comparisons (its result against each of the three)")
+    for level, below in (("advanced", "simple"), ("expert", "advanced")):
+        start = time.perf_counter()
+        outcomes = play_lists(args, [(args.seed * 1000 + 500_000 + i, level, below)
+                                     for i in range(args.level_lists)])
+        ahead, ahead_ci = mean_ci([o[0] - o[2] for o in outcomes])
+        beaten, beaten_ci = mean_ci([o[5] for o in outcomes])
+        print(f"  {level:>8} vs {below:<8} ahead of the three by {ahead:6.1f} ± {ahead_ci:.1f} list points per list;"
+              f" beats them in {100 * beaten:.1f} % ± {100 * beaten_ci:.1f} % of comparisons"
+              f" ({'met' if beaten - beaten_ci >= 0.58 else 'not shown'} at 58 %;"
+              f" {time.perf_counter() - start:.0f} s)")
+        report_decisions(level, outcomes)
+
+
 def expert_vs_simple(args: argparse.Namespace) -> None:
     print(f"Expert vs three simple bots at Masters tables: {args.lists} lists, expert seat rotating,"
           f" {args.workers} worker(s); per list, 95 % confidence intervals")
     start = time.perf_counter()
-    seeds = [args.seed * 1000 + i for i in range(args.lists)]
-    if args.workers > 1:
-        with multiprocessing.Pool(args.workers) as pool:
-            outcomes = pool.map(expert_list, seeds, chunksize=4)
-    else:
-        outcomes = [expert_list(s) for s in seeds]
+    outcomes = play_lists(args, [(args.seed * 1000 + i, "expert", "simple") for i in range(args.lists)])
     elapsed = time.perf_counter() - start
     result, result_ci = mean_ci([o[0] for o in outcomes])
     simple, simple_ci = mean_ci([o[2] for o in outcomes])
@@ -191,6 +240,10 @@ def expert_vs_simple(args: argparse.Namespace) -> None:
           f"± {100 * first_ci:.0f} % of lists (a fair share: 25 %)")
     print(f"  list result (10 x WP - Augen): expert {result:7.1f} ± {result_ci:.1f}, simple {simple:7.1f} "
           f"± {simple_ci:.1f}; expert ahead of the simple mean by {ahead:.1f} ± {ahead_ci:.1f}")
+    beaten, beaten_ci = mean_ci([o[5] for o in outcomes])
+    print(f"  expert beats a simple bot in {100 * beaten:.1f} % ± {100 * beaten_ci:.1f} % of the head-to-head"
+          " comparisons (its result against each of the three)")
+    report_decisions("expert", outcomes)
     print(f"  ({elapsed:.1f} s)")
 
 

@@ -2,18 +2,21 @@
 
 ``simple`` opens as soon as it can, lays off what it can and discards its highest card that is in no meld.
 ``expert`` also goes out whenever it can, holds its cards back for a Hand-Rommé when that is worth it,
-remembers what the others took from the discard pile and avoids discarding cards they could use, and
-does not feed open melds when it can help it. ``advanced`` (Fortgeschritten) draws and keeps cards like the
-expert but remembers nothing of the others and never holds back an opening. Bots see only their seat's view
-(``match.view``).
+remembers what the others took from the discard pile and avoids discarding cards they could use, does not
+feed open melds when it can help it, keeps the loose cards with the most live outs (unseen cards that would
+make a meld with them: it counts what it saw laid and discarded, never a hidden card), looks one draw ahead
+for its discard (``_look_ahead``) and sheds Augen when another hand is nearly out. ``advanced``
+(Fortgeschritten) draws and keeps cards like the expert but remembers nothing of the others and never holds
+back an opening. Bots see only their seat's view (``match.view``).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 
-from games.engine.cards import JOKER, RANKS
+from games.engine.cards import JOKER, RANKS, SUITS, romme_deck
 from games.engine.romme.hints import going_out, table_melds
 from games.engine.romme.melds import (
     Meld,
@@ -25,12 +28,33 @@ from games.engine.romme.melds import (
 from games.engine.romme.round import layoff_ends
 
 LEVELS = ("simple", "advanced", "expert")
+#: The levels whose decisions search (the referee runs them in its thinker's worker, ``games.thinking``): the
+#: expert's lookahead costs up to a few hundred milliseconds on a full hand, too long for the referee's pass.
+SEARCH_LEVELS = ("expert",)
 # Tuning of the expert (the benchmark measured these against three simple bots).
 HOLD_FOR_HAND_ROMME = True
+HOLD_LOOSE = 4  # the most loose cards (beside the melds) of a hand the expert holds back for a Hand-Rommé
+HOLD_SHORTEST = 8  # ... while every other hand holds at least this many cards
 DANGER_WEIGHT_OPENED = 2
 DANGER_WEIGHT_CLOSED = 0
 NEIGHBOUR_WEIGHT = 3
 FEED_GUARD = True
+# The expert weighs a loose card by its live outs (unseen cards that make a meld with it and one more card
+# of the hand) instead of the advanced level's count of neighbours in the hand.
+OUTS_WEIGHT = 4
+EXPERT_NEIGHBOUR_WEIGHT = 0
+OUTS_WEIGHT_OPENED = 2  # ... once the seat has opened
+ENDGAME_CARDS = 4  # when another hand is down to this many cards or fewer, the expert's discard weighs Augen
+ENDGAME_AUGEN = 2  # ... this many times
+# The expert's lookahead on a discard: of its LOOKAHEAD_CANDIDATES best discards by the heuristic, it keeps the
+# one that gives the best chance to open (or, once opened with at most LOOKAHEAD_HAND cards, to go out) with
+# the next card drawn, over every card it has not seen (weighted by the copies unseen). It switches from the
+# heuristic's choice only when that chance is LOOKAHEAD_MARGIN higher. Before opening it looks ahead only
+# when its best opening is worth LOOKAHEAD_NEAR points or more.
+LOOKAHEAD_CANDIDATES = 3
+LOOKAHEAD_MARGIN = 0.02
+LOOKAHEAD_HAND = 6
+LOOKAHEAD_NEAR = 20
 
 
 def _table(view: dict) -> list[tuple[int, int, Meld]]:
@@ -75,14 +99,79 @@ def _neighbours(card: str, hand: Sequence[str]) -> int:
     return count
 
 
+def _public_pile(view: dict) -> list[str]:
+    """The discard pile as far as the public history shows it, top last. The upcard of the deal is not in
+    the history: it is known only while it is still the top (``discard_top``), so a covered upcard counts as
+    unseen (a harmless miscount of one card)."""
+    pile: list[str] = []
+    for m in view.get("history", []):
+        act = m.get("action")
+        if act == "discard" and "card" in m:
+            pile.append(m["card"])
+        elif act == "draw" and m.get("from") == "discard" and pile:
+            pile.pop()
+        elif act == "reshuffle":
+            pile = pile[-1:]
+    top = view.get("discard_top")
+    if top is not None and (not pile or pile[-1] != top):
+        pile.append(top)
+    return pile
+
+
+def unseen_cards(view: dict) -> Counter[str]:
+    """The cards the seat has not seen (two decks with jokers, less its hand, the table and the pile): the
+    cards that may be in the stock or in the others' hands."""
+    unseen = Counter(romme_deck())
+    seen = Counter(view["hand"])
+    for t in view.get("melds", []):
+        seen.update(t["cards"])
+    seen.update(_public_pile(view))
+    unseen.subtract(seen)
+    return +unseen
+
+
+def _outs(card: str, hand: Sequence[str], unseen: Counter[str]) -> int:
+    """Live outs of ``card``: unseen cards that make a three-card meld with it and one other card of ``hand``."""
+    if card == JOKER:
+        return 0
+    rank, suit = card[0], card[1]
+    r = RANKS.index(rank)
+    wanted: set[str] = set()
+    others = set(hand) - {card, JOKER}
+    set_suits = {o[1] for o in others if o[0] == rank}
+    if set_suits:
+        wanted.update(rank + s for s in SUITS if s != suit and s not in set_suits)
+    for o in others:
+        if o[1] != suit:
+            continue
+        d = RANKS.index(o[0]) - r
+        lo, hi = min(r, r + d), max(r, r + d)
+        if abs(d) == 1:
+            for x in (lo - 1, hi + 1):
+                if 0 <= x < len(RANKS):
+                    wanted.add(RANKS[x] + suit)
+            if hi == len(RANKS) - 1:
+                wanted.add("A" + suit)  # Q K A
+        elif abs(d) == 2:
+            wanted.add(RANKS[lo + 1] + suit)
+    if not wanted:
+        return 0
+    return sum(unseen[w] for w in wanted) + unseen[JOKER]
+
+
 def _picked_by_others(view: dict) -> list[str]:
     seat = view.get("seat")
     return [m["card"] for m in view.get("history", [])
             if m.get("action") == "draw" and m.get("from") == "discard" and m.get("seat") != seat and "card" in m]
 
 
-def _discard(view: dict, hand: list[str], level: str) -> dict:
+def _never() -> bool:
+    return False
+
+
+def _discard(view: dict, hand: list[str], level: str, stop: Callable[[], bool] = _never) -> dict:
     legal = {a["card"] for a in view.get("legal_actions", []) if a["action"] == "discard"}
+    unseen: Counter[str] = Counter()
     melds, _ = best_layout(hand) if len(hand) > 1 else ((), 0)
     in_melds = [c for m in melds for c in m]
     loose = _remove(hand, in_melds)
@@ -104,15 +193,70 @@ def _discard(view: dict, hand: list[str], level: str) -> dict:
             candidates = safe or candidates
         opponents_opened = any(o for s, o in enumerate(view.get("opened", [])) if s != view.get("seat"))
         weight = DANGER_WEIGHT_OPENED if opponents_opened else DANGER_WEIGHT_CLOSED
+        unseen = unseen_cards(view) if OUTS_WEIGHT or LOOKAHEAD_CANDIDATES else Counter()
+        me_opened = view["opened"][seat]
+        outs_weight = OUTS_WEIGHT_OPENED if me_opened else OUTS_WEIGHT
+        shortest = min((n for s, n in enumerate(view["hand_counts"]) if s != seat), default=13)
+        augen_weight = ENDGAME_AUGEN if me_opened and shortest <= ENDGAME_CARDS else 1
 
         def key(card: str) -> tuple[int, str]:
-            return (hand_augen(card) - weight * _danger(card, view, table, picked)
-                    - NEIGHBOUR_WEIGHT * _neighbours(card, hand), card)
+            return (augen_weight * hand_augen(card) - weight * _danger(card, view, table, picked)
+                    - EXPERT_NEIGHBOUR_WEIGHT * _neighbours(card, hand) - outs_weight * _outs(card, hand, unseen),
+                    card)
     else:
         def key(card: str) -> tuple[int, str]:
             return (hand_augen(card), card)
     non_jokers = [c for c in candidates if c != JOKER] or candidates
-    return {"action": "discard", "card": max(non_jokers, key=key)}
+    best = max(non_jokers, key=key)
+    if level == "expert" and LOOKAHEAD_CANDIDATES > 1 and len(set(non_jokers)) > 1:
+        ranked = sorted(set(non_jokers), key=key, reverse=True)[:LOOKAHEAD_CANDIDATES]
+        best = _look_ahead(view, hand, ranked, unseen, stop) or best
+    return {"action": "discard", "card": best}
+
+
+def _related(card: str, hand: Sequence[str]) -> bool:
+    """Could ``card`` make a meld with cards of ``hand`` (same rank, or same suit close by)? A joker always."""
+    if card == JOKER:
+        return True
+    rank = RANKS.index(card[0])
+    return any(o != JOKER and (o[0] == card[0] or (o[1] == card[1] and abs(RANKS.index(o[0]) - rank) <= 2))
+               for o in hand)
+
+
+def _look_ahead(view: dict, hand: list[str], ranked: list[str], unseen: Counter[str],
+                stop: Callable[[], bool] = _never) -> str | None:
+    """The discard of ``ranked`` (best first by the heuristic) with the best chance that the next card drawn
+    opens the hand or ends the round, when it beats the first by LOOKAHEAD_MARGIN; else None. The candidates
+    are weighed in order; once ``stop()`` says the time is up only those weighed so far count."""
+    seat = view["seat"]
+    opened = view["opened"][seat]
+    limit = view["options"]["opening_points"]
+    if opened:
+        if len(hand) > LOOKAHEAD_HAND:
+            return None
+        table = _table(view)
+        next_number = len(view.get("melds", [])) + 1
+
+        def made(cards: list[str]) -> bool:
+            return going_out(cards, table, opened=True, next_number=next_number) is not None
+    else:
+        if best_opening(hand, opening_points=limit).value < LOOKAHEAD_NEAR:
+            return None
+
+        def made(cards: list[str]) -> bool:
+            return best_opening(cards, opening_points=limit).reaches
+    total = sum(unseen.values())
+    if not total:
+        return None
+    chances: list[float] = []
+    for card in ranked:
+        if chances and stop():
+            break
+        rest = _remove(hand, [card])
+        hits = sum(n for x, n in unseen.items() if _related(x, rest) and made(rest + [x]))
+        chances.append(hits / total)
+    top = max(range(len(chances)), key=lambda i: (chances[i], -i))
+    return ranked[top] if chances[top] >= chances[0] + LOOKAHEAD_MARGIN else None
 
 
 def _wants_discard(view: dict, hand: list[str], level: str) -> bool:
@@ -131,8 +275,9 @@ def _wants_discard(view: dict, hand: list[str], level: str) -> bool:
     return gain >= hand_augen(top) and gain > 0
 
 
-def choose_action(view: dict, level: str, rng: random.Random) -> dict:
-    """One action for the seat of ``view`` (which must be the seat to act)."""
+def choose_action(view: dict, level: str, rng: random.Random, stop: Callable[[], bool] = _never) -> dict:
+    """One action for the seat of ``view`` (which must be the seat to act). ``stop``: a search's deadline
+    (``games.thinking``); once it returns True the expert's lookahead ends with what it has weighed."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     legal = view.get("legal_actions") or []
@@ -171,7 +316,7 @@ def choose_action(view: dict, level: str, rng: random.Random) -> dict:
             return swaps[0]
         if layoffs:
             return layoffs[0]
-    return _discard(view, hand, level)
+    return _discard(view, hand, level, stop)
 
 
 def _hold_for_hand_romme(view: dict, hand: list[str]) -> bool:
@@ -181,4 +326,4 @@ def _hold_for_hand_romme(view: dict, hand: list[str]) -> bool:
     seat = view["seat"]
     shortest = min((n for s, n in enumerate(view["hand_counts"]) if s != seat), default=13)
     nobody_opened = not any(o for s, o in enumerate(view["opened"]) if s != seat)
-    return loose <= 2 and nobody_opened and shortest >= 10
+    return loose <= HOLD_LOOSE and nobody_opened and shortest >= HOLD_SHORTEST

@@ -74,3 +74,52 @@ def test_bot_draws_the_open_card_only_when_it_helps():
     m2, v2 = view_of(r2)
     assert choose_action(v2, "simple", random.Random(1)) == {"action": "draw", "from": "stock"}
     assert m.round.phase != DISCARD
+
+
+def test_expert_counts_as_unseen_only_what_it_has_not_seen():
+    """Unseen cards: the 110 less the seat's hand, the melds on the table and the discard pile it saw built."""
+    from collections import Counter
+
+    from games.engine.cards import romme_deck
+    from games.engine.romme.bots import unseen_cards
+
+    rng = random.Random(12)
+    m = romme.new_match({}, rng=rng)
+    for _ in range(40):
+        m = romme.apply_action(m, m.to_act, choose_action(romme.view(m, m.to_act), "simple", rng), rng=rng)
+    view = romme.view(m, m.to_act)
+    r = m.round
+    expected = (Counter(romme_deck()) - Counter(view["hand"]) - Counter(c for t in view["melds"] for c in t["cards"])
+                - Counter(r.discard_pile))
+    unseen = unseen_cards(view)
+    assert r.discard_pile and len(r.stock) < 110 - 4 * 13 - 1  # the pile and the table are not empty
+    assert not expected - unseen  # every unseen card is counted
+    assert unseen - expected <= Counter({r.deal["upcard"]: 1})  # at most the covered upcard is counted too
+
+
+def test_expert_counts_the_live_outs_of_a_loose_card():
+    """A card's outs: the unseen cards that make a three-card meld with it and one more card of the hand."""
+    from collections import Counter
+
+    from games.engine.romme.bots import _outs
+
+    unseen = Counter({"7C": 2, "7D": 1, "6H": 2, "9H": 1, "JK": 1, "KS": 2})
+    assert _outs("7H", ["7H", "7S", "2C"], unseen) == 2 + 1 + 1  # 7C, 7D and a joker for the set
+    assert _outs("7H", ["7H", "8H", "2C"], unseen) == 2 + 1 + 1  # 6H, 9H and a joker for the run
+    assert _outs("2C", ["7H", "8H", "2C"], unseen) == 0  # nothing to make a meld with
+    assert _outs("KH", ["KH", "QH"], unseen) == 1  # J H is gone, A H unseen nowhere: the joker only
+
+
+def test_expert_looks_ahead_for_the_discard_that_best_opens_with_the_next_card():
+    """Before opening, of its best discards the expert keeps the cards that the most unseen cards complete."""
+    from collections import Counter
+
+    from games.engine.romme.bots import _look_ahead
+
+    hand = ["KC", "KS", "KH", "QH", "JH", "9C", "9S", "3D", "2C"]  # 30 + 30 laid: an open 9C 9S needs a 9
+    view = {"seat": 0, "opened": [False, False], "options": {"opening_points": 40}, "melds": []}
+    unseen = Counter({"9D": 2, "9H": 2, "4D": 1, "5C": 1})
+    # The heuristic would drop a 9 first: keeping both 9s opens with any of the four unseen 9s.
+    assert _look_ahead(view, hand, ["9C", "3D", "2C"], unseen) in ("3D", "2C")
+    # Nothing unseen completes anything: no reason to leave the heuristic's choice.
+    assert _look_ahead(view, hand, ["9C", "3D", "2C"], Counter({"5C": 3})) is None
