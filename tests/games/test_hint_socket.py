@@ -123,12 +123,18 @@ async def test_only_the_seat_to_act_gets_a_hint(players, spectator, recorded_thi
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_romme_has_no_hint(players, recorded_thinker):
+async def test_a_romme_hint_is_its_experts_from_the_seats_own_view(players, recorded_thinker):
+    # Rommé's expert thinks in the worker too (its SEARCH_LEVELS), so Rommé gets the Tipp from it.
     table_id, to_act = await running_romme(players)
     socket = await Socket.open(table_id, players[to_act])
-    await socket.until(lambda f: f["type"] == "state")
+    frame = await socket.until(lambda f: f["type"] == "state")
     await socket.send({"type": "hint"})
-    error = await answer(socket)
-    assert (error["type"], error["code"]) == ("error", "no_hint")
-    assert not recorded_thinker
+    hint = await answer(socket)
+    assert hint["type"] == "hint", hint
+    assert hint["action"] in frame["view"]["legal_actions"]
+    [(bots, view, level, _seed, seconds, thread)] = recorded_thinker
+    assert (bots, level, seconds) == ("games.engine.romme.bots", "expert", 0.3)
+    assert thread is not threading.main_thread()
+    state = await sync_to_async(lambda: state_of(Table.objects.get(pk=table_id)))()
+    assert view == registry.get("romme").engine.view(state, to_act)  # the seat's own view, nothing more
     await socket.close()
