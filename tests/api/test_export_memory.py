@@ -8,7 +8,6 @@ from __future__ import annotations
 import gc
 import json
 import tracemalloc
-from datetime import timedelta
 
 import pytest
 from django.db import connection
@@ -16,7 +15,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from api import selectors as api_selectors
-from games.models import Match, Round
+from bench.export import clone_to
+from games.models import Match
 from games.reads import records as records_export
 
 pytestmark = pytest.mark.django_db
@@ -30,25 +30,10 @@ N = 150
 
 
 def clone(match: Match, times: int) -> None:
-    """``times`` more finished matches at the same table, each with the played match's rounds (the deals do
-    not matter here: only the size of what the export reads). Bulk inserts: three queries however many."""
-    rounds = list(match.rounds.all())
-    users = list(match.users.all())
-    clones = Match.objects.bulk_create([
-        Match(table_id=match.table_id, number=match.number + i, game=match.game, options=match.options,
-              ranked=False, players=match.players, status=Match.Status.FINISHED, result=match.result,
-              final_scores=match.final_scores, winner_seat=match.winner_seat, winner_id=match.winner_id,
-              left_seats=match.left_seats, finished_at=match.finished_at - timedelta(minutes=i))
-        for i in range(1, times + 1)
-    ])
-    Round.objects.bulk_create([
-        Round(match=c, number=r.number, deal_hash=r.deal_hash, deal=r.deal, record=r.record, result=r.result,
-              finished_at=r.finished_at)
-        for c in clones for r in rounds
-    ])
-    Match.users.through.objects.bulk_create([
-        Match.users.through(match_id=c.pk, user_id=u.pk) for c in clones for u in users
-    ])
+    """``times`` more finished matches of the same players, each with the played match's rounds (the deals do
+    not matter here: only the size of what the export reads): ``bench.export.clone_to``, bulk inserts."""
+    player = list(match.users.all())[0]
+    clone_to(match, Match.objects.filter(users=player).count() + times)
 
 
 def clone_more(times: int) -> None:
