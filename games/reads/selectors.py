@@ -6,7 +6,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django.contrib.auth.models import User as AuthUser
 from django.db import connection, transaction
@@ -21,6 +21,9 @@ from games.models import ChatMessage, Match, Round, Seat, Table
 from games.reads import presenters
 from games.reads.prepared import MARK, Prepared
 from games.thinking import HINT_LEVEL
+
+if TYPE_CHECKING:
+    from games.kinds.base import GameEntry
 
 #: Whoever asks: a request's or a socket's user (signed in or anonymous), or None (no user at all).
 User = Person | None
@@ -498,14 +501,28 @@ def meld_preview_refusal(*, table_id: int | str, user: User) -> tuple[int, str, 
     entry = registry.get(game)
     if entry.meld_preview is None:
         return version, game, PREVIEW_NONE
+    refusal, _match, _seat = _seat_to_act(entry, table_id, user, status, state)
+    if refusal is not None:
+        return version, game, {"not_seated": PREVIEW_NOT_SEATED, "not_playing": PREVIEW_NOT_PLAYING,
+                               "not_your_turn": PREVIEW_NOT_YOUR_TURN}[refusal]
+    return version, game, None
+
+
+def _seat_to_act(
+    entry: GameEntry, table_id: int | str, user: User, status: str, state: dict | None
+) -> tuple[str | None, Any, int | None]:
+    """Whether ``user``'s seat at the table is the one to act, for what only the seat to act may ask (a meld
+    preview, a hint): ("not_seated" | "not_playing" | "not_your_turn", None, None), or (None, the match, the
+    seat's index). One small read: the user's seat."""
     seat = Seat.objects.filter(table_id=table_id, user_id=user.pk).values_list("index", "left").first()
     if seat is None or seat[1]:
-        return version, game, PREVIEW_NOT_SEATED
+        return "not_seated", None, None
     if status != Table.Status.PLAYING or state is None:
-        return version, game, PREVIEW_NOT_PLAYING
-    if entry.engine.Match.from_json(state).to_act != seat[0]:
-        return version, game, PREVIEW_NOT_YOUR_TURN
-    return version, game, None
+        return "not_playing", None, None
+    match = entry.engine.Match.from_json(state)
+    if match.to_act != seat[0]:
+        return "not_your_turn", None, None
+    return None, match, seat[0]
 
 
 HINT_NOT_SEATED = ("not_seated", "Einen Tipp bekommt nur, wer an diesem Tisch sitzt und am Zug ist.")
@@ -532,15 +549,11 @@ def hint_request(*, table_id: int | str, user: User) -> tuple[int, tuple[str, st
         return version, HINT_NONE, None
     if tournament:
         return version, HINT_TOURNAMENT, None
-    seat = Seat.objects.filter(table_id=table_id, user_id=user.pk).values_list("index", "left").first()
-    if seat is None or seat[1]:
-        return version, HINT_NOT_SEATED, None
-    if status != Table.Status.PLAYING or state is None:
-        return version, HINT_NOT_PLAYING, None
-    match = entry.engine.Match.from_json(state)
-    if match.to_act != seat[0]:
-        return version, HINT_NOT_YOUR_TURN, None
-    return version, None, {"bots": entry.bots.__name__, "view": entry.engine.view(match, seat[0])}
+    refusal, match, seat = _seat_to_act(entry, table_id, user, status, state)
+    if refusal is not None:
+        return version, {"not_seated": HINT_NOT_SEATED, "not_playing": HINT_NOT_PLAYING,
+                         "not_your_turn": HINT_NOT_YOUR_TURN}[refusal], None
+    return version, None, {"bots": entry.bots.__name__, "view": entry.engine.view(match, seat)}
 
 
 def meld_preview(*, game: str, cards: list[str]) -> dict:
