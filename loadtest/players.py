@@ -428,6 +428,20 @@ def post_start(port: int, tournament: int, staff_session: str) -> int:
         return error.code
 
 
+async def open_notice_socket(port: int, session: str, figures: Figures, *, failed_connect: bool = False):
+    """A signed-in person's ``/ws/notices/`` socket on ``port``, or None (the failure recorded in ``figures``,
+    and counted as a failed connect where the socket is part of the measured load)."""
+    try:
+        return await connect(f"ws://127.0.0.1:{port}/ws/notices/", open_timeout=CONNECT_TIMEOUT,
+                             additional_headers={"Cookie": f"sessionid={session}"},
+                             origin=f"http://127.0.0.1:{port}", ping_interval=None, close_timeout=2)
+    except Exception as error:  # noqa: BLE001 - any failure to connect counts as one
+        if failed_connect:
+            figures.failed_connects += 1
+        figures.error(f"notice-connect:{error.__class__.__name__}")
+        return None
+
+
 class NoticeSocket:
     """A signed-in person's ``/ws/notices/`` socket, open before a tournament starts: records when its
     ``table_ready`` notice arrives and for which table."""
@@ -441,12 +455,8 @@ class NoticeSocket:
         self.reader: asyncio.Task | None = None
 
     async def open(self) -> bool:
-        try:
-            self.ws = await connect(f"ws://127.0.0.1:{self.port}/ws/notices/", open_timeout=CONNECT_TIMEOUT,
-                                    additional_headers={"Cookie": f"sessionid={self.session}"},
-                                    origin=f"http://127.0.0.1:{self.port}", ping_interval=None, close_timeout=2)
-        except Exception as error:  # noqa: BLE001 - any failure to connect counts as one
-            self.figures.error(f"notice-connect:{error.__class__.__name__}")
+        self.ws = await open_notice_socket(self.port, self.session, self.figures)
+        if self.ws is None:
             return False
         self.reader = asyncio.create_task(self._read())
         return True
@@ -657,13 +667,8 @@ class ArenaPlayer:
         stats.told[user] = []
 
     async def open(self) -> bool:
-        try:
-            self.ws = await connect(f"ws://127.0.0.1:{self.port}/ws/notices/", open_timeout=CONNECT_TIMEOUT,
-                                    additional_headers={"Cookie": f"sessionid={self.session}"},
-                                    origin=f"http://127.0.0.1:{self.port}", ping_interval=None, close_timeout=2)
-        except Exception as error:  # noqa: BLE001 - any failure to connect counts as one
-            self.figures.failed_connects += 1
-            self.figures.error(f"notice-connect:{error.__class__.__name__}")
+        self.ws = await open_notice_socket(self.port, self.session, self.figures, failed_connect=True)
+        if self.ws is None:
             return False
         self.reader = asyncio.create_task(self._read())
         return True
