@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from loadtest.stages import INSIDE
+
 ROOT = Path(__file__).resolve().parents[2]
 PROFILES = ("ceiling", "evening", "burst", "tournament")
 TABLES = 2  # per profile: four sockets (a tournament of four players)
@@ -56,6 +58,10 @@ def _check(results: list[dict], stack: str) -> None:
             stages = r[kind]["stages"]
             assert stages["moves"] > 0, (r["profile"], kind, stages)
             assert all(step["p50"] is not None for step in stages["steps"].values()), (r["profile"], kind, stages)
+        inside = r["site"]["stages"]  # and inside the site's database call, and its handshakes' stages
+        assert list(inside["database"]) == [f"{a} → {b}" for a, b in zip(INSIDE, INSIDE[1:], strict=False)], inside
+        assert all(step["p50"] is not None for step in inside["database"].values()), (r["profile"], inside)
+        assert inside["handshakes"] > 0 and all(step["p50"] is not None for step in inside["connect"].values()), inside
         check = r["site"]["check"]
         assert check["seen"] > 0 and check["logged"] >= check["seen"], check
         assert (check["lost"], check["twice"], check["unknown"], check["behind"]) == (0, 0, 0, 0), check
