@@ -439,6 +439,7 @@ def test_romme_tipp_button_shows_the_experts_move_in_german_and_english_and_expl
     if kind != "lay":
         card = page.locator("#hand .pcard.is-tip").first.get_attribute("data-card")
         assert any(a["action"] == kind and a["card"] == card for a in view["legal_actions"]), (kind, card)
+    shot(page, "romme_table_tipp")
 
     # The same seat in English (a second tab, the player's language set to English): the button and the answer
     # in English. (The first tab keeps the German it was loaded in.)
