@@ -76,7 +76,9 @@ lint: $(VENV)/.dev
 ## The bots' tournament is bounded: every count is a flag (python -m bench.gin --help), e.g.
 ## make bench GIN_BENCH_ARGS="--matches 400" ROMME_BENCH_ARGS="--lists 100" (gin's level crosstable: --full plays
 ## 2,000 mirrored matches per pairing, hours with the expert's search), ANALYSIS_BENCH_ARGS="--matches 5
-## --seconds 0.5" (the post-match analysis's time per match and decision). At most 2 processes.
+## --seconds 0.5" (the post-match analysis's time per match and decision). At most 2 processes. Both games print
+## their level crosstable with 95 % intervals (Rommé: --level-lists); --no-slips plays the lower levels' heuristics
+## without their designed slips (the expert's old reference).
 GIN_BENCH_ARGS ?=
 ROMME_BENCH_ARGS ?=
 ANALYSIS_BENCH_ARGS ?=

@@ -4,7 +4,9 @@ Run ``.venv/bin/python -m bench.gin`` (``make bench``); every count is a flag (`
 pass/fail. The crosstable plays every pairing of Anfänger, Fortgeschritten and Experte over mirrored matches to
 100 (``--matches``, default 200; ``--full``: 2,000, the issue's goals: each level at least 58 % against the one
 below, Experte at least 75 % against Anfänger and 60 % against Fortgeschritten) and prints the decision times per
-level (the expert with its iteration budget, no wall clock: the same moves on every machine). Goals on a 2-core machine: best_melds worst case under 50 µs per 10-card hand and at least 10×
+level (the expert with its iteration budget, no wall clock: the same moves on every machine). The lower levels
+slip by design (``bots.SLIPS``); ``--no-slips`` plays their heuristics alone, the reference the expert was
+measured against before the levels were made distinct. Goals on a 2-core machine: best_melds worst case under 50 µs per 10-card hand and at least 10×
 RLCard's ``get_best_meld_clusters`` in the same run; self-play (simple vs simple) at least 500 hands/s.
 """
 
@@ -166,7 +168,8 @@ def bench_strength(matches: int, seed: int, workers: int, pairings: list[tuple[s
     Returns ``{(a, b): (wins of a, played)}`` and the decision times per level under the key ``"times"``."""
     pairs = max(1, matches // 2)
     print(f"bot tournament: {2 * pairs} matches to 100 per pairing ({pairs} deal sets, each played with the "
-          f"seats swapped), {workers} worker(s), expert search {bots.EXPERT_ITERATIONS} deals per decision")
+          f"seats swapped), {workers} worker(s), expert search {bots.EXPERT_ITERATIONS} deals per decision, "
+          f"the lower levels' designed slips {bots.SLIPS}")
     every: dict[str, list[float]] = {}
     table: dict = {}
     for a, b in pairings:
@@ -231,6 +234,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--iterations", type=int, default=EXPERT_ITERATIONS,
                         help="deals the expert's search plays per decision")
     parser.add_argument("--workers", type=int, default=1, choices=(1, 2), help="processes for the matches (at most 2)")
+    parser.add_argument("--no-slips", action="store_true",
+                        help="the lower levels without their designed slips (bots.SLIPS): the heuristics alone, the"
+                             " reference of the expert's strength before the levels were made distinct")
+    parser.add_argument("--pairings", default="advanced-simple,expert-advanced,expert-simple",
+                        help="which pairings to play, e.g. expert-advanced")
     parser.add_argument("--seed", type=int, default=20261201)  # the weights were tuned on 20261130
     args = parser.parse_args(argv)
     print(f"gin bench (seed {args.seed})")
@@ -239,9 +247,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.selfplay:
         bench_selfplay(args.selfplay, args.seed)
     bots.EXPERT_ITERATIONS = args.iterations  # forked workers inherit it
+    if args.no_slips:
+        bots.SLIPS.update(dict.fromkeys(bots.SLIPS, 0.0))
     matches = 2000 if args.full else args.matches
     if matches:
-        pairings = [("advanced", "simple"), ("expert", "advanced"), ("expert", "simple")]
+        pairings = [(pair.split("-", 1)[0], pair.split("-", 1)[1]) for pair in args.pairings.split(",")]
         print_crosstable(bench_strength(matches, args.seed, args.workers, pairings), bots.LEVELS)
 
 

@@ -1,7 +1,9 @@
 """Rommé benchmark: solver time on seeded 14-card hands, self-play speed, and the expert bot's strength.
 
 Run ``.venv/bin/python -m bench.romme`` (``make bench``); every count is a flag (``--help``). Figures, no
-pass/fail: the solver goals are a median under 1 ms and a worst case under 20 ms per 14-card hand.
+pass/fail: the solver goals are a median under 1 ms and a worst case under 20 ms per 14-card hand. The levels'
+crosstable (``--level-lists``) plays each level against three of each lower one; the lower levels slip by design
+(``bots.SLIPS``), ``--no-slips`` plays their heuristics alone.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import statistics
 import time
 
 from games.engine.cards import JOKER, RANKS, SUITS, romme_deck
+from games.engine.romme import bots, melds
 from games.engine.romme import match as romme
-from games.engine.romme import melds
 from games.engine.romme.bots import choose_action
 from games.kinds.romme import points as romme_points
 
@@ -144,10 +146,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--self-play-lists", type=int, default=10, help="lists of four simple bots, timed")
     parser.add_argument("--lists", type=int, default=200, help="lists of expert vs three simple bots")
     parser.add_argument("--level-lists", type=int, default=200,
-                        help="lists of each step of the levels (advanced vs three simple, expert vs three advanced)")
+                        help="lists of each pairing of the levels (advanced vs three simple, expert vs three advanced,"
+                             " expert vs three simple)")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--no-slips", action="store_true",
+                        help="the lower levels without their designed slips (bots.SLIPS): the heuristics alone, the"
+                             " reference of the expert's strength before the levels were made distinct")
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args(argv)
+    if args.no_slips:
+        bots.SLIPS.update(dict.fromkeys(bots.SLIPS, 0.0))  # forked workers inherit it
 
     print("Rommé solver per 14-card hand (goals: median < 1 ms, worst < 20 ms); load average now "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
@@ -206,27 +214,52 @@ def report_decisions(level: str, outcomes: list) -> None:
           f" median {statistics.median(ms):.2f} ms, p99 {p99:.2f} ms, worst {ms[-1]:.1f} ms")
 
 
+NAMES = {"simple": "Anfänger", "advanced": "Fortgeschritten", "expert": "Experte"}
+
+
 def level_steps(args: argparse.Namespace) -> None:
-    """Anfänger < Fortgeschritten < Experte: each level against three of the level below at Masters tables."""
-    print(f"Levels, each against three of the level below at Masters tables: {args.level_lists} lists per step,"
-          " seat rotating; 95 % confidence intervals; a step is met when the upper level beats the lower"
-          " in at least 58 % of the head-to-head comparisons (its result against each of the three)")
-    for level, below in (("advanced", "simple"), ("expert", "advanced")):
+    """Anfänger < Fortgeschritten < Experte: each level against three of a lower level at Masters tables, as a
+    crosstable of the head-to-head comparisons won (its list result against each of the three; a tie half)."""
+    print(f"Levels, each against three of a lower level at Masters tables: {args.level_lists} lists per pairing,"
+          f" seat rotating; slips by design {bots.SLIPS}; 95 % confidence intervals; a step is met when the upper"
+          " level beats the lower in at least 58 % of the head-to-head comparisons (its result against each of"
+          " the three), shown when the interval's lower end is at 58 % or above")
+    table: dict[tuple[str, str], tuple[float, float]] = {}
+    for number, (level, below) in enumerate((("advanced", "simple"), ("expert", "advanced"), ("expert", "simple"))):
         start = time.perf_counter()
-        outcomes = play_lists(args, [(args.seed * 1000 + 500_000 + i, level, below)
+        outcomes = play_lists(args, [(args.seed * 1000 + 500_000 + 10_000 * number + i, level, below)
                                      for i in range(args.level_lists)])
         ahead, ahead_ci = mean_ci([o[0] - o[2] for o in outcomes])
         beaten, beaten_ci = mean_ci([o[5] for o in outcomes])
+        table[(level, below)] = (beaten, beaten_ci)
+        step = below == bots.LEVELS[bots.LEVELS.index(level) - 1]
+        verdict = ("shown" if beaten - beaten_ci >= 0.58 else "met, not shown" if beaten >= 0.58 else "not met")
         print(f"  {level:>8} vs {below:<8} ahead of the three by {ahead:6.1f} ± {ahead_ci:.1f} list points per list;"
               f" beats them in {100 * beaten:.1f} % ± {100 * beaten_ci:.1f} % of comparisons"
-              f" ({'met' if beaten - beaten_ci >= 0.58 else 'not shown'} at 58 %;"
-              f" {time.perf_counter() - start:.0f} s)")
+              f"{f' (the step at 58 %: {verdict})' if step else ''}; {time.perf_counter() - start:.0f} s", flush=True)
         report_decisions(level, outcomes)
+    width = 24
+    print("level crosstable (row's share of head-to-head comparisons won against the column, 95 % interval):")
+    print(" " * 18 + "".join(f"{NAMES[b]:>{width}}" for b in bots.LEVELS))
+    for a in bots.LEVELS:
+        cells = []
+        for b in bots.LEVELS:
+            if (a, b) in table:
+                share, half = table[(a, b)]
+            elif (b, a) in table:
+                share, half = table[(b, a)]
+                share = 1 - share
+            else:
+                cells.append(f"{'—':>{width}}")
+                continue
+            cells.append(f"{f'{100 * share:.1f} % ({100 * (share - half):.0f}–{100 * (share + half):.0f})':>{width}}")
+        print(f"  {NAMES[a]:<16}" + "".join(cells))
 
 
 def expert_vs_simple(args: argparse.Namespace) -> None:
     print(f"Expert vs three simple bots at Masters tables: {args.lists} lists, expert seat rotating,"
-          f" {args.workers} worker(s); per list, 95 % confidence intervals")
+          f" {args.workers} worker(s), the lower levels' designed slips {bots.SLIPS}; per list, 95 % confidence"
+          " intervals")
     start = time.perf_counter()
     outcomes = play_lists(args, [(args.seed * 1000 + i, "expert", "simple") for i in range(args.lists)])
     elapsed = time.perf_counter() - start

@@ -65,6 +65,10 @@ def _shell_words() -> dict:
         "err_not_seated": _("Du sitzt nicht (mehr) an diesem Tisch."),
         "err_seat_left": _("Jemand hat die Partie verlassen; für eine Revanche braucht es alle."),
         "err_turn_over": _("Deine Zeit war abgelaufen; für dich wurde gespielt."),
+        # A refused Tipp (docs/protocol.md, `hint`): the German page shows the server's own sentence.
+        "err_no_hint": _("An diesem Tisch gibt es keine Tipps (im Turnier nie)."),
+        "err_not_playing": _("Hier läuft gerade keine Partie: Tipps gibt es nur im eigenen Zug."),
+        "err_busy": _("Der Server hatte gerade zu viel zu tun – bitte noch einmal."),
         # --- the bar, seats and players
         "round_n": _("Runde {n}"),
         "round_n_of": _("Runde {n} von {total}"),

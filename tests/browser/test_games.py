@@ -373,6 +373,93 @@ def test_discarding_one_of_two_copies_leaves_no_card_selected(server_url, open_p
     assert selected_cards(page) == [], "the other copy of the discarded card is still selected"
 
 
+def ask_romme_tip(page, words):
+    """Clicks Rommé's Tipp button and returns (the advised action's kind, the note's text) once the server's
+    expert answered; the note's words are one of ``words`` (its sentences, the card and meld left open)."""
+    page.click("#btn-tip")
+    page.wait_for_selector("#tip-note", timeout=10_000)
+    kind = page.get_attribute("#tip-note", "data-action")
+    text = page.locator("#tip-note").inner_text()
+    assert any(re.fullmatch(pattern, text) for pattern in words[kind]), (kind, text)
+    return kind, text
+
+
+ROMME_TIPS = {
+    "de": {
+        "draw": [r"Tipp: vom Stapel ziehen\.", r"Tipp: die offene Karte \S+ nehmen\."],
+        "lay": [r"Tipp: auslegen – .+\."],
+        "lay_off": [r"Tipp: \S+ an Meldung \d+ anlegen\."],
+        "swap": [r"Tipp: \S+ gegen den Joker in Meldung \d+ tauschen\."],
+        "discard": [r"Tipp: \S+ abwerfen\."],
+    },
+    "en": {
+        "draw": [r"Hint: draw from the stock\.", r"Hint: take the upcard \S+\."],
+        "lay": [r"Hint: lay out – .+\."],
+        "lay_off": [r"Hint: lay \S+ off on meld \d+\."],
+        "swap": [r"Hint: swap \S+ for the joker in meld \d+\."],
+        "discard": [r"Hint: discard \S+\."],
+    },
+}
+
+
+def test_romme_tipp_button_shows_the_experts_move_in_german_and_english_and_explains_a_refusal(
+    server_url, open_page
+):
+    from accounts.models import Profile
+
+    confirmed_user("carla")
+    carla = get_user_model().objects.get(username="carla")
+    page = open_page(carla)
+    page.goto("/spielen/")
+    page.click("#quick-romme")
+    page.wait_for_url("**/spielen/tisch/*/")
+    table_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
+    wait_connected(page)
+    my_turn = "() => { const v = window.gameTable.frame.view; return v && v.to_act === v.seat; }"
+    page.wait_for_function(my_turn, timeout=30_000)
+    assert page.locator("#btn-tip").inner_text() == "Tipp"
+
+    # Before drawing: the expert names the draw (the stock or the upcard), which is one of this seat's moves.
+    view = frame(page)["view"]
+    assert any(a["action"] == "draw" for a in view["legal_actions"])
+    kind, text = ask_romme_tip(page, ROMME_TIPS["de"])
+    assert kind == "draw"
+    if "offene Karte" in text:
+        assert {"action": "draw", "from": "discard"} in view["legal_actions"]
+
+    # After drawing from the stock the tip is gone (it was for the table as it was); asked again, the expert
+    # names a move of this moment, and a card it plays is the one marked in the hand.
+    version = page.evaluate("window.gameTable.version")
+    page.click("#stock")
+    wait_newer(page, version)
+    assert page.locator("#tip-note").count() == 0
+    view = frame(page)["view"]
+    kind, _ = ask_romme_tip(page, ROMME_TIPS["de"])
+    assert kind in ("lay", "lay_off", "swap", "discard")
+    if kind != "lay":
+        card = page.locator("#hand .pcard.is-tip").first.get_attribute("data-card")
+        assert any(a["action"] == kind and a["card"] == card for a in view["legal_actions"]), (kind, card)
+    shot(page, "romme_table_tipp")
+
+    # The same seat in English (a second tab, the player's language set to English): the button and the answer
+    # in English. (The first tab keeps the German it was loaded in.)
+    Profile.objects.filter(user=carla).update(language="en")
+    english = open_page(carla, locale="en-GB")
+    english.goto(f"/spielen/tisch/{table_id}/")
+    wait_connected(english)
+    english.wait_for_function(my_turn, timeout=30_000)
+    assert english.locator("#btn-tip").inner_text() == "Hint"
+    ask_romme_tip(english, ROMME_TIPS["en"])
+
+    # At a tournament's table the server refuses: the page says why, in each language, and shows no tip.
+    Table.objects.filter(pk=table_id).update(tournament=True)
+    for tab, words in ((page, "Im Turnier gibt es keine Tipps."),
+                       (english, "There are no hints at this table (never in a tournament).")):
+        tab.click("#btn-tip")
+        tab.locator("#toast").get_by_text(words).wait_for(timeout=10_000)
+    assert not page.errors and not english.errors
+
+
 # --- reload, spectators, time -------------------------------------------------------------------------
 
 

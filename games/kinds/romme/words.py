@@ -50,6 +50,15 @@ def table_words() -> dict[str, Any]:
         "lay_off_high": _("{card} oben an Meldung {n} anlegen"),
         "swap_joker": _("{card} gegen den Joker in Meldung {n} tauschen"),
         "cannot_lay_off_here": _("{card} passt nicht an Meldung {n}."),
+        # --- the Tipp: the expert's move for this seat (a `hint` frame), in words
+        "tip": _("Tipp"),
+        "tip_title": _("Was würde der Experte jetzt tun? (nur im eigenen Zug, nicht im Turnier)"),
+        "tip_draw_stock": _("Tipp: vom Stapel ziehen."),
+        "tip_take_pile": _("Tipp: die offene Karte {card} nehmen."),
+        "tip_lay": _("Tipp: auslegen – {melds}."),
+        "tip_lay_off": _("Tipp: {card} an Meldung {n} anlegen."),
+        "tip_swap": _("Tipp: {card} gegen den Joker in Meldung {n} tauschen."),
+        "tip_discard": _("Tipp: {card} abwerfen."),
         # --- what the others did
         "mv_lay_out": _forms(
             ngettext("legt {n} Meldung aus", "legt {n} Meldungen aus", 1),

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from games.engine.gin import bots
 from games.engine.gin import match as gin
 from games.engine.gin.bots import choose_action
 from tests.engine.gin.helpers import PASS, PILE, STOCK, both_pass_then, play, start
@@ -39,7 +40,8 @@ def test_simple_knocks_as_soon_as_it_may():
     assert act(m, "simple") == {"action": "knock", "card": "JH"}
 
 
-def test_simple_discards_its_highest_unmatched_card():
+def test_simple_discards_its_highest_unmatched_card_when_it_does_not_slip(monkeypatch):
+    monkeypatch.setitem(bots.SLIPS, "simple", 0.0)
     m = play(both_pass_then(start(LOOSE, NEARLY, "9C", "JH", dealer=0)), (1, STOCK))
     action = act(m, "simple")
     assert action["action"] == "discard" and action["card"] in ("QC", "QD", "JH")
@@ -47,7 +49,27 @@ def test_simple_discards_its_highest_unmatched_card():
 
 def test_simple_never_discards_the_card_just_taken():
     m = play(start(LOOSE, NEARLY, "QS", dealer=0), (1, PILE))
-    assert act(m, "simple")["card"] != "QS"
+    assert all(act(m, "simple", seed)["card"] != "QS" for seed in range(200))
+
+
+@pytest.mark.parametrize("level", ["simple", "advanced"])
+def test_a_lower_level_slips_its_share_of_discards_to_a_random_card_in_no_meld(level, monkeypatch):
+    # NEARLY + JH: melds 4H 5H 6H, KC KD KS; loose QC QD 2S 9S JH. A slip throws any of the five loose cards
+    # (the heuristic's own one fifth of the time), never a card of a meld.
+    m = play(both_pass_then(start(LOOSE, NEARLY, "9C", "JH", dealer=0)), (1, STOCK))
+    share = bots.SLIPS[level]
+    assert share > 0
+    cards = [act(m, level, seed)["card"] for seed in range(3000)]
+    monkeypatch.setitem(bots.SLIPS, level, 0.0)
+    heuristic = act(m, level)["card"]
+    assert set(cards) <= {"QC", "QD", "2S", "9S", "JH"}
+    other = sum(card != heuristic for card in cards) / len(cards)
+    assert abs(other - share * 4 / 5) < 0.03, (other, share, heuristic)
+
+
+def test_the_expert_never_slips():
+    assert bots.SLIPS["expert"] == 0
+    assert bots.SLIPS["simple"] > bots.SLIPS["advanced"] > 0
 
 
 def test_expert_goes_gin_when_it_can():

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from games.engine.romme import bots
 from games.engine.romme import match as romme
 from games.engine.romme.bots import choose_action
 from games.engine.romme.round import DISCARD
@@ -35,10 +36,30 @@ def test_bot_lays_off_what_it_can(level):
     assert choose_action(v, level, random.Random(1)) == {"action": "lay_off", "card": "8H", "meld": 1}
 
 
-def test_simple_discards_its_highest_card_in_no_meld():
+def test_simple_discards_its_highest_card_in_no_meld_when_it_does_not_slip(monkeypatch):
+    monkeypatch.setitem(bots.SLIPS, "simple", 0.0)
     r = position(["7C 7S 7D 2H 9S 4D", "2S 3S 4D"], drawn="KD")
     m, v = view_of(r)
     assert choose_action(v, "simple", random.Random(1)) == {"action": "discard", "card": "KD"}
+
+
+@pytest.mark.parametrize("level", ["simple", "advanced"])
+def test_a_lower_level_slips_its_share_of_discards_to_a_random_card_in_no_meld_never_a_joker(level, monkeypatch):
+    # 7C 7S 7D is a meld; 2H 9S 4D KD are loose; the joker is in no meld here but a slip never throws it.
+    r = position(["7C 7S 7D 2H 9S 4D JK", "2S 3S 4D"], drawn="KD")
+    m, v = view_of(r)
+    share = bots.SLIPS[level]
+    assert share > 0
+    cards = [choose_action(v, level, random.Random(seed))["card"] for seed in range(3000)]
+    monkeypatch.setitem(bots.SLIPS, level, 0.0)
+    heuristic = choose_action(v, level, random.Random(1))["card"]
+    assert set(cards) <= {"2H", "9S", "4D", "KD"}
+    other = sum(card != heuristic for card in cards) / len(cards)
+    assert abs(other - share * 3 / 4) < 0.03, (other, share, heuristic)
+
+
+def test_the_levels_slip_less_the_higher_they_are_and_the_expert_never():
+    assert bots.SLIPS["simple"] > bots.SLIPS["advanced"] > bots.SLIPS["expert"] == 0
 
 
 @pytest.mark.parametrize("level", ["simple", "advanced", "expert"])

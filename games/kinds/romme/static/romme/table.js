@@ -1,6 +1,7 @@
 // Rommé's own part of the table, the hooks the shell (games/static/games/table.js) calls: the melds on the
 // table (numbered, grouped by who laid them), the meld builder, lay-offs and joker swaps, Augen and the
-// opening total, the score sheet in Minuspunkte or Masters' Wertungspunkte, and each hand at a round's end.
+// opening total, the Tipp button and its answer, the score sheet in Minuspunkte or Masters' Wertungspunkte, and
+// each hand at a round's end.
 // The page knows no rules: a meld's order and points come from the server (`meld_preview`), and whether a
 // lay-off or a lay-out is allowed is the server's call.
 
@@ -10,7 +11,7 @@ import { LANG, t } from "../games/table/i18n.js";
 import { addDropTarget, codeOf, handKeys, selectedCodes } from "../games/table/hand.js";
 import { flyFrom, ghostFlight, rectOf } from "../games/table/motion.js";
 import { cardGroup, resultName } from "../games/table/scores.js";
-import { askMeldPreview, legal, legalOf, mySeat, plainName, playerName, rerender, sendAction, store, view } from "../games/table/store.js";
+import { askMeldPreview, legal, legalOf, mySeat, plainName, playerName, rerender, send, sendAction, store, view } from "../games/table/store.js";
 
 const short = (code) => cardShort(code, LANG);
 
@@ -223,6 +224,10 @@ function label(long, shortText) {
 }
 
 function renderNumbers(box, v) {
+  // The Tipp answer (the server's `hint` frame, kept by the shell for the version it was asked at) stands
+  // first, read out by aria-live; it names the move, and the card it plays is marked in the hand.
+  const tip = store.tipAction ? tipText(v, store.tipAction) : null;
+  if (tip) box.append(el("div", { class: "stat stat--tip", id: "tip-note", "aria-live": "polite", dataset: { action: store.tipAction.action } }, el("span", { text: tip })));
   const augen = v.hand_augen ?? null;
   if (augen !== null) box.append(el("div", { class: "stat", id: "augen" }, label(t("augen"), t("augen_short")), el("strong", { text: augen })));
   const me = mySeat();
@@ -249,9 +254,38 @@ function renderNumbers(box, v) {
   }
 }
 
+// --- the Tipp ---------------------------------------------------------------------------------------------
+
+/** What the expert advises (a `hint` frame's action), in words; null for an action this page has no words for. */
+function tipText(v, action) {
+  switch (action.action) {
+    case "draw":
+      return action.from === "stock" ? t("tip_draw_stock") : t("tip_take_pile", { card: v.discard_top ? short(v.discard_top) : "" });
+    case "lay":
+      return t("tip_lay", { melds: (action.melds || []).map((meld) => meld.map(short).join(" ")).join(" · ") });
+    case "lay_off":
+      return t("tip_lay_off", { card: short(action.card), n: action.meld });
+    case "swap":
+      return t("tip_swap", { card: short(action.card), n: action.meld });
+    case "discard":
+      return t("tip_discard", { card: short(action.card) });
+    default:
+      return null;
+  }
+}
+
+/** The Tipp button: the seat to act asks the server's expert (a `hint` message). The search runs in the
+ * computer players' worker from this seat's own view within 300 ms; a refusal (a tournament's table, a busy
+ * server) comes back as an error the shell shows in words. */
+function tipButton(bar) {
+  if (!legal().length) return;
+  bar.append(button(t("tip"), { id: "btn-tip", kind: "ghost", title: t("tip_title"), onclick: () => send({ type: "hint" }) }));
+}
+
 // --- the buttons ------------------------------------------------------------------------------------------
 
 function renderActions(bar, v) {
+  tipButton(bar);
   const selected = selectedCodes();
   const choice = (store.endChoice || []).filter((a) => legal().some((b) => JSON.stringify(a) === JSON.stringify(b)));
   store.endChoice = choice;
