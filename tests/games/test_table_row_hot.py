@@ -1,0 +1,97 @@
+"""An ordinary move rewrites its table row in place: no index of ``games_table`` names a column a move
+changes, so on PostgreSQL the row's update is a HOT update (the new version on the same page, no index
+entry written), and the match state stays in the row instead of out of line in TOAST (``STORAGE MAIN``).
+
+The referee still finds every overdue table without an index of the clocks: ``tables_due`` reads the playing
+tables through ``table_playing_idx`` and compares their clocks in the rows (``test_services_referee``)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from games import registry, services
+from games.models import Table
+from tests.games.helpers import choose_action, state_of
+
+on_postgresql = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="HOT updates, TOAST and the statistics views are PostgreSQL's"
+)
+
+#: The columns of the table row an ordinary move writes (``tests/games/test_move_statements.py`` holds a move
+#: to them), and the computer player's clock, which a computer player's every move sets.
+MOVE_COLUMNS = {"version", "state", "turn_deadline", "bot_due_at", "moves_logged", "updated_at"}
+
+
+def _table(players) -> Table:
+    table = services.table_create(user=players[0], game="gin", preset="klassisch", options={})
+    services.table_join(table_id=table.pk, user=players[1])
+    return Table.objects.get(pk=table.pk)
+
+
+def _updates() -> tuple[int, int]:
+    """``games_table``'s updates and HOT updates so far, this backend's pending counts included."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_force_next_flush()")  # flushed when this backend next goes idle (PG 15+)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'games_table'")
+        upd, hot = cursor.fetchone()
+    return upd, hot
+
+
+@pytest.mark.django_db
+def test_no_index_of_the_table_row_names_a_column_a_move_changes():
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, Table._meta.db_table)
+    indexed = {(name, column) for name, info in constraints.items() if info["index"] or info["unique"]
+               for column in info["columns"] or []}
+    assert not {(name, column) for name, column in indexed if column in MOVE_COLUMNS}
+    # A partial index's condition counts too: a change of its column moves the row in or out of the index.
+    conditions = {name for index in Table._meta.indexes if index.condition is not None
+                  for name, _value in index.condition.children}
+    assert conditions == {"status"}
+    assert "table_playing_idx" in constraints
+
+
+@on_postgresql
+@pytest.mark.django_db(transaction=True)  # each move commits, as in production: the statistics count commits
+def test_an_ordinary_move_updates_the_table_row_as_a_hot_update(players):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('server_version_num')::int")
+        if cursor.fetchone()[0] < 150000:
+            pytest.skip("pg_stat_force_next_flush() needs PostgreSQL 15")
+    table = _table(players)
+    upd_before, hot_before = _updates()
+    moves = 0
+    for _ in range(8):
+        table = Table.objects.get(pk=table.pk)
+        state = state_of(table)
+        action = choose_action(registry.get(table.game).engine.view(state, state.to_act))
+        services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version, action=action)
+        moves += 1
+        assert state_of(Table.objects.get(pk=table.pk)).to_act is not None  # the round goes on: ordinary moves
+    upd_after, hot_after = _updates()
+    assert upd_after - upd_before == moves
+    # Each move's new version goes on the row's page, where the versions before it are pruned when the page
+    # runs short of room, unless another transaction may still see them (autovacuum analysing the test
+    # database just created, another session's test): then one version can find its page full and go to
+    # another. Without the change, none of them was HOT (the turn's deadline was indexed).
+    assert hot_after - hot_before >= moves - 1
+
+
+@on_postgresql
+@pytest.mark.django_db
+def test_the_match_state_is_kept_in_the_row_and_compressed():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT attstorage, attcompression FROM pg_attribute "
+                       "WHERE attrelid = 'games_table'::regclass AND attname = 'state'")
+        storage, compression = cursor.fetchone()
+        cursor.execute("SELECT count(*) FROM pg_settings WHERE name = 'default_toast_compression' "
+                       "AND 'lz4' = ANY(enumvals)")
+        lz4 = bool(cursor.fetchone()[0])
+        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = 'games_table'")
+        options = cursor.fetchone()[0]
+    assert storage == "m"  # MAIN: compressed in the row, out of line only if the row would not fit a page
+    assert compression == ("l" if lz4 else "")
+    assert "fillfactor=60" in options
