@@ -222,7 +222,9 @@ class Move(models.Model):
         RESIGN = "resign", "Aufgabe"
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="moves")
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="moves")
+    # Not indexed on its own: ``move_unique_seq`` (match, seq) serves every look-up by match, and each index
+    # of the log is one more entry written with every move.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="moves", db_index=False)
     round_number = models.PositiveIntegerField()
     seq = models.PositiveIntegerField()
     seat = models.SmallIntegerField(null=True, blank=True)

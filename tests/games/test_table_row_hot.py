@@ -1,6 +1,7 @@
 """An ordinary move rewrites its table row in place: no index of ``games_table`` names a column a move
 changes, so on PostgreSQL the row's update is a HOT update (the new version on the same page, no index
-entry written), and the match state stays in the row instead of out of line in TOAST (``STORAGE MAIN``).
+entry written), and the match state stays in the row instead of out of line in TOAST (``STORAGE MAIN``). The
+move log's row, inserted with every move, has no index it does not need.
 
 The referee still finds every overdue table without an index of the clocks: ``tables_due`` reads the playing
 tables through ``table_playing_idx`` and compares their clocks in the rows (``test_services_referee``)."""
@@ -11,7 +12,7 @@ import pytest
 from django.db import connection
 
 from games import registry, services
-from games.models import Table
+from games.models import Move, Table
 from tests.games.helpers import choose_action, state_of
 
 on_postgresql = pytest.mark.skipif(
@@ -52,6 +53,17 @@ def test_no_index_of_the_table_row_names_a_column_a_move_changes():
                   for name, _value in index.condition.children}
     assert conditions == {"status"}
     assert "table_playing_idx" in constraints
+
+
+@pytest.mark.django_db
+def test_the_move_log_has_no_index_of_the_match_beside_its_unique_seq():
+    """Every look-up of moves by match goes through ``move_unique_seq`` (match, seq); an index of ``match_id``
+    alone would be one more entry written with every move."""
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, Move._meta.db_table)
+    by_columns = sorted(info["columns"] for info in constraints.values() if info["index"] or info["unique"])
+    assert ["match_id"] not in by_columns
+    assert ["match_id", "seq"] in by_columns
 
 
 @on_postgresql
