@@ -14,7 +14,7 @@ INDEX = "games_move_match_id_b9c0e951"
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("games", "0012_table_state_inline"),
+        ("games", "0011_table_hot_updates"),
     ]
 
     operations = [
