@@ -4,15 +4,16 @@ of line in TOAST with pglz), as 0011 makes it (``HOT``: no index of a column a m
 and two that were tried and not kept: the state compressed with lz4 (``HOT+lz4``), and kept in the row
 (``HOT+main``: ``STORAGE MAIN``, lz4).
 
-Each layout is a copy of ``games_table``'s columns with its own indexes (``bench_row_<layout>``, dropped
+Each layout is a copy of ``games_table``'s columns with its own indexes (``bench_row_<pid>_<layout>``, dropped
 afterwards), ``--tables`` rows each holding the state of a real gin match some rounds in (played by the engine
 and its simple bot; ~17 KB of JSON by default). A move is what the site's move does to the row
 (``games.services``): in one transaction, the row locked and read with its state, then its version, state,
 deadline, move count and ``updated_at`` written. The layouts take turns, ``--moves`` moves each, ``--rounds``
 times, on one connection. Printed per layout: the moves' wall time (p50, mean; the database's and this
 client's, on one machine), the buffers a move touched in the table, its indexes, its TOAST table and the TOAST
-index (``pg_statio_user_tables``), the share of HOT updates, the sizes, and the WAL one move's update wrote
-(``EXPLAIN (ANALYZE, WAL)``); then each layout against the first. Buffers, HOT and WAL do not depend on the
+index (``pg_statio_user_tables``), the WAL written per move (the server's, over the layout's turns), the share
+of HOT updates, the sizes, and the WAL one more update wrote (``EXPLAIN (ANALYZE, WAL)``: full-page images
+included, so it depends on when the last checkpoint was); then each layout against the first. Buffers, HOT and WAL do not depend on the
 machine's load; times do, so compare the ratios.
 
 Run ``DATABASE_URL=postgres://... .venv/bin/python -m bench.table_row`` against a migrated database (it copies
@@ -45,7 +46,8 @@ LAYOUTS: dict[str, dict[str, Any]] = {
 
 
 def _slug(name: str) -> str:
-    return name.lower().replace("+", "_")
+    """The layout's table: named per process, so two runs side by side do not drop each other's."""
+    return f"{os.getpid()}_{name.lower().replace('+', '_')}"
 
 
 def match_state(rounds: int, seed: int) -> dict[str, Any]:
@@ -130,6 +132,12 @@ def _moves(connection: Any, name: str, ids: list[int], moves: int, rng: random.R
     return times
 
 
+def _lsn(connection: Any) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")
+        return int(cursor.fetchone()[0])
+
+
 def _wal(connection: Any, name: str, pk: int) -> str:
     with connection.transaction(), connection.cursor() as cursor:
         cursor.execute(f"SELECT state::text FROM {name} WHERE id = %s FOR UPDATE", [pk])
@@ -149,6 +157,8 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=1000, help="moves per layout and round")
     parser.add_argument("--rounds", type=int, default=3, help="turns of each layout")
     parser.add_argument("--match-rounds", type=int, default=8, help="finished rounds in the match's state")
+    parser.add_argument("--no-sync-commit", dest="sync_commit", action="store_false",
+                        help="commit without waiting for the WAL flush (the database's work without the disk's)")
     args = parser.parse_args()
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ginsite.settings")
@@ -168,6 +178,8 @@ def main() -> None:
     print(f"state: {len(text)} bytes of JSON ({len(state['finished'])} finished rounds: "
           f"{len(json.dumps(state['finished']))} bytes)")
     connection = psycopg.connect(**params, autocommit=True)
+    if not args.sync_commit:
+        connection.execute("SET synchronous_commit = off")
     rng = random.Random(3)
     times: dict[str, list[float]] = {name: [] for name in LAYOUTS}
     stats: dict[str, dict[str, int]] = {}
@@ -182,9 +194,12 @@ def main() -> None:
         ids = list(range(1, args.playing + 1))
         with connection.cursor() as cursor:
             before = {name: _statio(cursor, f"bench_row_{_slug(name)}") for name in LAYOUTS}
+        wal_bytes = dict.fromkeys(LAYOUTS, 0)
         for _ in range(args.rounds):
             for name in LAYOUTS:
+                start = _lsn(connection)
                 times[name] += _moves(connection, f"bench_row_{_slug(name)}", ids, args.moves, rng)
+                wal_bytes[name] += _lsn(connection) - start
         with connection.cursor() as cursor:
             for name in LAYOUTS:
                 after = _statio(cursor, f"bench_row_{_slug(name)}")
@@ -203,7 +218,8 @@ def main() -> None:
         connection.close()
 
     total = args.moves * args.rounds
-    print(f"{total} moves per layout over {args.playing} of {args.tables} rows, {args.rounds} turns each")
+    print(f"{total} moves per layout over {args.playing} of {args.tables} rows, {args.rounds} turns each, "
+          f"synchronous_commit {'as the server has it' if args.sync_commit else 'off'}")
     for name, layout in LAYOUTS.items():
         print(f"  {name}: {len(layout['indexes']) + 1} indexes, fillfactor {layout['fillfactor']}, "
               f"storage {layout['storage']}, {layout['compression']}")
@@ -214,6 +230,7 @@ def main() -> None:
         ("move mean (ms)", {n: statistics.fmean(times[n]) * 1000 for n in names}),
         *[(f"{key} buffers / move", {n: stats[n][key] / total for n in names})
           for key in ("heap", "indexes", "toast", "toast index")],
+        ("WAL KB / move", {n: wal_bytes[n] / total / 1024 for n in names}),
         ("HOT updates (%)", {n: 100 * stats[n]["hot"] / max(stats[n]["updates"], 1) for n in names}),
         ("stored state (bytes)", {n: float(stats[n]["stored state"]) for n in names}),
         ("table KB after", {n: stats[n]["heap bytes"] / 1024 for n in names}),
@@ -224,7 +241,8 @@ def main() -> None:
                          for n in names[1:])
         print(f"{label:24}" + "".join(f"{values[n]:>12.2f}" for n in names) + ratios)
     for name in names:
-        print(f"WAL of one move's update, {name}: {wal[name]}")
+        print(f"WAL of one move's update (after the moves), {name}: {wal[name]}")
+    print("(WAL per move: the server's whole WAL while the layout's moves ran, anything else it wrote included)")
 
 
 if __name__ == "__main__":
