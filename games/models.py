@@ -84,8 +84,11 @@ class Table(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["status", "private", "game", "-created_at"], name="table_lobby_idx"),
-            models.Index(fields=["turn_deadline"], name="table_deadline_idx"),
-            models.Index(fields=["bot_due_at"], name="table_bot_due_idx"),
+            # The referee's due tables (``games.reads.selectors.tables_due``) are found among the playing ones,
+            # their clocks compared in the rows: an index of ``turn_deadline`` or ``bot_due_at`` (which change
+            # with every move) would make no move's update of the row a HOT update on PostgreSQL (every index
+            # of the row given a new entry); ``status`` changes only when a match starts or ends.
+            models.Index(fields=["id"], condition=models.Q(status="playing"), name="table_playing_idx"),
         ]
 
     def __str__(self) -> str:
@@ -219,7 +222,9 @@ class Move(models.Model):
         RESIGN = "resign", "Aufgabe"
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="moves")
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="moves")
+    # Not indexed on its own: ``move_unique_seq`` (match, seq) serves every look-up by match, and each index
+    # of the log is one more entry written with every move.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="moves", db_index=False)
     round_number = models.PositiveIntegerField()
     seq = models.PositiveIntegerField()
     seat = models.SmallIntegerField(null=True, blank=True)
