@@ -142,6 +142,7 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
     if trace is not None:
         stages.flush(trace / f"{kind}-client.jsonl")
         result["stages"] = stages.summary(stages.read(trace, kind), kind)
+        result["stages"]["census"] = stages.censuses(trace, kind)
     if result["server_errors"] and args.verbose:
         print(srv.log_tail(), file=sys.stderr)
     if kind == "site":
