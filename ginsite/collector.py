@@ -38,7 +38,7 @@ def thresholds() -> tuple[int, int, int]:
     value = tuple(settings.GC_THRESHOLDS)
     if len(value) != 3 or not all(isinstance(n, int) and n >= 0 for n in value) or value[0] < 1:
         raise ImproperlyConfigured(f"GC_THRESHOLDS must be three whole numbers (the first at least 1), not {value!r}")
-    return value  # type: ignore[return-value]
+    return value
 
 
 def freeze_start() -> int:

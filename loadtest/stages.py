@@ -386,7 +386,7 @@ def _time_collections() -> None:
 #: tracked containers ``census`` counts.
 CACHES = [("games.delivery.framecache", "_entries"), ("games.delivery.events", "_last_sent"),
           ("games.web.handshakes", "_batchers"), ("games.web.handshakes", "_presence_pending"),
-          ("games.web.timekeeper", "_announced")]
+          ("games.web.timekeeper", "_announced"), ("channels.layers", "channel_layers")]
 
 
 def census() -> dict:
