@@ -25,6 +25,7 @@ import gc
 import json
 import os
 import runpy
+import signal
 import sys
 import threading
 import time
@@ -277,8 +278,25 @@ def read(folder: Path, prefix: str) -> dict[tuple[int, int], dict[str, int]]:
     return moves
 
 
+async def ask_census(processes: list, folder: Path, prefix: str, timeout: float = 30) -> None:
+    """Ask every daphne process this module runs for its ``census`` (SIGUSR1; not the referee's process)
+    and wait until each has written it."""
+    import asyncio
+
+    processes = [process for process in processes if "loadtest.stages" in process.args]
+
+    for old in folder.glob(f"{prefix}-*.census.json"):
+        old.unlink()
+    for process in processes:
+        process.send_signal(signal.SIGUSR1)
+    waited = 0.0
+    while len(list(folder.glob(f"{prefix}-*.census.json"))) < len(processes) and waited < timeout:
+        await asyncio.sleep(0.2)
+        waited += 0.2
+
+
 def censuses(folder: Path, prefix: str) -> list[dict]:
-    """Each server process's ``census`` taken as it stopped (once the load generator's sockets were closed)."""
+    """Each server process's ``census``, taken after the play while every socket was still open."""
     return [json.loads(path.read_text()) for path in sorted(folder.glob(f"{prefix}-*.census.json"))]
 
 
@@ -341,9 +359,10 @@ def table(site: dict, bare: dict) -> str:
             lines.append(f"  {side} collections while starting up (before the application served): {pauses}")
     for side, figures in (("site", site), ("bare", bare)):
         for number, taken in enumerate(figures.get("census", [])):
-            caches = ", ".join(f"{name.rsplit('.', 1)[-1]} {count}" for name, count in taken["caches"].items() if count)
+            caches = ", ".join(f"{name.rsplit('.', 1)[-1]} ({taken.get('sizes', {}).get(name, '?')} entries) {count}"
+                               for name, count in taken["caches"].items() if count)
             types = ", ".join(f"{name} {count}" for name, count in list(taken["types"].items())[:6])
-            lines.append(f"  {side} daphne {number} at its stop: {taken['tracked']} objects walked by a full collection "
+            lines.append(f"  {side} daphne {number} after the play: {taken['tracked']} objects walked by a full collection "
                          f"(gen 0/1/2 {'/'.join(map(str, taken['generations']))}, frozen {taken['frozen']}); "
                          f"{types}" + (f"; held by {caches}" if caches else ""))
     if site.get("database"):
@@ -399,7 +418,8 @@ def census() -> dict:
     for obj in walked:
         name = type(obj).__qualname__
         by_type[name] = by_type.get(name, 0) + 1
-    caches = {}
+    caches: dict[str, int] = {}
+    sizes: dict[str, int] = {}
     for module_name, attribute in CACHES:
         module = sys.modules.get(module_name)
         if module is None or not hasattr(module, attribute):
@@ -417,15 +437,20 @@ def census() -> dict:
             seen.add(id(obj))
             counted += walked_here
             stack.extend((referent, depth + 1) for referent in gc.get_referents(obj))
+        root = getattr(module, attribute)
+        size = len(root) if hasattr(root, "__len__") else len(getattr(root, "parts", ()))
         caches[f"{module_name}.{attribute}"] = counted
+        sizes[f"{module_name}.{attribute}"] = size
     top = dict(sorted(by_type.items(), key=lambda item: -item[1])[:12])
     return {"tracked": len(walked), "generations": [len(gc.get_objects(g)) for g in range(3)],
-            "frozen": gc.get_freeze_count(), "types": top, "caches": caches}
+            "frozen": gc.get_freeze_count(), "types": top, "caches": caches, "sizes": sizes}
 
 
 def _write_census(path: Path) -> None:
-    with open(path, "w") as fh:
-        json.dump(census(), fh)
+    taken = census()
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(taken))
+    partial.rename(path)  # whole or not there: ask_census waits for it
 
 
 def main(argv: list[str]) -> None:
@@ -433,7 +458,7 @@ def main(argv: list[str]) -> None:
     out = Path(path)
     threading.Thread(target=_flusher, args=(out,), daemon=True).start()
     atexit.register(flush, out)
-    atexit.register(_write_census, out.with_suffix(".census.json"))  # runs first (atexit is last in, first out), once daphne stopped
+    signal.signal(signal.SIGUSR1, lambda *_: _write_census(out.with_suffix(".census.json")))  # ask_census
     _time_collections()
     if side == "site":
         install_site()

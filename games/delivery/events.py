@@ -147,12 +147,11 @@ class StateParts:
         self.table: dict[str, str] = {key: _part_text(value, shared) for key, value in frame["table"].items()}
         view = frame["view"]
         self.view: dict[str, str] | None = None
-        # Each list of objects of the view: its key, its entries' texts and the entries themselves as tuples of
-        # their items (``_flat``), for the next version's ``like``. Kept until the group's next version, so only
-        # in tuples of texts and numbers, which the garbage collector stops tracking once a collection has
-        # seen them (the frame's dicts and lists would stay tracked, be promoted and start full collections;
-        # ginsite/collector.py).
-        lists: list[tuple[str, tuple[str, ...], tuple[tuple | None, ...]]] = []
+        # Each list of objects of the view: its key, its entries' texts and the entries themselves where the
+        # garbage collector does not track them (``_flat``), for the next version's ``like``. Kept until the
+        # group's next version, so in tuples, not in the frame's lists and dicts: those would stay tracked, be
+        # promoted and start full collections (ginsite/collector.py).
+        lists: list[tuple[str, tuple[str, ...], tuple[dict | None, ...]]] = []
         if isinstance(view, dict):
             self.view = {}
             for key, value in view.items():
@@ -162,7 +161,7 @@ class StateParts:
                     self.view[key] = "[" + ",".join(items) + "]"  # what json.dumps makes of the list
                 else:
                     self.view[key] = _part_text(value, shared)
-        self.lists: tuple[tuple[str, tuple[str, ...], tuple[tuple | None, ...]], ...] = tuple(lists)
+        self.lists: tuple[tuple[str, tuple[str, ...], tuple[dict | None, ...]], ...] = tuple(lists)
         self._text: str | None = None
         self.digest = text_digest(self.text())
         self.previous: StateParts | None = None  # received: the group's state before, for delta_from
@@ -180,8 +179,9 @@ class StateParts:
                 return texts
         return None
 
-    def entries_of(self, key: str) -> tuple[tuple | None, ...] | None:
-        """The entries of the view's list ``key`` as ``_flat`` keeps them, or None if it is no list of objects."""
+    def entries_of(self, key: str) -> tuple[dict | None, ...] | None:
+        """The entries of the view's list ``key`` as ``_flat`` keeps them (None for one holding containers), or
+        None if it is no list of objects."""
         for name, _texts, entries in self.lists:
             if name == key:
                 return entries
@@ -240,13 +240,12 @@ class StateParts:
         return "".join(out)
 
 
-def _flat(entry: dict) -> tuple | None:
-    """An entry as kept for the next version to compare with: its items in order (equal tuples: equal entries
-    with their keys in the same order, so the same text), if it holds no container (a gin history entry;
-    Python does not track such a dict); else None (a Rommé meld and its cards), and the next version
-    serialises its counterpart again, a few microseconds, instead of keeping tracked objects till then."""
-    # Made from a list, so that the tuple is tracked after its items: one collection then stops tracking all.
-    return None if gc.is_tracked(entry) else tuple([*entry.items()])
+def _flat(entry: dict) -> dict | None:
+    """An entry as kept for the next version to compare with: the entry itself if it holds no container (a
+    gin history entry: Python does not track such a dict, so keeping it costs collections nothing); else None
+    (a Rommé meld and its cards), and the next version serialises its counterpart again, a few microseconds,
+    instead of keeping tracked objects until then."""
+    return None if gc.is_tracked(entry) else entry
 
 
 def _part_text(value: object, shared: dict[int, str] | None) -> str:
@@ -260,7 +259,7 @@ def _part_text(value: object, shared: dict[int, str] | None) -> str:
 
 
 def _entry_texts(entries: list[dict], like: StateParts | None, key: str,
-                 shared: dict[int, str] | None = None) -> tuple[list[str], tuple[tuple | None, ...]]:
+                 shared: dict[int, str] | None = None) -> tuple[list[str], tuple[dict | None, ...]]:
     """The text of each entry: the one made for another audience's frame of the same change if that frame
     holds this very entry (``shared``), else taken from ``like`` where it holds the same entry (equal, keys in
     the same order, so the text is the very one ``json.dumps`` would make) at the same place, else serialised.
@@ -276,7 +275,8 @@ def _entry_texts(entries: list[dict], like: StateParts | None, key: str,
         flats.append(flat)
         text = shared.get(id(entry))
         if text is None:
-            if flat is not None and old is not None and index < len(old) and old[index] == flat:
+            before = old[index] if flat is not None and old is not None and index < len(old) else None
+            if before is not None and (before is entry or (before == entry and list(before) == list(entry))):
                 text = old_texts[index]
             else:
                 text = _dumps(entry)

@@ -56,6 +56,9 @@ def _check(results: list[dict], stack: str) -> None:
             stages = r[kind]["stages"]
             assert stages["moves"] > 0, (r["profile"], kind, stages)
             assert all(step["p50"] is not None for step in stages["steps"].values()), (r["profile"], kind, stages)
+            if r["profile"] != "tournament":  # each daphne's census after the play, every socket still open
+                assert stages["census"] and all(c["tracked"] > 0 for c in stages["census"]), (r["profile"], kind)
+        assert all(c["frozen"] > 0 for c in r["site"]["stages"].get("census", [])), r["profile"]  # gc.freeze
         check = r["site"]["check"]
         assert check["seen"] > 0 and check["logged"] >= check["seen"], check
         assert (check["lost"], check["twice"], check["unknown"], check["behind"]) == (0, 0, 0, 0), check
