@@ -15,6 +15,10 @@ The stages, in the order a move passes them::
 (the bare stack sends its group message from the database thread, inside ``transaction.on_commit``; the
 site from the event loop after the thread returned). ``frame in``/``out`` are the receiving consumer's
 ``table_frame``/``table_event`` of the last of the two seats.
+
+Every garbage collection's pause is timed too, those while starting up apart from those while serving, and
+after the play, every socket still open, each daphne takes a ``census`` of what a full collection walks
+(by generation, by type, and what the site's caches per table hold).
 """
 
 from __future__ import annotations
