@@ -271,7 +271,7 @@ def read(folder: Path, prefix: str) -> dict[tuple[int, int], dict[str, int]]:
     for path in sorted(folder.glob(f"{prefix}-*.jsonl")):
         for line in path.read_text().splitlines():
             table, version, stage, at = json.loads(line)
-            if stage in ("gc", "gc start"):
+            if stage in ("gc", "gc start", "gc cpu", "gc start cpu"):
                 moves.setdefault((-1, version), {}).setdefault(stage, []).append(at)  # type: ignore[attr-defined]
                 continue
             stages = moves.setdefault((table, version), {})
@@ -321,8 +321,10 @@ def summary(moves: dict[tuple[int, int], dict[str, int]], side: str) -> dict:
     for generation in (0, 1, 2):
         for stage, into in (("gc", collections), ("gc start", starting)):
             pauses = sorted(ns / 1e6 for ns in moves.get((-1, generation), {}).get(stage, []))  # type: ignore[attr-defined]
+            cpu = sorted(ns / 1e6 for ns in moves.get((-1, generation), {}).get(f"{stage} cpu", []))  # type: ignore[attr-defined]
             into[str(generation)] = {"count": len(pauses), "total": sum(pauses),
-                                     "max": pauses[-1] if pauses else None, **_quantiles(pauses)}
+                                     "max": pauses[-1] if pauses else None, **_quantiles(pauses),
+                                     "cpu_total": sum(cpu), "cpu_max": cpu[-1] if cpu else None}
     connect = {f"{before} → {after}": _quantiles(sorted((stages[after] - stages[before]) / 1e6 for stages in handshakes))
                for before, after in zip(CONNECT, CONNECT[1:], strict=False)}
     inside = [stages for stages in complete if all(stage in stages for stage in INSIDE)]
@@ -351,10 +353,11 @@ def table(site: dict, bare: dict) -> str:
         lines.append(f"  {left} │ {right}")
     for side, figures in (("site", site), ("bare", bare)):
         pauses = ", ".join(
-            f"gen {g}: {c['count']}× (max {c['max']:.1f} ms, total {c['total']:.0f} ms)"
+            f"gen {g}: {c['count']}× (max {c['max']:.1f} ms, total {c['total']:.0f} ms"
+            + (f"; CPU max {c['cpu_max']:.1f}, total {c['cpu_total']:.0f} ms)" if c.get("cpu_max") is not None else ")")
             for g, c in figures.get("gc", {}).items() if c["count"])
         if pauses:
-            lines.append(f"  {side} garbage collections (every thread waits): {pauses}")
+            lines.append(f"  {side} garbage collections while serving (every thread waits): {pauses}")
     for side, figures in (("site", site), ("bare", bare)):
         pauses = ", ".join(
             f"gen {g}: {c['count']}× (max {c['max']:.1f} ms)"
@@ -394,13 +397,16 @@ _serving = False
 def _time_collections() -> None:
     """Note every garbage collection's pause (all threads stop while it runs): key ``(-1, generation)``, stage
     ``gc`` once the application is built, ``gc start`` before."""
-    started: list[int] = [0]
+    started: list[int] = [0, 0]
 
     def callback(phase: str, info: dict) -> None:
         if phase == "start":
-            started[0] = time.monotonic_ns()
+            started[0], started[1] = time.monotonic_ns(), time.thread_time_ns()
         else:
-            _notes.append((-1, info["generation"], "gc" if _serving else "gc start", time.monotonic_ns() - started[0]))
+            stage = "gc" if _serving else "gc start"
+            _notes.append((-1, info["generation"], stage, time.monotonic_ns() - started[0]))
+            # The collector's own CPU time: the pause less the time the process waited for a core.
+            _notes.append((-1, info["generation"], f"{stage} cpu", time.thread_time_ns() - started[1]))
 
     gc.callbacks.append(callback)
 
