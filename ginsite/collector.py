@@ -13,10 +13,11 @@ instead of Python's 700, 10, 10:
 
 - **Generation 0** is collected when the tracked objects made outnumber those freed by its threshold. A
   move makes a few thousand (queries, model instances, the engine's state, the frames); at 700 a collection
-  fell inside almost every move and promoted what was alive at that moment (the move's own objects, the
-  frames on their way) to the older generations, where they died later, unwalked until a full collection.
-  With a larger threshold the move is over before the next collection: its objects die young, by their
-  reference counts, and are never promoted.
+  fell inside every third move or so (the scaled evening: 1,307 in 40 s over two processes) and promoted
+  what was alive at that moment (the move's own objects, the frames on their way) to the older generations,
+  where they died later, unwalked until a full collection. With a larger threshold the move is over before
+  the next collection: its objects die young, by their reference counts, and are never promoted (after: 31
+  collections of generation 0 in the same evening, none of generation 1 or 2).
 - **Full collections**: CPython 3.11 starts one when generation 1 was collected ``threshold[2]`` times **and**
   the objects promoted into generation 2 since the last one exceed a quarter of those it held then (the
   frozen ones do not count). So what starts them is the flow of objects promoted, and what they cost is
