@@ -47,6 +47,7 @@ def test_the_serving_process_collects_with_the_thresholds_of_its_settings():
 
 
 def test_thresholds_that_are_not_three_whole_numbers_stop_the_start_with_a_clear_error():
-    done = _probe(GC_THRESHOLDS="30000,15")
-    assert done.returncode != 0
-    assert "GC_THRESHOLDS must be three whole numbers" in done.stderr
+    for wrong in ("30000,15", "30000,15,ten", "0,10,10"):
+        done = _probe(GC_THRESHOLDS=wrong)
+        assert done.returncode != 0
+        assert "GC_THRESHOLDS must be three whole numbers" in done.stderr, done.stderr[-2000:]
