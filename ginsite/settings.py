@@ -406,6 +406,13 @@ GAMES_SOCKET_CAP_EXEMPT = [a for a in os.environ.get("GAMES_SOCKET_CAP_EXEMPT", 
 # with 5 ms (docs/scale.md). Presence changes of one table within GAMES_PRESENCE_BATCH_SECONDS go out as one frame.
 GAMES_HANDSHAKE_BATCH_SECONDS = float(os.environ.get("GAMES_HANDSHAKE_BATCH_SECONDS", "0"))
 GAMES_PRESENCE_BATCH_SECONDS = float(os.environ.get("GAMES_PRESENCE_BATCH_SECONDS", "0.25"))
+# The garbage collector's thresholds in a serving process (generation 0, 1, 2; ginsite/collector.py sets them
+# once the application is built and frozen): larger than Python's 700, 10, 10 so that a move's objects die
+# young instead of being promoted and walked by full collections (docs/scale.md, "Garbage collection").
+_gc_thresholds = env_list("GC_THRESHOLDS", ["20000", "20", "10"])
+if len(_gc_thresholds) != 3 or not all(n.isdigit() for n in _gc_thresholds) or int(_gc_thresholds[0]) < 1:
+    raise ImproperlyConfigured(f"GC_THRESHOLDS must be three whole numbers (the first at least 1), not {_gc_thresholds!r}")
+GC_THRESHOLDS = tuple(int(n) for n in _gc_thresholds)
 # A socket refused this many times in a row for an empty bucket is closed (4429, docs/protocol.md).
 GAMES_SOCKET_REFUSALS_TO_CLOSE = int(os.environ.get("GAMES_SOCKET_REFUSALS_TO_CLOSE", "20"))
 # Open or running tables one person may have opened at once (too_many_tables); 0: no cap.

@@ -84,14 +84,14 @@ def _plan(profile: dict, now: float) -> players.Plan:
                         measure_from=now + profile["warmup"], stop_at=now + profile["seconds"])
 
 
-async def _drive(kind: str, tables_info, ports: list[int], profile: dict, seed: int):
+async def _drive(kind: str, tables_info, ports: list[int], profile: dict, seed: int, between=None):
     figures = players.Figures()
     rng = random.Random(seed)
     if kind == "site":
         tables = [players.SiteTable(i, t, ports, figures, random.Random(rng.random())) for i, t in enumerate(tables_info)]
     else:
         tables = [players.BareTable(i, ports, figures, random.Random(rng.random())) for i in range(tables_info)]
-    await players.drive(tables, _plan(profile, time.perf_counter()), figures)
+    await players.drive(tables, _plan(profile, time.perf_counter()), figures, between)
     return figures, tables
 
 
@@ -133,7 +133,9 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
         if kind == "site" and name == "tournament":
             figures, tables, start_figures = asyncio.run(_drive_tournament(info, srv.ports, profile, args.seed))
         else:
-            figures, tables = asyncio.run(_drive(kind, info, srv.ports, profile, args.seed))
+            # Traced: each server's census (stages.census) once the play is over, every socket still open.
+            between = (lambda: stages.ask_census(srv.processes, trace, kind)) if trace is not None else None
+            figures, tables = asyncio.run(_drive(kind, info, srv.ports, profile, args.seed, between))
         cpu_server, cpu_client = srv.cpu_seconds() - cpu_server, time.process_time() - cpu_client
     finally:
         srv.stop()
@@ -142,6 +144,7 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
     if trace is not None:
         stages.flush(trace / f"{kind}-client.jsonl")
         result["stages"] = stages.summary(stages.read(trace, kind), kind)
+        result["stages"]["census"] = stages.censuses(trace, kind)
     if result["server_errors"] and args.verbose:
         print(srv.log_tail(), file=sys.stderr)
     if kind == "site":

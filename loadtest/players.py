@@ -386,9 +386,9 @@ class BareTable:
         await asyncio.gather(*(seat.close() for seat in self.seats))
 
 
-async def drive(tables: list, plan: Plan, figures: Figures) -> None:
+async def drive(tables: list, plan: Plan, figures: Figures, between=None) -> None:
     """Connect every table (spread over the ramp, or all at once), let them play until ``stop_at``, then
-    let each finish cleanly."""
+    let each finish cleanly; ``between``: awaited after the play, while every socket is still open."""
     figures.sockets = 2 * len(tables)
 
     async def one(i: int, table) -> None:
@@ -398,6 +398,8 @@ async def drive(tables: list, plan: Plan, figures: Figures) -> None:
             await table.play(plan)
 
     await asyncio.gather(*(one(i, t) for i, t in enumerate(tables)))
+    if between is not None:
+        await between()
     await asyncio.gather(*(t.finish() for t in tables))
     figures.window = max(0.0, plan.stop_at - plan.measure_from)
 

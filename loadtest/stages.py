@@ -15,6 +15,10 @@ The stages, in the order a move passes them::
 (the bare stack sends its group message from the database thread, inside ``transaction.on_commit``; the
 site from the event loop after the thread returned). ``frame in``/``out`` are the receiving consumer's
 ``table_frame``/``table_event`` of the last of the two seats.
+
+Every garbage collection's pause is timed too, those while starting up apart from those while serving, and
+after the play, every socket still open, each daphne takes a ``census`` of what a full collection walks
+(by generation, by type, and what the site's caches per table hold).
 """
 
 from __future__ import annotations
@@ -25,9 +29,11 @@ import gc
 import json
 import os
 import runpy
+import signal
 import sys
 import threading
 import time
+import types
 from pathlib import Path
 
 KEY: contextvars.ContextVar[tuple[int, int] | None] = contextvars.ContextVar("loadtest_stage_key", default=None)
@@ -265,8 +271,8 @@ def read(folder: Path, prefix: str) -> dict[tuple[int, int], dict[str, int]]:
     for path in sorted(folder.glob(f"{prefix}-*.jsonl")):
         for line in path.read_text().splitlines():
             table, version, stage, at = json.loads(line)
-            if stage == "gc":
-                moves.setdefault((-1, version), {}).setdefault("gc", []).append(at)  # type: ignore[attr-defined]
+            if stage in ("gc", "gc start", "gc cpu", "gc start cpu"):
+                moves.setdefault((-1, version), {}).setdefault(stage, []).append(at)  # type: ignore[attr-defined]
                 continue
             stages = moves.setdefault((table, version), {})
             if stage in ("frame in", "frame out", "both"):
@@ -274,6 +280,28 @@ def read(folder: Path, prefix: str) -> dict[tuple[int, int], dict[str, int]]:
             else:
                 stages.setdefault(stage, at)
     return moves
+
+
+async def ask_census(processes: list, folder: Path, prefix: str, timeout: float = 30) -> None:
+    """Ask every daphne process this module runs for its ``census`` (SIGUSR1; not the referee's process)
+    and wait until each has written it."""
+    import asyncio
+
+    processes = [process for process in processes if "loadtest.stages" in process.args]
+
+    for old in folder.glob(f"{prefix}-*.census.json"):
+        old.unlink()
+    for process in processes:
+        process.send_signal(signal.SIGUSR1)
+    waited = 0.0
+    while len(list(folder.glob(f"{prefix}-*.census.json"))) < len(processes) and waited < timeout:
+        await asyncio.sleep(0.2)
+        waited += 0.2
+
+
+def censuses(folder: Path, prefix: str) -> list[dict]:
+    """Each server process's ``census``, taken after the play while every socket was still open."""
+    return [json.loads(path.read_text()) for path in sorted(folder.glob(f"{prefix}-*.census.json"))]
 
 
 def summary(moves: dict[tuple[int, int], dict[str, int]], side: str) -> dict:
@@ -288,18 +316,22 @@ def summary(moves: dict[tuple[int, int], dict[str, int]], side: str) -> dict:
     steps["total"] = _quantiles(sorted((stages["both"] - stages["sent"]) / 1e6 for stages in complete))
     handshakes = [stages for key, stages in moves.items()
                   if key[0] >= 0 and key[1] < 0 and all(s in stages for s in CONNECT)]
-    collections = {}
+    collections: dict[str, dict] = {}
+    starting: dict[str, dict] = {}
     for generation in (0, 1, 2):
-        pauses = sorted(ns / 1e6 for ns in moves.get((-1, generation), {}).get("gc", []))  # type: ignore[attr-defined]
-        collections[str(generation)] = {"count": len(pauses), "total": sum(pauses),
-                                        "max": pauses[-1] if pauses else None, **_quantiles(pauses)}
+        for stage, into in (("gc", collections), ("gc start", starting)):
+            pauses = sorted(ns / 1e6 for ns in moves.get((-1, generation), {}).get(stage, []))  # type: ignore[attr-defined]
+            cpu = sorted(ns / 1e6 for ns in moves.get((-1, generation), {}).get(f"{stage} cpu", []))  # type: ignore[attr-defined]
+            into[str(generation)] = {"count": len(pauses), "total": sum(pauses),
+                                     "max": pauses[-1] if pauses else None, **_quantiles(pauses),
+                                     "cpu_total": sum(cpu), "cpu_max": cpu[-1] if cpu else None}
     connect = {f"{before} → {after}": _quantiles(sorted((stages[after] - stages[before]) / 1e6 for stages in handshakes))
                for before, after in zip(CONNECT, CONNECT[1:], strict=False)}
     inside = [stages for stages in complete if all(stage in stages for stage in INSIDE)]
     database = {f"{before} → {after}": _quantiles(sorted((stages[after] - stages[before]) / 1e6 for stages in inside))
                 for before, after in zip(INSIDE, INSIDE[1:], strict=False)} if inside else {}
     return {"moves": len(complete), "steps": steps, "database": database, "handshakes": len(handshakes), "connect": connect,
-            "gc": collections}
+            "gc": collections, "gc start": starting}
 
 
 def _quantiles(values: list[float]) -> dict:
@@ -321,10 +353,25 @@ def table(site: dict, bare: dict) -> str:
         lines.append(f"  {left} │ {right}")
     for side, figures in (("site", site), ("bare", bare)):
         pauses = ", ".join(
-            f"gen {g}: {c['count']}× (max {c['max']:.1f} ms, total {c['total']:.0f} ms)"
+            f"gen {g}: {c['count']}× (max {c['max']:.1f} ms, total {c['total']:.0f} ms"
+            + (f"; CPU max {c['cpu_max']:.1f}, total {c['cpu_total']:.0f} ms)" if c.get("cpu_max") is not None else ")")
             for g, c in figures.get("gc", {}).items() if c["count"])
         if pauses:
-            lines.append(f"  {side} garbage collections (every thread waits): {pauses}")
+            lines.append(f"  {side} garbage collections while serving (every thread waits): {pauses}")
+    for side, figures in (("site", site), ("bare", bare)):
+        pauses = ", ".join(
+            f"gen {g}: {c['count']}× (max {c['max']:.1f} ms)"
+            for g, c in figures.get("gc start", {}).items() if c["count"])
+        if pauses:
+            lines.append(f"  {side} collections while starting up (before the application served): {pauses}")
+    for side, figures in (("site", site), ("bare", bare)):
+        for number, taken in enumerate(figures.get("census", [])):
+            caches = ", ".join(f"{name.rsplit('.', 1)[-1]} ({taken.get('sizes', {}).get(name, '?')} entries) {count}"
+                               for name, count in taken["caches"].items() if count)
+            types = ", ".join(f"{name} {count}" for name, count in list(taken["types"].items())[:6])
+            lines.append(f"  {side} daphne {number} after the play: {taken['tracked']} objects walked by a full collection "
+                         f"(gen 0/1/2 {'/'.join(map(str, taken['generations']))}, frozen {taken['frozen']}); "
+                         f"{types}" + (f"; held by {caches}" if caches else ""))
     if site.get("database"):
         lines.append("  inside the site's database call:")
         lines.extend(f"  {_row(name, q)}" for name, q in site["database"].items())
@@ -342,17 +389,78 @@ def _row(name: str, q: dict) -> str:
 
 # --- the wrapper ------------------------------------------------------------------------------------------
 
+#: Whether the application is built: collections before (importing, ``ginsite.collector.freeze_start``) stall
+#: no socket, and are noted apart (``gc start``).
+_serving = False
+
+
 def _time_collections() -> None:
-    """Note every garbage collection's pause (all threads stop while it runs): key ``(-1, generation)``."""
-    started: list[int] = [0]
+    """Note every garbage collection's pause (all threads stop while it runs): key ``(-1, generation)``, stage
+    ``gc`` once the application is built, ``gc start`` before."""
+    started: list[int] = [0, 0]
 
     def callback(phase: str, info: dict) -> None:
         if phase == "start":
-            started[0] = time.monotonic_ns()
+            started[0], started[1] = time.monotonic_ns(), time.thread_time_ns()
         else:
-            _notes.append((-1, info["generation"], "gc", time.monotonic_ns() - started[0]))
+            stage = "gc" if _serving else "gc start"
+            _notes.append((-1, info["generation"], stage, time.monotonic_ns() - started[0]))
+            # The collector's own CPU time: the pause less the time the process waited for a core.
+            _notes.append((-1, info["generation"], f"{stage} cpu", time.thread_time_ns() - started[1]))
 
     gc.callbacks.append(callback)
+
+
+#: Where the site keeps things per table or per group between moves: (module, attribute) of each root whose
+#: tracked containers ``census`` counts.
+CACHES = [("games.delivery.framecache", "_entries"), ("games.delivery.events", "_last_sent"),
+          ("games.web.handshakes", "_batchers"), ("games.web.handshakes", "_presence_pending"),
+          ("games.web.timekeeper", "_announced"), ("channels.layers", "channel_layers")]
+
+
+def census() -> dict:
+    """What the garbage collector walks in this process now: the objects it tracks outside the frozen
+    permanent generation (``gc.freeze``), by generation and by type, and how many of them each cache of
+    ``CACHES`` holds (reachable from it)."""
+    walked = gc.get_objects()
+    ids = {id(o) for o in walked}
+    by_type: dict[str, int] = {}
+    for obj in walked:
+        name = type(obj).__qualname__
+        by_type[name] = by_type.get(name, 0) + 1
+    caches: dict[str, int] = {}
+    sizes: dict[str, int] = {}
+    for module_name, attribute in CACHES:
+        module = sys.modules.get(module_name)
+        if module is None or not hasattr(module, attribute):
+            continue
+        # The root and what it held at the freeze are frozen: walked through (two steps), not counted.
+        seen: set[int] = set()
+        counted = 0
+        stack = [(getattr(module, attribute), 0)]
+        while stack:
+            obj, depth = stack.pop()
+            walked_here = id(obj) in ids
+            if (id(obj) in seen or (not walked_here and depth > 2)
+                    or isinstance(obj, (type, types.ModuleType, types.FunctionType))):
+                continue
+            seen.add(id(obj))
+            counted += walked_here
+            stack.extend((referent, depth + 1) for referent in gc.get_referents(obj))
+        root = getattr(module, attribute)
+        size = len(root) if hasattr(root, "__len__") else len(getattr(root, "parts", ()))
+        caches[f"{module_name}.{attribute}"] = counted
+        sizes[f"{module_name}.{attribute}"] = size
+    top = dict(sorted(by_type.items(), key=lambda item: -item[1])[:12])
+    return {"tracked": len(walked), "generations": [len(gc.get_objects(g)) for g in range(3)],
+            "frozen": gc.get_freeze_count(), "types": top, "caches": caches, "sizes": sizes}
+
+
+def _write_census(path: Path) -> None:
+    taken = census()
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(taken))
+    partial.rename(path)  # whole or not there: ask_census waits for it
 
 
 def main(argv: list[str]) -> None:
@@ -360,12 +468,15 @@ def main(argv: list[str]) -> None:
     out = Path(path)
     threading.Thread(target=_flusher, args=(out,), daemon=True).start()
     atexit.register(flush, out)
+    signal.signal(signal.SIGUSR1, lambda *_: _write_census(out.with_suffix(".census.json")))  # ask_census
     _time_collections()
     if side == "site":
         install_site()
     else:
         sys.path.insert(0, os.getcwd())
         install_bare()
+    global _serving
+    _serving = True
     sys.argv = ["daphne", *daphne]
     runpy.run_module("daphne", run_name="__main__", alter_sys=True)
 

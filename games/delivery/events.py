@@ -11,6 +11,7 @@ it (:func:`wire`), with the two facts a socket routes it by: the version, and wh
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 import json
 import logging
@@ -132,7 +133,7 @@ class StateParts:
     """One ``state`` frame serialised part by part: ``text()`` is ``frame_text(frame)``, byte for byte. A
     view's list of objects (the history, Rommé's melds on the table) is kept entry by entry."""
 
-    __slots__ = ("version", "table", "view", "items", "objects", "digest", "_text", "previous", "delta_from")
+    __slots__ = ("version", "table", "view", "lists", "digest", "_text", "previous", "delta_from")
 
     def __init__(self, frame: dict, like: StateParts | None = None, shared: dict[int, str] | None = None):
         """``like``: the parts of a state of the same audience sent before (the version before, mostly). An
@@ -146,21 +147,45 @@ class StateParts:
         self.table: dict[str, str] = {key: _part_text(value, shared) for key, value in frame["table"].items()}
         view = frame["view"]
         self.view: dict[str, str] | None = None
-        self.items: dict[str, list[str]] = {}
-        self.objects: dict[str, list[dict]] = {}  # the entries themselves, for the next version's ``like``
+        # Each list of objects of the view: its key, its entries' texts and the entries themselves where the
+        # garbage collector does not track them (``_flat``), for the next version's ``like``. Kept until the
+        # group's next version, so in tuples, not in the frame's lists and dicts: those would stay tracked, be
+        # promoted and start full collections (ginsite/collector.py).
+        lists: list[tuple[str, tuple[str, ...], tuple[dict | None, ...]]] = []
         if isinstance(view, dict):
             self.view = {}
             for key, value in view.items():
                 if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
-                    items = self.items[key] = _entry_texts(value, like, key, shared)
-                    self.objects[key] = value
+                    items, flat = _entry_texts(value, like, key, shared)
+                    lists.append((key, tuple(items), flat))
                     self.view[key] = "[" + ",".join(items) + "]"  # what json.dumps makes of the list
                 else:
                     self.view[key] = _part_text(value, shared)
+        self.lists: tuple[tuple[str, tuple[str, ...], tuple[dict | None, ...]], ...] = tuple(lists)
         self._text: str | None = None
         self.digest = text_digest(self.text())
         self.previous: StateParts | None = None  # received: the group's state before, for delta_from
         self.delta_from: tuple[str, str] | None = None  # received: (base digest, delta text), made once
+
+    @property
+    def items(self) -> dict[str, tuple[str, ...]]:
+        """The texts of the entries of each list of objects of the view, by key (made when asked)."""
+        return {key: texts for key, texts, _entries in self.lists}
+
+    def texts_of(self, key: str) -> tuple[str, ...] | None:
+        """The texts of the entries of the view's list ``key``, or None if it is no list of objects."""
+        for name, texts, _entries in self.lists:
+            if name == key:
+                return texts
+        return None
+
+    def entries_of(self, key: str) -> tuple[dict | None, ...] | None:
+        """The entries of the view's list ``key`` as ``_flat`` keeps them (None for one holding containers), or
+        None if it is no list of objects."""
+        for name, _texts, entries in self.lists:
+            if name == key:
+                return entries
+        return None
 
     def text(self) -> str:
         if self._text is None:
@@ -185,7 +210,7 @@ class StateParts:
         for key, text in self.view.items():
             if key == "history" or base.view.get(key) == text:
                 continue
-            new, old = self.items.get(key), base.items.get(key)
+            new, old = self.texts_of(key), base.texts_of(key)
             if new is not None and old is not None:
                 changed = [(str(index), item) for index, item in enumerate(new)
                            if index >= len(old) or not _same_item(old[index], item)]
@@ -206,13 +231,21 @@ class StateParts:
             out.append(f',"drop":{_dumps({"table": drop_table, "view": drop_view})}')
         history = self.view.get("history")
         if history is not None and history != base.view.get("history"):
-            new, old = self.items.get("history", []), base.items.get("history", [])
+            new, old = self.texts_of("history") or (), base.texts_of("history") or ()
             if old and len(new) > len(old) and all(map(_same_item, old, new)):
                 out.append(f',"history":{{"from":{len(old)},"append":[{",".join(new[len(old):])}]}}')
             else:  # a new round: the history starts again
                 out.append(f',"history":{{"from":0,"append":{history}}}')
         out.append("}")
         return "".join(out)
+
+
+def _flat(entry: dict) -> dict | None:
+    """An entry as kept for the next version to compare with: the entry itself if it holds no container (a
+    gin history entry: Python does not track such a dict, so keeping it costs collections nothing); else None
+    (a Rommé meld and its cards), and the next version serialises its counterpart again, a few microseconds,
+    instead of keeping tracked objects until then."""
+    return None if gc.is_tracked(entry) else entry
 
 
 def _part_text(value: object, shared: dict[int, str] | None) -> str:
@@ -226,27 +259,30 @@ def _part_text(value: object, shared: dict[int, str] | None) -> str:
 
 
 def _entry_texts(entries: list[dict], like: StateParts | None, key: str,
-                 shared: dict[int, str] | None = None) -> list[str]:
+                 shared: dict[int, str] | None = None) -> tuple[list[str], tuple[dict | None, ...]]:
     """The text of each entry: the one made for another audience's frame of the same change if that frame
     holds this very entry (``shared``), else taken from ``like`` where it holds the same entry (equal, keys in
-    the same order, so the text is the very one ``json.dumps`` would make) at the same place, else serialised."""
+    the same order, so the text is the very one ``json.dumps`` would make) at the same place, else serialised.
+    And each entry as ``_flat`` keeps it."""
     if shared is None:
         shared = {}
-    old = like.objects.get(key) if like is not None else None
-    old_texts = like.items[key] if like is not None and old else []
+    old = like.entries_of(key) if like is not None else None
+    old_texts = (like.texts_of(key) or ()) if like is not None and old else ()
     texts = []
+    flats = []
     for index, entry in enumerate(entries):
+        flat = _flat(entry)
+        flats.append(flat)
         text = shared.get(id(entry))
         if text is None:
-            if old is not None and index < len(old):
-                before = old[index]
-                if before is entry or (before == entry and list(before) == list(entry)):
-                    text = old_texts[index]
-            if text is None:
+            before = old[index] if flat is not None and old is not None and index < len(old) else None
+            if before is not None and (before is entry or (before == entry and list(before) == list(entry))):
+                text = old_texts[index]
+            else:
                 text = _dumps(entry)
             shared[id(entry)] = text
         texts.append(text)
-    return texts
+    return texts, tuple(flats)
 
 
 def state_parts(frame: dict, like: StateParts | None = None) -> StateParts:

@@ -78,6 +78,17 @@ def keep(snapshot: presenters.TableSnapshot) -> None:
             _entries.popitem(last=False)
 
 
+def moved(table_id: int, version: int) -> None:
+    """``table_id`` is at ``version`` now (a socket here got its frame): an entry of an older version is of no
+    use any more, and goes. Kept, it would hold its snapshot (the rows, the engine's state, the frames: about
+    a hundred objects the garbage collector tracks) until 4,096 other tables pushed it out, and every full
+    collection would walk them (ginsite/collector.py)."""
+    with _lock:
+        entry = _entries.get(table_id)
+        if entry is not None and entry.key[2] < version:
+            del _entries[table_id]
+
+
 def state_for(snapshot: presenters.TableSnapshot, user: Person | None) -> dict:
     """The ``state`` frame ``user`` may see in ``snapshot``: their seat's view or the public one, built once
     per audience and version."""

@@ -18,7 +18,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
 from games import services
-from games.delivery import events
+from games.delivery import events, framecache
 from games.delivery import limits as ratelimit
 from games.reads import previews, selectors
 from games.services import ServiceError
@@ -287,6 +287,7 @@ class TableConsumer(_JsonConsumer):
                 await self._follow(seated=here)
         version = event.get("version")
         if version is not None:
+            framecache.moved(self.table_id, version)
             self.version = max(self.version, version)
             # After the first whole state, what changed (docs/protocol.md): the delta when this socket's last
             # state is the one it follows, else the whole frame.
