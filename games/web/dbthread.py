@@ -1,5 +1,8 @@
 """Which thread the live layer's database calls run on, for the sockets and the in-process referee alike."""
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connection
@@ -24,8 +27,29 @@ def readers_apart() -> bool:
     return connection.vendor == "sqlite" and not connection.is_in_memory_db()  # type: ignore[attr-defined]
 
 
+#: Threads of the readers' own pool (``reading``): as many as handshake batches may be in the database at once
+#: (games.web.handshakes._parallel).
+READERS = 4
+
+_readers: ThreadPoolExecutor | None = None
+_readers_lock = threading.Lock()
+
+
+def readers() -> ThreadPoolExecutor:
+    """The readers' own threads, apart from the pool the moves' database calls share (``in_thread``)."""
+    global _readers
+    with _readers_lock:
+        if _readers is None:
+            _readers = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="handshake-reads")
+        return _readers
+
+
 def reading(function):
     """Run a function that only reads off the event loop, where it need not wait behind the writes: a socket's
-    handshake on the embedded stack reads from a thread of the pool while the one database thread applies
-    moves (``readers_apart``); elsewhere as ``in_thread``."""
-    return database_sync_to_async(function, thread_sensitive=not readers_apart())
+    handshake reads on threads of its own (``readers``) while the moves' database calls go to the pool
+    ``in_thread`` uses (PostgreSQL) or to the one database thread (a SQLite file), so a burst of handshakes
+    never queues behind the moves in flight, nor the moves behind it (``readers_apart``); elsewhere as
+    ``in_thread``."""
+    if not readers_apart():
+        return database_sync_to_async(function, thread_sensitive=True)
+    return database_sync_to_async(function, thread_sensitive=False, executor=readers())

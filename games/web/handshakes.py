@@ -43,6 +43,7 @@ from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, get_user_
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.signals import user_logged_out
+from django.contrib.sessions.backends.cached_db import SessionStore as CachedDbSessionStore
 from django.contrib.sessions.backends.db import SessionStore as DbSessionStore
 from django.contrib.sessions.models import Session
 from django.core.exceptions import ValidationError
@@ -184,21 +185,54 @@ def _store(scope: dict) -> Any:
 
 
 def _sessions_and_users(scopes: list[dict]) -> dict:
-    """Read the sessions and users of many sockets in two statements, not two per socket: each database-backed
-    session of ``scopes`` gets its data as ``load()`` would have read it; returns the users they name, by pk."""
+    """Read the sessions and users of many sockets in a few trips, not two or three per socket: each database-
+    backed session of ``scopes`` gets its data as ``load()`` would have read it; returns the users they name,
+    by pk. Cached sessions (Django's ``cached_db``, the scaled stack's) are looked up in their cache in one
+    ``get_many``; the rest, and those the cache lacks, in one statement, and the latter put in the cache (as
+    ``load()`` would, for no longer than the shortest of their lives left)."""
     # The stores' private cache is what load() fills: set here as load() would (hence Any, not SessionStore).
     stores: list[Any] = [store for store in map(_store, scopes)
-              if type(store) is DbSessionStore and store.session_key and not hasattr(store, "_session_cache")]
-    rows = dict(Session.objects.filter(session_key__in=[store.session_key for store in stores],
-                                       expire_date__gt=timezone.now()).values_list("session_key", "session_data"))
-    ids = set()
+                         if type(store) in (DbSessionStore, CachedDbSessionStore) and store.session_key
+                         and not hasattr(store, "_session_cache")]
+    cached: dict[str, Any] = {}
     for store in stores:
-        data = rows.get(store.session_key)
-        if data is None:  # as SessionStore.load: no such (live) session
+        if type(store) is CachedDbSessionStore:
+            cached[store.cache_key] = store
+    found: dict[str, Any] = {}
+    if cached:
+        cache = next(iter(cached.values()))._cache
+        try:
+            found = cache.get_many(list(cached))
+        except Exception:  # noqa: BLE001 - as load(): a cache that fails is a cache that misses
+            logger.exception("reading %s sessions from the cache failed", len(cached))
+    for key, data in found.items():
+        cached[key]._session_cache = data
+    unread = [store for store in stores if not hasattr(store, "_session_cache")]
+    cached_ids = {id(store) for store in cached.values()}
+    rows = {}
+    if unread:
+        rows = {key: (data, expire) for key, data, expire in Session.objects.filter(
+            session_key__in=[store.session_key for store in unread], expire_date__gt=timezone.now(),
+        ).values_list("session_key", "session_data", "expire_date")}
+    to_cache: dict[str, Any] = {}
+    ages = []
+    for store in unread:
+        row = rows.get(store.session_key)
+        if row is None:  # as SessionStore.load: no such (live) session
             store._session_key = None
             store._session_cache = {}
             continue
-        store._session_cache = store.decode(data)
+        store._session_cache = store.decode(row[0])
+        if id(store) in cached_ids:
+            to_cache[store.cache_key] = store._session_cache
+            ages.append(store.get_expiry_age(expiry=row[1]))
+    if to_cache:
+        try:
+            next(iter(cached.values()))._cache.set_many(to_cache, min(ages))
+        except Exception:  # noqa: BLE001 - the sessions were read; the next handshake reads them again
+            logger.exception("caching %s sessions failed", len(to_cache))
+    ids = set()
+    for store in stores:
         with contextlib.suppress(KeyError, ValidationError, ValueError):
             ids.add(_get_user_session_key(store))
     User = get_user_model()

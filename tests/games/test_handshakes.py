@@ -287,3 +287,103 @@ def test_sessions_read_together_sign_in_whom_one_at_a_time_would(players, django
     assert [s["user"].pk if s["user"].is_authenticated else None for s in together] == expected
     selects = [q for q in queries if q["sql"].lstrip().upper().startswith("SELECT")]
     assert len(selects) == 2  # the sessions, then the users: not two per socket
+
+
+def test_cached_sessions_read_together_take_one_cache_trip_and_the_database_only_for_those_it_lacks(
+        players, settings):
+    """Django's ``cached_db`` sessions (the scaled stack's, with Redis): the handshakes of a batch look their
+    sessions up in the cache in one ``get_many``, read those it lacks in one statement and put them in the
+    cache, for no longer than the session lives; the next batch finds them there and reads only the users.
+    Whom they sign in is whom ``resolve_user`` one at a time signs in."""
+    from channels.auth import UserLazyObject
+    from django.contrib.sessions.backends.cached_db import SessionStore
+    from django.core.cache import caches
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    anna, ben, cleo, dora = players
+    cookies = {user.username: session_cookie(user) for user in players}
+    caches["default"].clear()  # what signing in cached: the load test's sessions are seeded in the database only
+    cleo.set_password("a-new-one-for-cleo")
+    cleo.save()
+    dora.is_active = False
+    dora.save()
+    keys = [cookies["anna"], cookies["ben"], cookies["cleo"], cookies["dora"], "no-such-session-key", None]
+    expected = [anna.pk, ben.pk, None, None, None, None]
+
+    def scopes():
+        return [{"session": SessionStore(key), "user": UserLazyObject()} for key in keys]
+
+    def signed_in(scopes):
+        return [s["user"].pk if s["user"].is_authenticated else None for s in scopes]
+
+    one_by_one = scopes()
+    for scope in one_by_one:
+        handshakes.resolve_user(scope)
+    assert signed_in(one_by_one) == expected
+    caches["default"].clear()
+
+    cache = caches["default"]
+    calls: list[str] = []  # the calls the handshakes make (locmem's get_many calls its own get: not counted)
+    depth = [0]
+
+    def counted(name, method):
+        def call(*args, **kwargs):
+            if not depth[0]:
+                calls.append(name)
+            depth[0] += 1
+            try:
+                return method(*args, **kwargs)
+            finally:
+                depth[0] -= 1
+        return call
+
+    for name in ("get", "get_many", "set", "set_many"):
+        setattr(cache, name, counted(name, getattr(cache, name)))
+    cold = scopes()
+    with CaptureQueriesContext(connection) as queries:
+        handshakes._resolve_users(cold)
+    assert signed_in(cold) == expected
+    selects = [q for q in queries if q["sql"].lstrip().upper().startswith("SELECT")]
+    assert len(selects) == 2 and "django_session" in selects[0]["sql"]  # the sessions the cache lacked, the users
+    assert calls == ["get_many", "set_many"]
+    kept = cache.get(SessionStore(cookies["anna"]).cache_key)
+    assert kept is not None and int(kept["_auth_user_id"]) == anna.pk
+    calls.clear()
+    warm = scopes()
+    with CaptureQueriesContext(connection) as queries:
+        handshakes._resolve_users(warm)
+    assert signed_in(warm) == expected
+    selects = [q for q in queries if q["sql"].lstrip().upper().startswith("SELECT")]
+    # Found in the cache: no session read (the unknown key is looked for again, as load() would).
+    assert calls[0] == "get_many" and "get" not in calls
+    assert not any("django_session" in q["sql"] and cookies["anna"] in str(q["sql"]) for q in selects)
+    assert sum("django_session" in q["sql"] for q in selects) <= 1 and len(selects) <= 2
+
+
+async def test_a_handshake_read_does_not_wait_behind_moves_in_flight(monkeypatch):
+    """Moves in flight hold the threads the database calls of moves run on (``in_thread``: the loop's pool on
+    PostgreSQL, the one database thread on SQLite), more of them than the pool has: a handshake's read
+    (``reading``) still runs at once, on the readers' own threads."""
+    import threading
+
+    from games.web import dbthread
+
+    monkeypatch.setattr(dbthread, "readers_apart", lambda: True)
+    release = threading.Event()
+    loop = asyncio.get_running_loop()
+
+    def slow_move():
+        release.wait(10)
+
+    moves = [asyncio.ensure_future(dbthread.in_thread(slow_move)()) for _ in range(40)]
+    moves += [loop.run_in_executor(None, slow_move) for _ in range(40)]
+    try:
+        await asyncio.sleep(0.1)
+        assert not any(move.done() for move in moves)
+        name = await asyncio.wait_for(dbthread.reading(lambda: threading.current_thread().name)(), timeout=3)
+        assert name.startswith("handshake-reads")
+        assert not any(move.done() for move in moves)  # still in flight: the read did not wait for them
+    finally:
+        release.set()
+        await asyncio.gather(*moves)
