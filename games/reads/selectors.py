@@ -512,7 +512,7 @@ def meld_preview_refusal(*, table_id: int | str, user: User) -> tuple[int, str, 
 
 
 def _seat_to_act(
-    entry: GameEntry, table_id: int | str, user: User, status: str, state: dict | None
+    entry: GameEntry, table_id: int | str, user: Person, status: str, state: dict | None
 ) -> tuple[str | None, Any, int | None]:
     """Whether ``user``'s seat at the table is the one to act, for what only the seat to act may ask (a meld
     preview, a hint): ("not_seated" | "not_playing" | "not_your_turn", None, None), or (None, the match, the
