@@ -114,3 +114,16 @@ def test_romme_upgrades_old_summaries_from_the_records_it_has_and_keeps_the_othe
     assert romme_match.Match.from_json(old).summaries == m.summaries
     # A compact state's summaries were stored upgraded: read as they are, without their left-out records.
     assert romme_match.Match.from_json(data).summaries == m.summaries
+
+
+def test_romme_resigning_between_rounds_notes_it_in_the_kept_record_of_a_compact_state():
+    m, rng = played_to("romme", 2)
+    engine, bots, _, _ = ENGINES["romme"]
+    while m.to_act is not None:  # to the end of the round in play
+        m = engine.apply_action(m, m.to_act, bots.choose_action(engine.view(m, m.to_act), "simple", rng), rng=rng)
+    assert m.phase == "round_over"
+    whole = romme_match.resign(romme_match.Match.from_json(m.to_json()), 1, rng=random.Random(1))
+    compact = romme_match.resign(romme_match.Match.from_json(m.to_json(keep_records=1)), 1, rng=random.Random(1))
+    assert compact.finished[-1]["moves"][-1] == {"seat": 1, "action": "resign"}
+    assert compact.to_json(keep_records=1) == whole.to_json(keep_records=1)
+    assert compact.round_record(len(compact.finished)) == whole.record()["rounds"][-1]
