@@ -22,3 +22,8 @@ class InvalidRecord(ValueError):
         if move_index is not None:
             where.append(f"move {move_index}")
         super().__init__(f"{', '.join(where)}: {reason}" if where else reason)
+
+
+class RecordsLeftOut(ValueError):
+    """A record asked of a match state stored without it (``to_json(keep_records=n)`` keeps only the last n
+    finished rounds' records): the whole record is not in that state, and a partial one would be wrong."""

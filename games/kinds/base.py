@@ -194,6 +194,21 @@ class GameEntry:
         ``choose_action(view, level, rng, stop=...)``): the bots' ``SEARCH_LEVELS``."""
         return self.bots is not None and level in getattr(self.bots, "SEARCH_LEVELS", ())
 
+    # --- the stored state -----------------------------------------------------------------------------
+
+    def stored_state(self, state: MatchState) -> JSON:
+        """The match state as the table row keeps it (a hook: whole). A game may leave out what the site keeps
+        elsewhere (gin and Rommé: the records of finished rounds but the last, which the Round rows hold);
+        the engine's ``from_json`` must read it back, and ``record()`` of what it reads may then refuse."""
+        return state.to_json()
+
+    def round_record(self, state: MatchState, number: int) -> JSON | None:
+        """The records.md record of finished round ``number`` (1-based) of ``state``, as the Round row keeps it;
+        None if that round did not finish (a resignation ended the match in it). A hook: from ``record()``; a
+        game whose ``stored_state`` leaves older records out reads the round's record alone."""
+        rounds = state.record().get("rounds", [])
+        return rounds[number - 1] if len(rounds) >= number else None
+
     # --- points from facts ----------------------------------------------------------------------------
 
     def result(self, state: MatchState) -> JSON | None:

@@ -40,7 +40,8 @@ class Play:
         self.table = table
         self.seats = seats
         self.now = now
-        self.engine = registry.get(table.game).engine
+        self.entry = registry.get(table.game)
+        self.engine = self.entry.engine
         assert table.current_match is not None  # a playing table has its match
         self.match: Match = table.current_match
         # A match just dealt brings its state and first round; otherwise both are read back from the row.
@@ -127,7 +128,7 @@ class Play:
             table.bot_due_at = None
         elif not round_over:
             self._schedule_turn()
-        table.state = state.to_json()
+        table.state = self.entry.stored_state(state)
         last_round = self.round if self.round is not None and self.round.finished_at else self.last_round
         table.current_round, table.last_round = self.round, last_round
         _common.bump(table)
@@ -157,11 +158,11 @@ class Play:
 
     def _close_round(self) -> None:
         assert self.round is not None  # a round in play is closing
-        record = self.state.record()
-        rounds = record.get("rounds", [])
-        if len(rounds) >= self.round.number:
-            self.round.record = rounds[self.round.number - 1]
-            self.round.result = registry.get(self.table.game).view(self.state, None).get("last_round")
+        # The state keeps the record of the round just finished (not necessarily the older ones: stored_state).
+        record = self.entry.round_record(self.state, self.round.number)
+        if record is not None:
+            self.round.record = record
+            self.round.result = self.entry.view(self.state, None).get("last_round")
         else:  # a resignation ended the match in the middle of the round: nothing was scored
             self.round.record = None
             self.round.result = {"result": "abandoned"}

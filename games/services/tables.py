@@ -203,7 +203,8 @@ def tables_create_seated_many(
     planned: list[_Planned] = []
     everyone: set[int] = set()
     now = _common.now_or()
-    eng = registry.get(game).engine if registry.is_game(game) else None
+    entry = registry.get(game) if registry.is_game(game) else None
+    eng = entry.engine if entry is not None else None
     for seated in given:
         users, chosen, normalized, seat_count, deal_seed, deal_group = _check_seated(game, seated, preset,
                                                                                     options_of)
@@ -223,11 +224,11 @@ def tables_create_seated_many(
         )
         seats = [Seat(table=table, index=index, user=user) for index, user in enumerate(users)]
         players = match_players(seats)
-        assert eng is not None  # _check_seated refused an unknown game
+        assert entry is not None and eng is not None  # _check_seated refused an unknown game
         # Match 1, round 1: the deal's randomness as ``start_match`` draws it (the seed's, or the OS's).
         state = eng.new_match(normalized, seats=seat_count, rng=_common.deal_rng(table, 1, 1),
                               players=[p["name"] for p in players])
-        table.state = state.to_json()
+        table.state = entry.stored_state(state)
         schedule_turn(table, seats, state, now)
         planned.append(_Planned(table=table, seats=seats, players=players, state=state))
     if not planned:

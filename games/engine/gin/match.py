@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games.engine.cards import ALL_CARDS, gin_deck, shuffled
-from games.engine.errors import IllegalAction
+from games.engine.errors import IllegalAction, RecordsLeftOut
 from games.engine.gin.melds import BIT, VALUE, arrange, cards_of, deadwood_of, indexes_of, mask_of
 from games.engine.gin.settle import Scoring, Settlement, settle_big_gin, settle_knock
 
@@ -209,7 +209,9 @@ class Match:
     options: dict[str, Any]
     players: tuple[str | None, ...]
     round: Round
-    finished: tuple[tuple[dict[str, Any], dict[str, Any]], ...] = ()  # (record round, summary) per round
+    # (record round, summary) per finished round; a state stored with ``to_json(keep_records=n)`` keeps only the
+    # last n records (the older ones are None: their summaries are all the match needs to go on).
+    finished: tuple[tuple[dict[str, Any] | None, dict[str, Any]], ...] = ()
     totals: tuple[int, int] = (0, 0)
     boxes: tuple[int, int] = (0, 0)
     columns: tuple[Column, ...] = ()
@@ -248,16 +250,33 @@ class Match:
         return knock_limit(self.options, self.round.upcard)
 
     def record(self) -> dict[str, Any]:
-        """The records.md record of every completed round (a resignation is noted as ``resigned``)."""
+        """The records.md record of every completed round (a resignation is noted as ``resigned``).
+
+        Raises :class:`RecordsLeftOut` if the state was stored without older rounds' records."""
+        rounds = [r for r, _ in self.finished]
+        if any(r is None for r in rounds):
+            raise RecordsLeftOut(f"this state keeps the records of {sum(r is not None for r in rounds)} of its "
+                                 f"{len(rounds)} finished rounds: its whole record is in the site's Round rows")
         record: dict[str, Any] = {
             "game": GAME,
             "options": dict(self.options),
             "players": list(self.players),
-            "rounds": [dict(r) for r, _ in self.finished],
+            "rounds": [dict(r) for r in rounds if r is not None],
         }
         if self.resigned is not None:
             record["resigned"] = self.resigned
         return record
+
+    def round_record(self, number: int) -> dict[str, Any] | None:
+        """The records.md record of finished round ``number`` (1-based), None if that round has not finished.
+
+        Raises :class:`RecordsLeftOut` if the state was stored without that round's record."""
+        if not 1 <= number <= len(self.finished):
+            return None
+        rec = self.finished[number - 1][0]
+        if rec is None:
+            raise RecordsLeftOut(f"this state was stored without the record of round {number}")
+        return dict(rec)
 
     def current_deal(self) -> dict[str, Any]:
         return self.round.deal_json()
@@ -283,13 +302,18 @@ class Match:
             "resigned": self.resigned,
         }
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, keep_records: int | None = None) -> dict[str, Any]:
+        """The whole state, hidden cards included: for the database only, never for a client.
+
+        ``keep_records``: keep the records of only the last that many finished rounds (their summaries all
+        stay); ``from_json`` reads such a state, whose :meth:`record` then raises. None keeps them all."""
         r = self.round
+        older = len(self.finished) - keep_records if keep_records is not None else 0
         return {
             "game": GAME,
             "options": dict(self.options),
             "players": list(self.players),
-            "finished": [[rec, summ] for rec, summ in self.finished],
+            "finished": [[rec if i >= older else None, summ] for i, (rec, summ) in enumerate(self.finished)],
             "totals": list(self.totals),
             "boxes": list(self.boxes),
             "wins": list(self.wins),

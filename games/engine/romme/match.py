@@ -17,7 +17,7 @@ import random
 from collections.abc import Sequence
 
 from games.engine.cards import romme_deck, shuffled
-from games.engine.errors import IllegalAction
+from games.engine.errors import IllegalAction, RecordsLeftOut
 from games.engine.romme.hints import going_out
 from games.engine.romme.melds import best_opening, hand_augen, meld_codes_sorted
 from games.engine.romme.round import DISCARD, DRAW, HAND_SIZE, OVER, Round, plain_copy, upgraded_result
@@ -125,7 +125,9 @@ class Match:
         self.seats: int = options["seats"]
         self.players = list(players) if players is not None else None
         self.round = round_
-        self.finished: list[dict] = []  # records.md round records of finished rounds
+        # records.md round records of finished rounds; a state stored with ``to_json(keep_records=n)`` keeps only
+        # the last n (the older ones are None: ``summaries`` is all the list needs to go on).
+        self.finished: list[dict | None] = []
         self.summaries: list[dict] = []  # the result of each finished round
         self.left = [False] * self.seats
         self.over = False
@@ -165,11 +167,16 @@ class Match:
         other.left = list(self.left)
         return other
 
-    def to_json(self) -> dict:
-        """The whole state, hidden cards included: for the database only, never for a client."""
+    def to_json(self, keep_records: int | None = None) -> dict:
+        """The whole state, hidden cards included: for the database only, never for a client.
+
+        ``keep_records``: keep the records of only the last that many finished rounds (the summaries all stay);
+        ``from_json`` reads such a state, whose :meth:`record` then raises. None keeps them all."""
+        older = len(self.finished) - keep_records if keep_records is not None else 0
+        finished = [rec if i >= older else None for i, rec in enumerate(self.finished)]
         return plain_copy({
             "game": GAME, "options": self.options, "players": self.players, "round": self.round.to_json(),
-            "finished": self.finished, "summaries": self.summaries, "left": self.left, "over": self.over,
+            "finished": finished, "summaries": self.summaries, "left": self.left, "over": self.over,
             "round_logged": self.round_logged,
         })
 
@@ -179,17 +186,35 @@ class Match:
         m = cls(options=normalize_options(d["options"]), players=d["players"], round_=Round.from_json(d["round"]))
         m.finished, m.left, m.over = d["finished"], d["left"], d["over"]
         # States stored before the rounds reported who laid off on others' melds: found again from the moves.
-        m.summaries = [upgraded_result(s, record["moves"], m.seats)
+        # Those states kept every record; a round whose record was left out was stored upgraded already.
+        m.summaries = [s if record is None else upgraded_result(s, record["moves"], m.seats)
                        for s, record in zip(d["summaries"], m.finished, strict=True)]
         m.round_logged = d["round_logged"]
         return m
 
     def record(self) -> dict:
-        """The records.md record of every completed round."""
+        """The records.md record of every completed round.
+
+        Raises :class:`RecordsLeftOut` if the state was stored without older rounds' records."""
+        if any(rec is None for rec in self.finished):
+            raise RecordsLeftOut(f"this state keeps the records of {sum(r is not None for r in self.finished)} of "
+                                 f"its {len(self.finished)} finished rounds: its whole record is in the site's "
+                                 "Round rows")
         record = {"game": GAME, "options": dict(self.options), "rounds": plain_copy(self.finished)}
         if self.players is not None:
             record["players"] = list(self.players)
         return record
+
+    def round_record(self, number: int) -> dict | None:
+        """The records.md record of finished round ``number`` (1-based), None if that round has not finished.
+
+        Raises :class:`RecordsLeftOut` if the state was stored without that round's record."""
+        if not 1 <= number <= len(self.finished):
+            return None
+        rec = self.finished[number - 1]
+        if rec is None:
+            raise RecordsLeftOut(f"this state was stored without the record of round {number}")
+        return plain_copy(rec)
 
     def current_deal(self) -> dict:
         """The deal of the round in play (or the last one): dealer, hands, upcard, stock (top first)."""
@@ -343,8 +368,10 @@ def resign(m: Match, seat: int, *, rng: random.Random | None = None) -> Match:
     new.left[seat] = True
     if new.round.over:
         # Between rounds: the move goes at the end of the finished round's record.
-        new.finished[-1] = {**new.finished[-1], "moves": new.finished[-1]["moves"] + [
-            {"seat": seat, "action": "resign"}]}
+        last = new.finished[-1]
+        if last is None:  # a state stored with keep_records=0
+            raise RecordsLeftOut("this state was stored without the record of the round just finished")
+        new.finished[-1] = {**last, "moves": last["moves"] + [{"seat": seat, "action": "resign"}]}
         new.round.resign_move(seat)
         if new.left.count(False) < 2:
             new.over = True

@@ -4,13 +4,14 @@ through ``points.py``, the replay viewer's positions with every hand and the mel
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from games import glossary
+from games.engine.interface import MatchState
 from games.engine.romme import bots as romme_bots
 from games.engine.romme import hints as romme_hints
 from games.engine.romme import match as romme_match
@@ -119,6 +120,15 @@ class RommeEntry(GameEntry):
         if options.get("rounds"):
             parts.append(glossary.rounds(int(options["rounds"])))
         return parts
+
+    # The table row keeps the summaries of every finished round but the record of the last one only: the older
+    # records are in the Round rows already, and loading and saving them on every move cost most of the row's
+    # time (docs/scale.md, issue 24).
+    def stored_state(self, state: MatchState) -> JSON:
+        return cast(romme_match.Match, state).to_json(keep_records=1)
+
+    def round_record(self, state: MatchState, number: int) -> JSON | None:
+        return cast(romme_match.Match, state).round_record(number)
 
     # Looked up in ``points`` at each call (a test may count them).
     def outcome(self, facts: JSON) -> JSON | None:
