@@ -48,6 +48,22 @@ def _no_analysis_on_the_clock(settings):
     settings.GAMES_ANALYSIS_SECONDS = 0
 
 
+@pytest.fixture(autouse=True)
+def _bots_without_slips(request, monkeypatch):
+    """Below the expert the bots slip by design (a random loose card instead of their heuristic's discard,
+    each game's ``bots.SLIPS``), drawing from the caller's generator. The site's tests play their people and
+    bots by the heuristics alone, so that a test's course never depends on what its worker ran before; the
+    engine's tests (tests/engine) keep the slips, where they are measured and tested."""
+    if "engine" not in request.node.path.relative_to(request.config.rootpath).parts[:2]:
+        from games import registry
+
+        for entry in registry.entries():
+            slips = getattr(getattr(entry, "bots", None), "SLIPS", None)
+            for level in slips or ():
+                monkeypatch.setitem(slips, level, 0.0)
+    yield
+
+
 @pytest.fixture
 def players(db):
     """Four signed-up players: anna, ben, cleo, dora."""

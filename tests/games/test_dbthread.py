@@ -30,6 +30,7 @@ def test_reads_run_beside_the_writes_only_where_the_database_allows(settings, mo
     assert dbthread.readers_apart() is apart
 
 
+@pytest.mark.django_db  # the readers' own threads keep what a test before opened there: it may be checked
 def test_a_read_is_answered_while_the_database_thread_is_busy_with_a_write(settings, monkeypatch):
     settings.GAMES_DB_PARALLEL = True
     monkeypatch.setattr(dbthread, "connection", _connection("sqlite"))
