@@ -107,8 +107,9 @@ def frame(page):
 
 
 def settled(page):
-    """The page has the table's current version and no card is in flight."""
-    page.wait_for_selector("#table-app[data-connected='1']")
+    """The page has the table's current version, drawn (the game's module loaded, ``data-hand`` set by the
+    first render), and no card is in flight."""
+    page.wait_for_selector("#table-app[data-connected='1'][data-hand]")
     page.wait_for_function("() => window.gameTable.moving === 0")
 
 
