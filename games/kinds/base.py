@@ -15,7 +15,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
@@ -352,3 +352,17 @@ DEAL_KEYS = ("dealer", "hands", "upcard", "stock")
 def deal_of(record_round: dict) -> dict:
     """The deal of a record round: exactly the object whose canonical JSON the site hashed when it began."""
     return {key: record_round[key] for key in DEAL_KEYS}
+
+
+class LastRecordEntry(GameEntry):
+    """A game whose table row keeps the summaries of every finished round but the record of the last one only:
+    the older records are in the Round rows already, and loading and saving them on every move cost most of
+    the row's time (docs/scale.md, issue 24). Its engine's ``Match`` has ``to_json(keep_records=...)`` and
+    ``round_record(number)``."""
+
+    def stored_state(self, state: MatchState) -> JSON:
+        return cast(Any, state).to_json(keep_records=1)
+
+    def round_record(self, state: MatchState, number: int) -> JSON | None:
+        return cast(Any, state).round_record(number)
+

@@ -199,8 +199,8 @@ def _sessions_and_users(scopes: list[dict]) -> dict:
         if type(store) is CachedDbSessionStore:
             cached[store.cache_key] = store
     found: dict[str, Any] = {}
-    if cached:
-        cache = next(iter(cached.values()))._cache
+    cache = next(iter(cached.values()))._cache if cached else None
+    if cache is not None:
         try:
             found = cache.get_many(list(cached))
         except Exception:  # noqa: BLE001 - as load(): a cache that fails is a cache that misses
@@ -226,9 +226,9 @@ def _sessions_and_users(scopes: list[dict]) -> dict:
         if id(store) in cached_ids:
             to_cache[store.cache_key] = store._session_cache
             ages.append(store.get_expiry_age(expiry=row[1]))
-    if to_cache:
+    if to_cache and cache is not None:
         try:
-            next(iter(cached.values()))._cache.set_many(to_cache, min(ages))
+            cache.set_many(to_cache, min(ages))
         except Exception:  # noqa: BLE001 - the sessions were read; the next handshake reads them again
             logger.exception("caching %s sessions failed", len(to_cache))
     ids = set()

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
@@ -13,13 +13,12 @@ from django.utils.translation import gettext_lazy, pgettext_lazy
 from games.engine.gin import bots as gin_bots
 from games.engine.gin import match as gin_match
 from games.engine.gin import replay as gin_replay
-from games.engine.interface import MatchState
 from games.kinds.base import (
     JSON,
     NO_YES,
     TURN_SECONDS,
     YES_NO,
-    GameEntry,
+    LastRecordEntry,
     OptionField,
     Preset,
     SheetRow,
@@ -30,7 +29,7 @@ from games.kinds.gin import glossary as gin_glossary
 from games.kinds.gin import points, words
 
 
-class GinEntry(GameEntry):
+class GinEntry(LastRecordEntry):
     name = "gin"
     label = "Gin Rommé"
     title = pgettext_lazy("Spielname", "Gin Rommé")
@@ -122,15 +121,6 @@ class GinEntry(GameEntry):
         if target and not options.get("match_bonuses", True):
             parts.append(_("ohne Boni"))
         return parts
-
-    # The table row keeps the summaries of every finished round but the record of the last one only: the older
-    # records are in the Round rows already, and loading and saving them on every move cost most of the row's
-    # time (docs/scale.md, issue 24).
-    def stored_state(self, state: MatchState) -> JSON:
-        return cast(gin_match.Match, state).to_json(keep_records=1)
-
-    def round_record(self, state: MatchState, number: int) -> JSON | None:
-        return cast(gin_match.Match, state).round_record(number)
 
     # Looked up in ``points`` at each call (a test may count them).
     def outcome(self, facts: JSON) -> JSON | None:

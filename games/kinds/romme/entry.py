@@ -4,14 +4,13 @@ through ``points.py``, the replay viewer's positions with every hand and the mel
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from games import glossary
-from games.engine.interface import MatchState
 from games.engine.romme import bots as romme_bots
 from games.engine.romme import hints as romme_hints
 from games.engine.romme import match as romme_match
@@ -19,7 +18,7 @@ from games.engine.romme import replay as romme_replay
 from games.kinds.base import (
     JSON,
     TURN_SECONDS,
-    GameEntry,
+    LastRecordEntry,
     OptionField,
     Preset,
     SheetRow,
@@ -30,7 +29,7 @@ from games.kinds.romme import glossary as romme_glossary
 from games.kinds.romme import points, words
 
 
-class RommeEntry(GameEntry):
+class RommeEntry(LastRecordEntry):
     name = "romme"
     label = "Rommé"
     title = pgettext_lazy("Spielname", "Rommé")
@@ -120,15 +119,6 @@ class RommeEntry(GameEntry):
         if options.get("rounds"):
             parts.append(glossary.rounds(int(options["rounds"])))
         return parts
-
-    # The table row keeps the summaries of every finished round but the record of the last one only: the older
-    # records are in the Round rows already, and loading and saving them on every move cost most of the row's
-    # time (docs/scale.md, issue 24).
-    def stored_state(self, state: MatchState) -> JSON:
-        return cast(romme_match.Match, state).to_json(keep_records=1)
-
-    def round_record(self, state: MatchState, number: int) -> JSON | None:
-        return cast(romme_match.Match, state).round_record(number)
 
     # Looked up in ``points`` at each call (a test may count them).
     def outcome(self, facts: JSON) -> JSON | None:
