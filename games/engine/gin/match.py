@@ -253,15 +253,15 @@ class Match:
         """The records.md record of every completed round (a resignation is noted as ``resigned``).
 
         Raises :class:`RecordsLeftOut` if the state was stored without older rounds' records."""
-        rounds = [r for r, _ in self.finished]
-        if any(r is None for r in rounds):
-            raise RecordsLeftOut(f"this state keeps the records of {sum(r is not None for r in rounds)} of its "
-                                 f"{len(rounds)} finished rounds: its whole record is in the site's Round rows")
+        kept = [r for r, _ in self.finished if r is not None]
+        if len(kept) < len(self.finished):
+            raise RecordsLeftOut(f"this state keeps the records of {len(kept)} of its {len(self.finished)} "
+                                 "finished rounds: its whole record is in the site's Round rows")
         record: dict[str, Any] = {
             "game": GAME,
             "options": dict(self.options),
             "players": list(self.players),
-            "rounds": [dict(r) for r in rounds if r is not None],
+            "rounds": [dict(r) for r in kept],
         }
         if self.resigned is not None:
             record["resigned"] = self.resigned
