@@ -351,3 +351,12 @@ def test_a_process_whose_socket_took_the_senders_delta_sends_the_next_change_as_
     assert v3["base"] == v2["digest"]
     assert events.apply_delta(json.loads(v2["text"]), json.loads(v3["delta"])) == json.loads(v3["text"])
 
+
+@pytest.mark.parametrize("length", [0, 1, 1999, 2000, 2001, 6000, 6001])
+def test_a_texts_digest_fed_in_pieces_is_the_digest_of_the_whole_text(length):
+    """``text_digest`` hashes in pieces shorter than those hashlib hashes without the GIL; the digest is the
+    blake2b of the whole UTF-8 text all the same (a socket's base and the sender's digest must agree)."""
+    import hashlib
+
+    text = ("é" * length)[: length // 2] + "x" * (length - length // 2)
+    assert events.text_digest(text) == hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
