@@ -109,12 +109,8 @@ class Play:
             if self.state.to_act != seat:
                 break
 
-    def finish(self, *, commit: bool = False) -> TableSnapshot:
-        """Close a finished round or match, schedule the next deadline, save, bump, and send after commit.
-        ``commit``: the caller's transaction ends with this change (nothing else follows it in the
-        transaction): on PostgreSQL the table row's save then goes with the COMMIT in one round trip
-        (``_writes.Writes.run``). Everything else of the change is written, and its frames built, before
-        that save, so the save is the transaction's last statement either way."""
+    def finish(self) -> TableSnapshot:
+        """Close a finished round or match, schedule the next deadline, save, bump, and send after commit."""
         table, state = self.table, self.state
         round_over = state.to_act is None
         round_just_ended = round_over and self.round is not None and self.round.finished_at is None
@@ -136,15 +132,14 @@ class Play:
         last_round = self.round if self.round is not None and self.round.finished_at else self.last_round
         table.current_round, table.last_round = self.round, last_round
         _common.bump(table)
-        writes = None
         if self.fresh:
             _common.save_table(table)
         else:
             changed = [name.removesuffix("_id") for name in _TRACKED if getattr(table, name) != self._read[name]]
             logged, self._unlogged = self._unlogged, []
-            # The values are taken now (``updated_at`` too); the statement goes last (see ``commit``).
-            writes = _TABLE_UPDATE.statement(table, ["version", "state", "updated_at", *changed],
-                                             inserting=(_MOVE_INSERT, logged))
+            if not _TABLE_UPDATE.update(table, ["version", "state", "updated_at", *changed],
+                                        inserting=(_MOVE_INSERT, logged)):
+                raise DatabaseError("The table row to save is gone.")  # as save(update_fields=...) says it
         for seat in self.seats:
             if seat.index in self.changed_seats:
                 seat.save(update_fields=["consecutive_timeouts", "left", "ready"])
@@ -152,8 +147,6 @@ class Play:
             table, self.seats, match=self.match, state=state, current_round=self.round, last_round=last_round
         )
         events.table_changed(snapshot, lobby=self.lobby)
-        if writes is not None and not writes.run(commit=commit):
-            raise DatabaseError("The table row to save is gone.")  # as save(update_fields=...) says it
         return snapshot
 
     def deal_next_round(self) -> None:

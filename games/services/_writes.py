@@ -8,10 +8,6 @@ instead of quoted into its text: the table's state is ~4 KB of JSON that psycopg
 escaped character by character, about 4 % of a move's CPU in the service (measured A/B, alternating per
 move, on the load test's database). SQLite runs the same writes one statement each, with Django's cursor.
 
-A player's move (``services.move_apply``) also sends its transaction's COMMIT with that statement, in one
-round trip (``Writes.run(commit=True)``, PostgreSQL's pipeline mode), when its transaction is the outermost:
-BEGIN with the reads, then the writes with the COMMIT.
-
 Like ``QuerySet.update``, nothing here sends model signals: no receiver listens on ``Move`` or ``Table``, and
 one added later would be bypassed on the move path.
 """
@@ -109,57 +105,17 @@ class PreparedUpdate(Generic[M]):
                inserting: tuple[PreparedInsert[R], Sequence[R]] | None = None) -> int:
         """Save ``names`` of ``obj``; ``inserting`` (an insert and its rows) goes first, in the same statement
         on PostgreSQL (a ``WITH`` clause), as statements of their own elsewhere."""
-        return self.statement(obj, names, using=using, inserting=inserting).run()
-
-    def statement(self, obj: M, names: list[str], *, using: str = "default",
-                  inserting: tuple[PreparedInsert[R], Sequence[R]] | None = None) -> Writes:
-        """``update``'s writes, their values taken now (``auto_now`` and the log rows' ``pre_save`` too), to
-        ``run`` later."""
         connection = connections[using]
         sql, fields = self._compiled(using, tuple(names))
         params = [field.get_db_prep_save(field.pre_save(obj, False), connection=connection) for field in fields]
         params.append(obj.pk)
-        before: list[tuple[str, list[Any]]] = []
-        if inserting is not None and inserting[1]:
-            insert, objs = inserting
-            values, inserted = insert.rows(objs, using)
-            if connection.vendor == "postgresql":
-                sql, params = f"WITH logged AS ({insert.head(using)} {values}) {sql}", inserted + params
-            else:
-                before.append((f"{insert.head(using)} {values}", inserted))
-        return Writes(using, [*before, (sql, params)])
-
-
-class Writes:
-    """Statements taken by ``PreparedUpdate.statement``; ``run`` sends them and returns the last one's row count."""
-
-    def __init__(self, using: str, statements: list[tuple[str, list[Any]]]):
-        self.using = using
-        self.statements = statements
-
-    def run(self, *, commit: bool = False) -> int:
-        """Send the statements. ``commit``: they are the last of the outermost transaction (nothing follows
-        them but its COMMIT): on PostgreSQL the COMMIT goes with them, in one round trip (pipeline mode), and
-        the commit Django then asks for finds nothing left to commit (psycopg sends none); its on-commit work
-        runs as ever. Inside a savepoint (a test's transaction, an outer ``atomic``), or elsewhere, the
-        statements go alone and the transaction commits as it would."""
-        connection = connections[self.using]
-        together = commit and connection.vendor == "postgresql" and _outermost(connection)
         with _write_cursor(connection) as cursor:
-            if not together:
-                for sql, params in self.statements:
-                    cursor.execute(sql, params)
-                return cursor.rowcount
-            raw = connection.connection
-            with connection.wrap_database_errors, raw.pipeline():
-                for sql, params in self.statements:
-                    cursor.execute(sql, params)
-                raw.commit()
+            if inserting is not None and inserting[1]:
+                insert, objs = inserting
+                values, inserted = insert.rows(objs, using)
+                if connection.vendor == "postgresql":
+                    sql, params = f"WITH logged AS ({insert.head(using)} {values}) {sql}", inserted + params
+                else:
+                    cursor.execute(f"{insert.head(using)} {values}", inserted)
+            cursor.execute(sql, params)
             return cursor.rowcount
-
-
-def _outermost(connection: Any) -> bool:
-    """Whether the connection is in exactly one ``atomic`` block, the transaction's own (not a savepoint),
-    and nothing in it has failed."""
-    return (len(connection.atomic_blocks) == 1 and connection.commit_on_exit and not connection.savepoint_ids
-            and not connection.needs_rollback and not connection.get_autocommit())

@@ -45,7 +45,7 @@ def move_apply(*, table_id: int | str, user: selectors.User, version: object, ac
         if seat.consecutive_timeouts:
             seat.consecutive_timeouts = 0
             play.seat_changed(seat)
-        play.finish(commit=True)  # the transaction's last statement: the COMMIT goes with it
+        play.finish()
         return table.version
 
 

@@ -112,54 +112,6 @@ def test_a_plain_move_is_four_statements_or_three_on_postgresql(players, game):
         assert written == {"version", "state", "turn_deadline", "moves_logged", "updated_at"}
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_moves_commit_goes_with_its_last_write_and_a_seats_change_is_written_before_it(players, monkeypatch):
-    """On PostgreSQL a move's COMMIT goes with the table row's save (one round trip, pipeline mode): the commit
-    Django asks for finds the transaction committed already. Everything else of the move (a seat's timeouts
-    forgiven) is written before that save, in the same transaction, and the frames go out after the commit.
-    Elsewhere (SQLite) the transaction commits as ever."""
-    from games.delivery import events
-    from games.models import Seat
-
-    table = _table(players, "gin")
-    seat = state_of(table).to_act
-    Seat.objects.filter(table=table, index=seat).update(consecutive_timeouts=2)
-    states: list[str] = []
-    wrapper = type(connections["default"])
-    commit = wrapper._commit
-
-    def noting(self):
-        states.append(self.connection.info.transaction_status.name if self.vendor == "postgresql" else "")
-        return commit(self)
-
-    sent: list = []
-    monkeypatch.setattr(wrapper, "_commit", noting)
-    monkeypatch.setattr(events, "_send", lambda messages: sent.append((states[:], messages)))
-    data, control, _ = _move(table, players[seat])
-    expected = PLAIN_MOVE[connection.vendor][:2] + [("UPDATE", "games_seat")] + PLAIN_MOVE[connection.vendor][2:]
-    assert [(verb, target) for verb, target, _ in data] == expected
-    assert states == (["IDLE"] if connection.vendor == "postgresql" else [""])  # committed with the writes
-    assert len(sent) == 1 and sent[0][0] == states  # the frames: after the commit
-    after = Table.objects.get(pk=table.pk)
-    assert after.version == table.version + 1 and after.moves_logged == table.moves_logged + 1
-    assert Seat.objects.get(table=table, index=seat).consecutive_timeouts == 0
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_move_inside_an_outer_transaction_commits_with_it_not_before(players):
-    """The COMMIT goes with a move's last write only when the move's transaction is the outermost: inside
-    another ``atomic`` block the move is a savepoint, and rolling the outer block back undoes it."""
-    table = _table(players, "gin")
-    state = state_of(table)
-    action = choose_action(registry.get("gin").engine.view(state, state.to_act))
-    with pytest.raises(RuntimeError), transaction.atomic():
-        services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version, action=action)
-        raise RuntimeError("the outer block fails")
-    after = Table.objects.get(pk=table.pk)
-    assert (after.version, after.state, after.moves_logged) == (table.version, table.state, table.moves_logged)
-    assert not Move.objects.filter(table=table).exists()
-
-
 @pytest.mark.django_db
 @pytest.mark.parametrize("game", ["gin", "romme"])
 def test_the_row_keeps_rounds_and_move_count_as_the_log_has_them(players, game):
