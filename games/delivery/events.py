@@ -90,10 +90,16 @@ def wire(messages: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
         sent["text"] = text
         if is_state:
             parts = facts["parts"]
-            sent.update({key: value for key, value in facts.items() if key != "parts"})
+            sent.update({key: value for key, value in facts.items() if key not in ("parts", "wired")})
             base = _last_sent.follow(group, parts)
             if base is not None:
                 sent["delta"], sent["base"] = parts.delta_text(base), base.digest
+            # The parts themselves travel too, so that a process receiving the state keeps them as the group's
+            # newest (for its own next change's delta) and makes its sockets' deltas without parsing the text
+            # (``_LastSent.received``).
+            if "wired" not in facts:
+                facts["wired"] = parts.wired()
+            sent["parts"] = facts["wired"]
         else:
             sent.update(facts)
         out.append((group, sent))
@@ -166,6 +172,38 @@ class StateParts:
         self.digest = text_digest(self.text())
         self.previous: StateParts | None = None  # received: the group's state before, for delta_from
         self.delta_from: tuple[str, str] | None = None  # received: (base digest, delta text), made once
+
+    def wired(self) -> dict:
+        """The parts as they travel through the channel layer with the state's text (msgpack: lists, dicts,
+        strings), for ``from_wired`` in the process that receives them: the texts only, each once (a list
+        of objects as its entries' texts, not also as its whole text; not the entries themselves)."""
+        listed = {key for key, _texts, _entries in self.lists}
+        view = None if self.view is None else {key: ("" if key in listed else text) for key, text in self.view.items()}
+        return {"version": self.version, "digest": self.digest, "table": self.table, "view": view,
+                "lists": [[key, list(texts)] for key, texts, _entries in self.lists]}
+
+    @classmethod
+    def from_wired(cls, wired: object) -> StateParts | None:
+        """The parts ``wired`` made, without parsing the state's text again; None if ``wired`` is not that."""
+        try:
+            assert isinstance(wired, dict)
+            version, digest, table, view = wired["version"], wired["digest"], wired["table"], wired["view"]
+            # The entries are not sent: a later state built here from these parts (``like``) writes its
+            # entries' texts anew (a few microseconds each) instead of taking them from here.
+            lists = tuple((key, tuple(texts), (None,) * len(texts)) for key, texts in wired["lists"])
+            if not (isinstance(version, int) and isinstance(digest, str) and isinstance(table, dict)
+                    and (view is None or isinstance(view, dict))):
+                return None
+            if view is not None:
+                view = dict(view)
+                for key, texts, _entries in lists:
+                    view[key] = "[" + ",".join(texts) + "]"  # what json.dumps makes of the list
+        except (AssertionError, KeyError, TypeError, ValueError):
+            return None
+        parts = cls.__new__(cls)
+        parts.version, parts.digest, parts.table, parts.view, parts.lists = version, digest, table, view, lists
+        parts._text, parts.previous, parts.delta_from = None, None, None
+        return parts
 
     @property
     def items(self) -> dict[str, tuple[str, ...]]:
@@ -335,13 +373,18 @@ class _LastSent:
         else:
             if last is not None and last.version > version:
                 return None  # overtaken: a newer state of the group is here already
-            try:
-                current = StateParts(json.loads(message["text"]), like=last)
-            except (ValueError, KeyError, TypeError):
-                return None
-            current.release()
-            if current.digest != digest:
-                return None
+            wired = StateParts.from_wired(message.get("parts"))
+            if wired is not None and wired.version == version and wired.digest == digest:
+                current = wired
+            else:
+                # A sender that did not send the parts (an older one): the text parsed and cut up again.
+                try:
+                    current = StateParts(json.loads(message["text"]), like=last)
+                except (ValueError, KeyError, TypeError):
+                    return None
+                current.release()
+                if current.digest != digest:
+                    return None
             if last is not None:
                 last.previous = None  # one step back is all a delta needs
             current.previous = last
@@ -402,9 +445,29 @@ def delta_received(group: str, message: dict, base: str | None) -> str | None:
     return _last_sent.received(group, message, base)
 
 
+def state_noted(group: str, message: dict) -> None:
+    """A socket of this process got ``message`` (a state for ``group``) and could use the sender's delta: the
+    state's parts (sent with it) are kept as the group's newest, so that this process's next change to the
+    group goes as a delta too, however many processes the table's changes come from."""
+    if message.get("parts") is not None:
+        _last_sent.received(group, message, None)
+
+
+#: Bytes hashed per call: hashlib lets go of the GIL for a longer piece (2,048 bytes and more), and a thread
+#: that lets go of it on a busy process waits to get it back (up to the switch interval, 5 ms) behind the
+#: event loop or another database call. A state's text is ~6 KB: hashed in pieces, the thread keeps the GIL
+#: for the few microseconds it takes.
+_DIGEST_PIECE = 2000
+
+
 def text_digest(text: str) -> str:
-    """The digest ``wire`` gives a state frame's text: a socket that sent that text may be sent a delta."""
-    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+    """The digest ``wire`` gives a state frame's text: a socket that sent that text may be sent a delta.
+    blake2b of the UTF-8 text (fed in pieces: the very digest of the whole, see ``_DIGEST_PIECE``)."""
+    data = memoryview(text.encode())
+    digest = hashlib.blake2b(digest_size=12)
+    for start in range(0, len(data), _DIGEST_PIECE):
+        digest.update(data[start:start + _DIGEST_PIECE])
+    return digest.hexdigest()
 
 
 def _send(messages: list[tuple[str, dict]]) -> None:

@@ -299,15 +299,17 @@ class TableConsumer(_JsonConsumer):
     def _delta_or_whole(self, event: dict, text: str) -> str:
         """The delta frame when this socket's last state is the one it follows (the sender's, or one made
         here of a state another process built), else the whole state ``text``."""
-        if event.get("delta") is not None and event.get("base") == self.base:
-            return event["delta"]
-        if self.base is None or "digest" not in event:
-            return text
         if event.get("audience") == "public":
             group = events.public_group(self.table_id)
         elif self.user_id is not None:
             group = events.user_group(self.table_id, self.user_id)
         else:
+            group = None
+        if event.get("delta") is not None and event.get("base") == self.base:
+            if group is not None:
+                events.state_noted(group, event)  # this process's next change to the group goes as a delta too
+            return event["delta"]
+        if self.base is None or "digest" not in event or group is None:
             return text
         return events.delta_received(group, event, self.base) or text
 

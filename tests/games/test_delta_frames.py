@@ -293,3 +293,70 @@ def test_the_audiences_of_one_change_share_the_texts_of_the_very_same_entries():
     # Equal but not the same object: written anew (identity is the only thing ``shared`` trusts).
     copied = {**public, "view": {**public["view"], "history": [dict(common)]}}
     assert events.StateParts(copied, shared=shared).text() == events.frame_text(copied)
+
+
+def _plain_frame(version: int, history: list[dict]) -> dict:
+    return {"type": "state", "version": version, "table": {"id": 3, "seats": [{"user_id": 1}, {"user_id": 2}]},
+            "view": {"history": history, "hand": ["7H"], "melds": [{"cards": ["2H", "3H", "4H"]}]}}
+
+
+def _sent_from(process: events._LastSent, monkeypatch, group: str, frame: dict) -> dict:
+    """``frame`` wired by ``process`` for ``group``, as another process reads it from Redis (channels-redis
+    packs messages with msgpack: tuples arrive as lists)."""
+    import msgpack
+
+    monkeypatch.setattr(events, "_last_sent", process)
+    [(_, message)] = events.wire([(group, {"type": "table.frame", "audience": "user", "frame": frame})])
+    return msgpack.unpackb(msgpack.packb(message))
+
+
+def test_a_state_built_elsewhere_is_made_a_delta_here_from_the_parts_it_travels_with_not_from_its_text(monkeypatch):
+    """A state another process built (a seat's own move on its daphne) comes with its parts: the process that
+    receives it makes its sockets' delta from them, the very delta that parsing the text again made, without
+    reading the text at all."""
+    group = "table.3.user.1"
+    one = [{"seat": 0, "action": "draw"}]
+    two = [*one, {"seat": 0, "action": "discard", "card": "9S"}]
+    here, elsewhere = events._LastSent(), events._LastSent()
+    first = _sent_from(here, monkeypatch, group, _plain_frame(1, one))
+    second = _sent_from(elsewhere, monkeypatch, group, _plain_frame(2, two))
+    assert "delta" not in second and second["parts"]["version"] == 2  # elsewhere never sent version 1
+    parsed_here = events._LastSent()  # the same process, asked without the parts: it parses the text
+    parsed_here.follow(group, events.StateParts(json.loads(first["text"])))
+    by_text = parsed_here.received(group, {k: v for k, v in second.items() if k != "parts"}, first["digest"])
+    unreadable = {**second, "text": "not the state's text"}
+    by_parts = here.received(group, unreadable, first["digest"])
+    assert by_parts is not None and by_parts == by_text
+    assert events.apply_delta(json.loads(first["text"]), json.loads(by_parts)) == json.loads(second["text"])
+    kept = here.newest(group)
+    assert kept is not None and kept.digest == second["digest"] and kept.text() == second["text"]
+
+
+def test_a_process_whose_socket_took_the_senders_delta_sends_the_next_change_as_a_delta_too(monkeypatch):
+    """The two seats of a table sit on two daphne processes and the turn passes between them: the process
+    whose socket used the other's delta keeps that state's parts, so its own next change to the group goes
+    as a delta from it (before, as the whole state)."""
+    group = "table.3.user.1"
+    history = [{"seat": 0, "action": "draw"}]
+    a, b = events._LastSent(), events._LastSent()
+    v1 = _sent_from(a, monkeypatch, group, _plain_frame(1, history))
+    b.received(group, v1, None)  # b's socket got the whole first state
+    history = [*history, {"seat": 0, "action": "discard", "card": "9S"}]
+    v2 = _sent_from(a, monkeypatch, group, _plain_frame(2, history))
+    assert v2["base"] == v1["digest"]  # the sender's delta fits b's socket ...
+    monkeypatch.setattr(events, "_last_sent", b)
+    events.state_noted(group, v2)  # ... which takes it, and b keeps the parts
+    history = [*history, {"seat": 1, "action": "draw"}]
+    v3 = _sent_from(b, monkeypatch, group, _plain_frame(3, history))
+    assert v3["base"] == v2["digest"]
+    assert events.apply_delta(json.loads(v2["text"]), json.loads(v3["delta"])) == json.loads(v3["text"])
+
+
+@pytest.mark.parametrize("length", [0, 1, 1999, 2000, 2001, 6000, 6001])
+def test_a_texts_digest_fed_in_pieces_is_the_digest_of_the_whole_text(length):
+    """``text_digest`` hashes in pieces shorter than those hashlib hashes without the GIL; the digest is the
+    blake2b of the whole UTF-8 text all the same (a socket's base and the sender's digest must agree)."""
+    import hashlib
+
+    text = ("é" * length)[: length // 2] + "x" * (length - length // 2)
+    assert events.text_digest(text) == hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
