@@ -6,7 +6,9 @@ would throw the highest; by design it picks one at random, see below).
 remembers what the others took from the discard pile and avoids discarding cards they could use, does not
 feed open melds when it can help it, keeps the loose cards with the most live outs (unseen cards that would
 make a meld with them: it counts what it saw laid and discarded, never a hidden card), looks one draw ahead
-for its discard (``_look_ahead``) and sheds Augen when another hand is nearly out. ``advanced``
+for its discard (``_look_ahead``) and sheds Augen when another hand is nearly out. It takes the open card
+when it can lay it off this turn, and swaps a joker off the table when the joker then makes a new meld with its
+hand (``_swap_to_lay``). ``advanced``
 (Fortgeschritten) draws and keeps cards like the expert but remembers nothing of the others and never holds
 back an opening. The levels are distinct by design (issue 28: each step at least 58 % of the head-to-head
 comparisons against the one below): ``simple`` throws a random card in no meld instead of its highest one,
@@ -39,6 +41,7 @@ SEARCH_LEVELS = ("expert",)
 HOLD_FOR_HAND_ROMME = True
 HOLD_LOOSE = 4  # the most loose cards (beside the melds) of a hand the expert holds back for a Hand-Rommé
 HOLD_SHORTEST = 8  # ... while every other hand holds at least this many cards
+HOLD_OPENED_LOOSE = 0  # ... or at most this many loose cards once another player has opened (0: never)
 DANGER_WEIGHT_OPENED = 2
 DANGER_WEIGHT_CLOSED = 0
 NEIGHBOUR_WEIGHT = 3
@@ -59,6 +62,15 @@ LOOKAHEAD_CANDIDATES = 3
 LOOKAHEAD_MARGIN = 0.02
 LOOKAHEAD_HAND = 6
 LOOKAHEAD_NEAR = 20
+#: The expert takes the discard pile's top card when it can lay it off on the table this turn (it has opened, or
+#: opens with it): a card shed for sure, where the stock's card is a guess.
+TAKE_FOR_LAYOFF = True
+#: Once opened, the expert swaps a joker off the table for a card of its hand when the joker then makes a new
+#: meld with cards of its hand (the swap and the lay are one action): cards shed that no lay-off would shed.
+SWAP_TO_LAY = True
+#: The expert keeps a joker in its hand rather than laying it off alone while every other hand holds more than
+#: this many cards (0: it lays it off at once).
+KEEP_JOKER_WHILE = 0
 #: The levels are distinct by design: below the expert each level slips now and then, throwing a random card of
 #: those in no meld of its best layout (never a joker) instead of the discard its heuristic chose, this share
 #: of its discards (measured with ``python -m bench.romme``: each step at least 58 % against the one below).
@@ -273,6 +285,8 @@ def _wants_discard(view: dict, hand: list[str], level: str) -> bool:
         return False
     if top == JOKER:
         return True
+    if level == "expert" and TAKE_FOR_LAYOFF and _lays_off_this_turn(view, hand, top):
+        return True
     with_top = hand + [top]
     _, augen_with = best_layout(with_top)
     _, augen_without = best_layout(hand)
@@ -281,6 +295,41 @@ def _wants_discard(view: dict, hand: list[str], level: str) -> bool:
     if level != "simple":
         return gain > 0
     return gain >= hand_augen(top) and gain > 0
+
+
+def _shortest_other(view: dict) -> int:
+    seat = view["seat"]
+    return min((n for s, n in enumerate(view["hand_counts"]) if s != seat), default=13)
+
+
+def _swap_to_lay(hand: list[str], table: list[tuple[int, int, Meld]]) -> dict | None:
+    """A joker swap whose joker makes new melds with the hand (which makes none without it), the one that leaves
+    the fewest Augen; None if there is none. A joker of a set is swapped only from a set of four (the rules)."""
+    best: tuple[int, dict] | None = None
+    for number, _, meld in table:
+        if meld.kind == "set" and len(meld.cards) < 4:
+            continue
+        for card, meaning in zip(meld.cards, meld.stands_for, strict=True):
+            if card != JOKER or meaning is None or meaning not in hand:
+                continue
+            melds, augen = best_layout(_remove(hand, [meaning]) + [JOKER])
+            if not melds:
+                continue
+            action = {"action": "swap", "meld": number, "card": meaning,
+                      "then": {"action": "lay", "melds": [list(m) for m in melds]}}
+            if best is None or augen < best[0]:
+                best = (augen, action)
+    return best[1] if best else None
+
+
+def _lays_off_this_turn(view: dict, hand: list[str], card: str) -> bool:
+    """Could the seat lay ``card`` off on a meld of the table this turn: it fits one, and the seat has opened
+    or opens with ``card`` in its hand."""
+    if not any(layoff_ends(meld, card) for _, _, meld in _table(view)):
+        return False
+    if view["opened"][view["seat"]]:
+        return True
+    return best_opening(hand + [card], opening_points=view["options"]["opening_points"]).reaches
 
 
 def choose_action(view: dict, level: str, rng: random.Random, stop: Callable[[], bool] = _never) -> dict:
@@ -315,6 +364,10 @@ def choose_action(view: dict, level: str, rng: random.Random, stop: Callable[[],
         melds, _ = best_layout(hand)
         if melds:
             return {"action": "lay", "melds": [list(m) for m in melds]}
+        if level == "expert" and SWAP_TO_LAY:
+            swap = _swap_to_lay(hand, table)
+            if swap is not None:
+                return swap
         layoffs = [a for a in legal if a["action"] == "lay_off"]
         natural = [a for a in layoffs if a["card"] != JOKER]
         if natural:
@@ -322,7 +375,7 @@ def choose_action(view: dict, level: str, rng: random.Random, stop: Callable[[],
         swaps = [a for a in legal if a["action"] == "swap"]
         if swaps:
             return swaps[0]
-        if layoffs:
+        if layoffs and not (level == "expert" and _shortest_other(view) > KEEP_JOKER_WHILE > 0):
             return layoffs[0]
     return _slipped(view, hand, _discard(view, hand, level, stop), SLIPS[level], rng)
 
@@ -345,4 +398,4 @@ def _hold_for_hand_romme(view: dict, hand: list[str]) -> bool:
     seat = view["seat"]
     shortest = min((n for s, n in enumerate(view["hand_counts"]) if s != seat), default=13)
     nobody_opened = not any(o for s, o in enumerate(view["opened"]) if s != seat)
-    return loose <= HOLD_LOOSE and nobody_opened and shortest >= HOLD_SHORTEST
+    return shortest >= HOLD_SHORTEST and loose <= (HOLD_LOOSE if nobody_opened else HOLD_OPENED_LOOSE)
