@@ -175,3 +175,30 @@ def test_expert_swaps_a_joker_off_the_table_when_it_makes_a_new_meld_with_the_ha
     r = position(["5H 4C 9D KS", "2S 3S 4D"], drawn="2D", melds=((1, "7D 8D JK TD"),), opened=(0,))
     m, v = view_of(r)
     assert choose_action(v, "expert", random.Random(1)).get("then", {}).get("action") != "lay"
+
+
+def test_expert_swaps_a_joker_off_the_table_into_its_opening():
+    """30 in queens is short of 40; the 9D swapped for the joker of 7D 8D JK TD makes KC KS JK: 60, it opens."""
+    r = position(["KC KS QH QS QD 2S 9D", "2S 3S 4D"], drawn="3C", melds=((1, "7D 8D JK TD"),))
+    m, v = view_of(r)
+    action = choose_action(v, "expert", random.Random(1))
+    assert action["action"] == "swap" and action["card"] == "9D" and action["then"]["action"] == "lay"
+    m = romme.apply_action(m, 0, action, rng=random.Random(2))
+    assert m.round.opened[0] and sorted(m.round.hands[0]) == ["2S", "3C"]
+    assert list(m.round.melds[0].meld.cards) == ["7D", "8D", "9D", "TD"]
+
+
+def test_expert_takes_the_open_card_it_can_swap_for_a_joker_of_the_table():
+    r = position(["KC 2S 5H", "2S 3S 4D"], upcard="9D", melds=((1, "7D 8D JK TD"),), opened=(0,))
+    m, v = view_of(r)
+    assert choose_action(v, "expert", random.Random(1)) == {"action": "draw", "from": "discard"}
+
+
+def test_expert_keeps_the_card_a_joker_of_the_table_stands_for():
+    """KD is worth more Augen than 9S, but the joker of JD QD JK AD stands for it: a joker to come, kept."""
+    r = position(["2C 3C 4C KD", "2S 3S 4D"], drawn="9S", melds=((1, "JD QD JK AD"),))
+    m, v = view_of(r)
+    assert choose_action(v, "expert", random.Random(1)) == {"action": "discard", "card": "9S"}
+    r = position(["2C 3C 4C KD", "2S 3S 4D"], drawn="9S", melds=((1, "JD QD KD AD"),))
+    m, v = view_of(r)
+    assert choose_action(v, "expert", random.Random(1)) == {"action": "discard", "card": "KD"}
