@@ -42,7 +42,6 @@ SEARCH_LEVELS = ("expert",)
 HOLD_FOR_HAND_ROMME = True
 HOLD_LOOSE = 4  # the most loose cards (beside the melds) of a hand the expert holds back for a Hand-Rommé
 HOLD_SHORTEST = 8  # ... while every other hand holds at least this many cards
-HOLD_OPENED_LOOSE = 0  # ... or at most this many loose cards once another player has opened (0: never)
 DANGER_WEIGHT_OPENED = 2
 DANGER_WEIGHT_CLOSED = 0
 NEIGHBOUR_WEIGHT = 3
@@ -421,4 +420,4 @@ def _hold_for_hand_romme(view: dict, hand: list[str]) -> bool:
     seat = view["seat"]
     shortest = min((n for s, n in enumerate(view["hand_counts"]) if s != seat), default=13)
     nobody_opened = not any(o for s, o in enumerate(view["opened"]) if s != seat)
-    return shortest >= HOLD_SHORTEST and loose <= (HOLD_LOOSE if nobody_opened else HOLD_OPENED_LOOSE)
+    return loose <= HOLD_LOOSE and nobody_opened and shortest >= HOLD_SHORTEST
