@@ -6,7 +6,10 @@ would throw the highest; by design it picks one at random, see below).
 remembers what the others took from the discard pile and avoids discarding cards they could use, does not
 feed open melds when it can help it, keeps the loose cards with the most live outs (unseen cards that would
 make a meld with them: it counts what it saw laid and discarded, never a hidden card), looks one draw ahead
-for its discard (``_look_ahead``) and sheds Augen when another hand is nearly out. ``advanced``
+for its discard (``_look_ahead``) and sheds Augen when another hand is nearly out. It takes the open card
+when it can lay it off this turn, and swaps a joker off the table when the joker then makes a new meld with its
+hand, or makes its hand open (``_swap_to_lay``); it keeps the cards the table's jokers stand for and takes them
+from the pile when it can swap them this turn. ``advanced``
 (Fortgeschritten) draws and keeps cards like the expert but remembers nothing of the others and never holds
 back an opening. The levels are distinct by design (issue 28: each step at least 58 % of the head-to-head
 comparisons against the one below): ``simple`` throws a random card in no meld instead of its highest one,
@@ -48,7 +51,7 @@ FEED_GUARD = True
 OUTS_WEIGHT = 4
 EXPERT_NEIGHBOUR_WEIGHT = 0
 OUTS_WEIGHT_OPENED = 2  # ... once the seat has opened
-ENDGAME_CARDS = 4  # when another hand is down to this many cards or fewer, the expert's discard weighs Augen
+ENDGAME_CARDS = 7  # when another hand is down to this many cards or fewer, the expert's discard weighs Augen
 ENDGAME_AUGEN = 2  # ... this many times
 # The expert's lookahead on a discard: of its LOOKAHEAD_CANDIDATES best discards by the heuristic, it keeps the
 # one that gives the best chance to open (or, once opened with at most LOOKAHEAD_HAND cards, to go out) with
@@ -59,6 +62,18 @@ LOOKAHEAD_CANDIDATES = 3
 LOOKAHEAD_MARGIN = 0.02
 LOOKAHEAD_HAND = 6
 LOOKAHEAD_NEAR = 20
+#: The expert takes the discard pile's top card when it can lay it off on the table this turn (it has opened, or
+#: opens with it): a card shed for sure, where the stock's card is a guess.
+TAKE_FOR_LAYOFF = True
+#: Once opened, the expert swaps a joker off the table for a card of its hand when the joker then makes a new
+#: meld with cards of its hand (the swap and the lay are one action): cards shed that no lay-off would shed.
+SWAP_TO_LAY = True
+#: Before opening, the expert swaps a joker off the table into its opening when the hand opens only with it.
+SWAP_TO_OPEN = True
+#: A card of the hand that a joker on the table stands for is a joker to come: the expert's discard weighs it
+#: this much more (a king weighs 10), and before opening it takes such an open card when the hand with a joker
+#: more would open. 0: off.
+SWAP_CARD_WEIGHT = 10
 #: The levels are distinct by design: below the expert each level slips now and then, throwing a random card of
 #: those in no meld of its best layout (never a joker) instead of the discard its heuristic chose, this share
 #: of its discards (measured with ``python -m bench.romme``: each step at least 58 % against the one below).
@@ -207,10 +222,12 @@ def _discard(view: dict, hand: list[str], level: str, stop: Callable[[], bool] =
         shortest = min((n for s, n in enumerate(view["hand_counts"]) if s != seat), default=13)
         augen_weight = ENDGAME_AUGEN if me_opened and shortest <= ENDGAME_CARDS else 1
 
+        swap_cards = {meaning for _, meaning in _swappable(table)} if SWAP_CARD_WEIGHT else set()
+
         def key(card: str) -> tuple[int, str]:
             return (augen_weight * hand_augen(card) - weight * _danger(card, view, table, picked)
-                    - EXPERT_NEIGHBOUR_WEIGHT * _neighbours(card, hand) - outs_weight * _outs(card, hand, unseen),
-                    card)
+                    - EXPERT_NEIGHBOUR_WEIGHT * _neighbours(card, hand) - outs_weight * _outs(card, hand, unseen)
+                    - SWAP_CARD_WEIGHT * (card in swap_cards), card)
     else:
         def key(card: str) -> tuple[int, str]:
             return (hand_augen(card), card)
@@ -273,6 +290,15 @@ def _wants_discard(view: dict, hand: list[str], level: str) -> bool:
         return False
     if top == JOKER:
         return True
+    if level == "expert" and TAKE_FOR_LAYOFF and _lays_off_this_turn(view, hand, top):
+        return True
+    if level == "expert" and SWAP_TO_OPEN and view["opened"][view["seat"]] and any(
+            meaning == top for _, meaning in _swappable(_table(view))):
+        return True  # swapped for a joker of the table this turn
+    if (level == "expert" and SWAP_CARD_WEIGHT and not view["opened"][view["seat"]]
+            and any(meaning == top for _, meaning in _swappable(_table(view)))
+            and best_opening(hand + [JOKER], opening_points=view["options"]["opening_points"]).reaches):
+        return True  # swapped for a joker of the table into the opening this turn
     with_top = hand + [top]
     _, augen_with = best_layout(with_top)
     _, augen_without = best_layout(hand)
@@ -281,6 +307,47 @@ def _wants_discard(view: dict, hand: list[str], level: str) -> bool:
     if level != "simple":
         return gain > 0
     return gain >= hand_augen(top) and gain > 0
+
+
+def _swappable(table: list[tuple[int, int, Meld]]) -> list[tuple[int, str]]:
+    """(meld number, card) of every joker on the table that may be swapped for that natural card: a joker of a
+    set only from a set of four (the rules)."""
+    return [(number, meaning) for number, _, meld in table if not (meld.kind == "set" and len(meld.cards) < 4)
+            for card, meaning in zip(meld.cards, meld.stands_for, strict=True) if card == JOKER and meaning]
+
+
+def _swap_to_lay(hand: list[str], table: list[tuple[int, int, Meld]], opening_points: int | None = None
+                 ) -> dict | None:
+    """A joker swap whose joker makes new melds with the hand (which makes none without it), the one that leaves
+    the fewest Augen; None if there is none. With ``opening_points`` (a seat that has not opened, whose hand does
+    not open) the swap whose joker makes the hand open: the opening that is worth most."""
+    best: tuple[int, dict] | None = None
+    for number, meaning in _swappable(table):
+        if meaning not in hand:
+            continue
+        rest = _remove(hand, [meaning]) + [JOKER]
+        if opening_points is None:
+            melds, augen = best_layout(rest)
+        else:
+            opening = best_opening(rest, opening_points=opening_points)
+            melds, augen = (opening.melds, -opening.value) if opening.reaches else ((), 0)
+        if not melds:
+            continue
+        action = {"action": "swap", "meld": number, "card": meaning,
+                  "then": {"action": "lay", "melds": [list(m) for m in melds]}}
+        if best is None or augen < best[0]:
+            best = (augen, action)
+    return best[1] if best else None
+
+
+def _lays_off_this_turn(view: dict, hand: list[str], card: str) -> bool:
+    """Could the seat lay ``card`` off on a meld of the table this turn: it fits one, and the seat has opened
+    or opens with ``card`` in its hand."""
+    if not any(layoff_ends(meld, card) for _, _, meld in _table(view)):
+        return False
+    if view["opened"][view["seat"]]:
+        return True
+    return best_opening(hand + [card], opening_points=view["options"]["opening_points"]).reaches
 
 
 def choose_action(view: dict, level: str, rng: random.Random, stop: Callable[[], bool] = _never) -> dict:
@@ -311,10 +378,18 @@ def choose_action(view: dict, level: str, rng: random.Random, stop: Callable[[],
         opening = best_opening(hand, opening_points=limit)
         if opening.reaches and not (level == "expert" and HOLD_FOR_HAND_ROMME and _hold_for_hand_romme(view, hand)):
             return {"action": "lay", "melds": [list(m) for m in opening.melds]}
+        if level == "expert" and SWAP_TO_OPEN and not opening.reaches:
+            swap = _swap_to_lay(hand, table, opening_points=limit)
+            if swap is not None:
+                return swap
     else:
         melds, _ = best_layout(hand)
         if melds:
             return {"action": "lay", "melds": [list(m) for m in melds]}
+        if level == "expert" and SWAP_TO_LAY:
+            swap = _swap_to_lay(hand, table)
+            if swap is not None:
+                return swap
         layoffs = [a for a in legal if a["action"] == "lay_off"]
         natural = [a for a in layoffs if a["card"] != JOKER]
         if natural:

@@ -144,3 +144,61 @@ def test_expert_looks_ahead_for_the_discard_that_best_opens_with_the_next_card()
     assert _look_ahead(view, hand, ["9C", "3D", "2C"], unseen) in ("3D", "2C")
     # Nothing unseen completes anything: no reason to leave the heuristic's choice.
     assert _look_ahead(view, hand, ["9C", "3D", "2C"], Counter({"5C": 3})) is None
+
+
+def test_expert_takes_the_open_card_when_it_can_lay_it_off_this_turn():
+    """A card that fits a meld on the table is shed for sure once the seat has opened (or opens with it)."""
+    opened = position(["KC 2S 9D", "2S 3S 4D"], upcard="8H", melds=((1, "5H 6H 7H"),), opened=(0,))
+    m, v = view_of(opened)
+    assert choose_action(v, "expert", random.Random(1)) == {"action": "draw", "from": "discard"}
+    assert choose_action(v, "simple", random.Random(1)) == {"action": "draw", "from": "stock"}  # in no meld of its hand
+    # Not opened: the card fits the table, but the seat cannot open this turn, so it cannot lay it off.
+    closed = position(["KC 2S 9D 4C", "2S 3S 4D"], upcard="8H", melds=((1, "5H 6H 7H"),))
+    m, v = view_of(closed)
+    assert choose_action(v, "expert", random.Random(1)) == {"action": "draw", "from": "stock"}
+    # Not opened, but the hand opens (40 in the hearts and the kings): the card is laid off with the opening.
+    opening = position(["TD JD QD KC KS KH 2S 9D", "2S 3S 4D"], upcard="8H", melds=((1, "5H 6H 7H"),))
+    m, v = view_of(opening)
+    assert choose_action(v, "expert", random.Random(1)) == {"action": "draw", "from": "discard"}
+
+
+def test_expert_swaps_a_joker_off_the_table_when_it_makes_a_new_meld_with_the_hand():
+    """The joker of 7D 8D JK TD stands for the 9D of the hand: swapped, it lays 5H 5C JK, shedding three cards."""
+    r = position(["5H 5C 9D KS", "2S 3S 4D"], drawn="2D", melds=((1, "7D 8D JK TD"),), opened=(0,))
+    m, v = view_of(r)
+    action = choose_action(v, "expert", random.Random(1))
+    assert action["action"] == "swap" and action["card"] == "9D" and action["then"]["action"] == "lay"
+    m = romme.apply_action(m, 0, action, rng=random.Random(2))
+    assert sorted(m.round.hands[0]) == ["2D", "KS"]
+    assert [list(t.meld.cards) for t in m.round.melds] == [["7D", "8D", "9D", "TD"], ["5C", "5H", "JK"]]
+    # Nothing for the joker to make a meld with: at most the plain swap that lays the joker off again.
+    r = position(["5H 4C 9D KS", "2S 3S 4D"], drawn="2D", melds=((1, "7D 8D JK TD"),), opened=(0,))
+    m, v = view_of(r)
+    assert choose_action(v, "expert", random.Random(1)).get("then", {}).get("action") != "lay"
+
+
+def test_expert_swaps_a_joker_off_the_table_into_its_opening():
+    """30 in queens is short of 40; the 9D swapped for the joker of 7D 8D JK TD makes KC KS JK: 60, it opens."""
+    r = position(["KC KS QH QS QD 2S 9D", "2S 3S 4D"], drawn="3C", melds=((1, "7D 8D JK TD"),))
+    m, v = view_of(r)
+    action = choose_action(v, "expert", random.Random(1))
+    assert action["action"] == "swap" and action["card"] == "9D" and action["then"]["action"] == "lay"
+    m = romme.apply_action(m, 0, action, rng=random.Random(2))
+    assert m.round.opened[0] and sorted(m.round.hands[0]) == ["2S", "3C"]
+    assert list(m.round.melds[0].meld.cards) == ["7D", "8D", "9D", "TD"]
+
+
+def test_expert_takes_the_open_card_it_can_swap_for_a_joker_of_the_table():
+    r = position(["KC 2S 5H", "2S 3S 4D"], upcard="9D", melds=((1, "7D 8D JK TD"),), opened=(0,))
+    m, v = view_of(r)
+    assert choose_action(v, "expert", random.Random(1)) == {"action": "draw", "from": "discard"}
+
+
+def test_expert_keeps_the_card_a_joker_of_the_table_stands_for():
+    """KD is worth more Augen than 9S, but the joker of JD QD JK AD stands for it: a joker to come, kept."""
+    r = position(["2C 3C 4C KD", "2S 3S 4D"], drawn="9S", melds=((1, "JD QD JK AD"),))
+    m, v = view_of(r)
+    assert choose_action(v, "expert", random.Random(1)) == {"action": "discard", "card": "9S"}
+    r = position(["2C 3C 4C KD", "2S 3S 4D"], drawn="9S", melds=((1, "JD QD KD AD"),))
+    m, v = view_of(r)
+    assert choose_action(v, "expert", random.Random(1)) == {"action": "discard", "card": "KD"}
