@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from loadtest import stages
 
@@ -179,8 +180,20 @@ class Socket:
             raise TimeoutError(f"no frame of version {version}")
         return ok
 
-    async def send(self, message: dict) -> None:
-        await self.ws.send(json.dumps(message))
+    async def send(self, message: dict) -> bool:
+        """Send ``message``; False if the socket is closed (the server's close, e.g. bare daphne's 1011, counts
+        once as a dropped socket, as the reader counts it, instead of ending the run)."""
+        if self.closed:
+            return False
+        try:
+            await self.ws.send(json.dumps(message))
+        except ConnectionClosed as error:
+            if not self.closed:
+                self.figures.error(f"closed:{error.__class__.__name__}")
+                self.closed = True
+                self.changed.set()
+            return False
+        return True
 
     async def close(self) -> None:
         self.closed = True
