@@ -95,14 +95,14 @@ async def _drive(kind: str, tables_info, ports: list[int], profile: dict, seed: 
     return figures, tables
 
 
-async def _drive_tournament(info: dict, ports: list[int], profile: dict, seed: int):
+async def _drive_tournament(info: dict, ports: list[int], profile: dict, seed: int, between=None):
     figures = players.Figures()
 
     def start() -> int:
         return players.post_start(ports[0], info["tournament"], info["staff"])
 
     start_figures, tables = await players.drive_tournament(
-        info, ports, lambda now: _plan(profile, now), figures, start, random.Random(seed))
+        info, ports, lambda now: _plan(profile, now), figures, start, random.Random(seed), between=between)
     return figures, tables, start_figures
 
 
@@ -130,11 +130,12 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
     try:
         time.sleep(0.5)
         cpu_server, cpu_client = srv.cpu_seconds(), time.process_time()
+        # Traced: each server's census (stages.census) once the play is over, every socket still open.
+        between = (lambda: stages.ask_census(srv.processes, trace, kind)) if trace is not None else None
         if kind == "site" and name == "tournament":
-            figures, tables, start_figures = asyncio.run(_drive_tournament(info, srv.ports, profile, args.seed))
+            figures, tables, start_figures = asyncio.run(
+                _drive_tournament(info, srv.ports, profile, args.seed, between))
         else:
-            # Traced: each server's census (stages.census) once the play is over, every socket still open.
-            between = (lambda: stages.ask_census(srv.processes, trace, kind)) if trace is not None else None
             figures, tables = asyncio.run(_drive(kind, info, srv.ports, profile, args.seed, between))
         cpu_server, cpu_client = srv.cpu_seconds() - cpu_server, time.process_time() - cpu_client
     finally:

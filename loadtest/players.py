@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from loadtest import stages
 
@@ -179,8 +180,20 @@ class Socket:
             raise TimeoutError(f"no frame of version {version}")
         return ok
 
-    async def send(self, message: dict) -> None:
-        await self.ws.send(json.dumps(message))
+    async def send(self, message: dict) -> bool:
+        """Send ``message``; False if the socket is closed (the server's close, e.g. bare daphne's 1011, counts
+        once as a dropped socket, as the reader counts it, instead of ending the run)."""
+        if self.closed:
+            return False
+        try:
+            await self.ws.send(json.dumps(message))
+        except ConnectionClosed as error:
+            if not self.closed:
+                self.figures.error(f"closed:{error.__class__.__name__}")
+                self.closed = True
+                self.changed.set()
+            return False
+        return True
 
     async def close(self) -> None:
         self.closed = True
@@ -498,10 +511,11 @@ class StartFigures:
 
 
 async def drive_tournament(info: dict, ports: list[int], plan_of, figures: Figures, start, rng: random.Random,
-                           notice_timeout: float = 60.0) -> tuple[StartFigures, list[SiteTable]]:
+                           notice_timeout: float = 60.0, between=None) -> tuple[StartFigures, list[SiteTable]]:
     """Open every player's notice socket, call ``start()`` (a blocking call that starts the tournament, run in
     a thread; returns the HTTP status), then seat each table as soon as both its players were told: both sockets
-    connect together and play as ``plan_of(now)`` says."""
+    connect together and play as ``plan_of(now)`` says. ``between``: awaited after the play, while every
+    socket (tables and notices) is still open."""
     sf = StartFigures(players=len(info["players"]))
     notes = [NoticeSocket(p["user"], p["session"], ports[i % len(ports)], figures)
              for i, p in enumerate(info["players"])]
@@ -545,6 +559,8 @@ async def drive_tournament(info: dict, ports: list[int], plan_of, figures: Figur
     await asyncio.gather(post(), *(told(n) for n in notes if n.ws is not None))
     sf.not_told += len(notes) - sf.notice_sockets
     await asyncio.gather(*plays)
+    if between is not None:
+        await between()
     await asyncio.gather(*(t.finish() for t in tables), *(n.close() for n in notes))
     figures.sockets = 2 * len(tables)
     figures.window = max(0.0, plan.stop_at - plan.measure_from) if plan is not None else 0.0

@@ -28,7 +28,7 @@ from typing import Any, Literal, Protocol
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db.models import Exists, Max, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import ngettext
 
@@ -932,38 +932,58 @@ def _next_stage_due(*, tournament_id: int | str, now: datetime) -> None:
 def _forfeits(now: datetime) -> int:
     """Formats with a forfeit rule (gin): a player who has not played a single move of their own
     ``forfeit_minutes`` after the match started, while the server already had to move for them, loses the
-    match (resigned for them)."""
+    match (resigned for them).
+
+    Runs on every referee tick (once a second), beside the moves on the one database thread of the embedded
+    stack: the database picks the tables due (per running tournament, its format's minutes: matches started
+    long enough ago with a seat the server moved for that has no move of its own), so an ordinary tick reads
+    no table row at all. (Reading every open table with its match state to compare the times here took
+    0.14-0.47 s a tick for a stage of 500 tables, and every move waited behind it: docs/scale.md, "The
+    tournament's tick".)"""
     from games.models import Move
 
     done = 0
-    open_tables = StageTable.objects.filter(
-        finished_at__isnull=True, table__status=Table.Status.PLAYING,
-        stage__tournament__status=Tournament.Status.RUNNING,
-    ).select_related("table__current_match", "stage__tournament")
-    for st in open_tables:
-        table = st.table  # never None here (table__status=PLAYING)
-        if table is None:
-            continue
-        match = table.current_match
+    # A seat the server moved for (a timeout) that has no move of its own, in the table's current match.
+    no_show = Move.objects.filter(match_id=OuterRef("table__current_match"), by=Move.By.TIMEOUT).exclude(
+        Exists(Move.objects.filter(match_id=OuterRef("match_id"), seat=OuterRef("seat"), by=Move.By.PLAYER)))
+    for t in Tournament.objects.filter(status=Tournament.Status.RUNNING):
         try:
-            minutes = formats.of(st.stage.tournament).forfeit_minutes()
+            minutes = formats.of(t).forfeit_minutes()
         except KeyError:  # a format no longer registered: its tournament cannot be run
             continue
-        if minutes is None or match is None or match.started_at + clock_minutes(minutes) > now:
+        if minutes is None:
             continue
-        moves = match.moves.values_list("seat", "by")
-        for seat, user_id in enumerate(st.users):
-            own = any(s == seat and by == Move.By.PLAYER for s, by in moves)
-            server = any(s == seat and by == Move.By.TIMEOUT for s, by in moves)
-            if not own and server:
-                user = get_user_model().objects.get(pk=user_id)
-                try:
-                    with transaction.atomic():  # the forfeit and its line in the audit log, or neither
-                        games_services.match_resign(table_id=table.pk, user=user)
-                        _audit(st.stage.tournament, None, "forfeit", user_id=user_id, stage=st.stage.number,
-                               table=st.number, minutes=minutes)
-                    done += 1
-                except ServiceError:
-                    pass
-                break
+        due = list(StageTable.objects.filter(
+            stage__tournament_id=t.pk, finished_at__isnull=True, table__status=Table.Status.PLAYING,
+            table__current_match__started_at__lte=now - clock_minutes(minutes),
+        ).filter(Exists(no_show)).values_list("pk", flat=True))
+        if not due:
+            continue
+        for st in StageTable.objects.filter(pk__in=due).select_related("table__current_match", "stage__tournament"):
+            done += _forfeit(st, minutes)
     return done
+
+
+def _forfeit(st: StageTable, minutes: int) -> int:
+    """Resign for the first seat of ``st`` that never moved while the server moved for it (1 if done)."""
+    from games.models import Move
+
+    table = st.table
+    match = table.current_match if table is not None else None
+    if table is None or match is None:
+        return 0
+    moves = match.moves.values_list("seat", "by")
+    for seat, user_id in enumerate(st.users):
+        own = any(s == seat and by == Move.By.PLAYER for s, by in moves)
+        server = any(s == seat and by == Move.By.TIMEOUT for s, by in moves)
+        if not own and server:
+            user = get_user_model().objects.get(pk=user_id)
+            try:
+                with transaction.atomic():  # the forfeit and its line in the audit log, or neither
+                    games_services.match_resign(table_id=table.pk, user=user)
+                    _audit(st.stage.tournament, None, "forfeit", user_id=user_id, stage=st.stage.number,
+                           table=st.number, minutes=minutes)
+            except ServiceError:
+                return 0
+            return 1
+    return 0

@@ -58,8 +58,8 @@ def _check(results: list[dict], stack: str) -> None:
             stages = r[kind]["stages"]
             assert stages["moves"] > 0, (r["profile"], kind, stages)
             assert all(step["p50"] is not None for step in stages["steps"].values()), (r["profile"], kind, stages)
-            if r["profile"] != "tournament":  # each daphne's census after the play, every socket still open
-                assert stages["census"] and all(c["tracked"] > 0 for c in stages["census"]), (r["profile"], kind)
+            # each daphne's census after the play, every socket still open (a tournament's notice sockets too)
+            assert stages["census"] and all(c["tracked"] > 0 for c in stages["census"]), (r["profile"], kind)
         assert all(c["frozen"] > 0 for c in r["site"]["stages"].get("census", [])), r["profile"]  # gc.freeze
         inside = r["site"]["stages"]  # and inside the site's database call, and its handshakes' stages
         assert list(inside["database"]) == [f"{a} → {b}" for a, b in zip(INSIDE, INSIDE[1:], strict=False)], inside
