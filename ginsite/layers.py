@@ -23,10 +23,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from copy import deepcopy
 from typing import Any
 
+import redis.exceptions
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer as _ChannelsInMemoryChannelLayer
 from channels_redis.core import RedisChannelLayer as _ChannelsRedisChannelLayer
@@ -170,13 +172,48 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         # blocking pop, then the popped message into the backup queue (three round trips for every message),
         # and after it a fourth that takes the message out of the backup queue. Here one script does the
         # first (or drops the last message's backup copy) and, when a message is waiting (under load,
-        # mostly), the pop and the backup too; only an empty channel falls back to channels-redis's blocking pop.
+        # mostly), the pop and the backup too; only an empty channel waits in a blocking pop (``_blocking_pop``).
         connection = self.connection(index)
-        member = await connection.eval(self._POP, 0, channel, self._backup_channel_name(channel),
-                                       "1" if handed_over else "0")
+        backup = self._backup_channel_name(channel)
+        member = await connection.eval(self._POP, 0, channel, backup, "1" if handed_over else "0")
         if member:
             return member
-        return await super()._brpop_with_clean(index, channel, timeout)
+        # The script left the backup queue empty: channels-redis's clean-up script has nothing to do here.
+        member = await self._blocking_pop(connection, channel, timeout)
+        if member is not None:
+            await connection.zadd(backup, {member[0]: member[1]})
+            return member[0]
+        return None
+
+    async def _blocking_pop(self, connection, channel: str, timeout: float) -> tuple[bytes, float] | None:
+        """``BZPOPMIN channel timeout``: the oldest message and its score, or ``None`` after ``timeout`` seconds.
+
+        redis-py reads every reply within the pool's ``socket_timeout``, and redis-py 8 made that 5 s by
+        default (``redis._defaults.DEFAULT_SOCKET_TIMEOUT``): the very time channels-redis's blocking pop waits
+        on Redis (``brpop_timeout``). An empty channel's reply then comes as the client gives up on it (Redis
+        answers a timed-out pop at its next timer tick, and later on a busy loop), redis-py drops the
+        connection and raises ``TimeoutError`` out of the consumer's receive, and a message Redis popped
+        meanwhile is lost. So this one reply is read with a timeout of its own: the pop's time on Redis plus
+        the pool's socket timeout. Every other command keeps the socket timeout alone, and a Redis that does
+        not answer the pop is noticed too, that much later (``TimeoutError``, the connection dropped)."""
+        pool = connection.connection_pool
+        conn = await pool.get_connection()
+        try:
+            await conn.send_command("BZPOPMIN", channel, timeout)
+            margin = conn.socket_timeout
+            try:
+                async with asyncio.timeout(timeout + margin if margin else None):
+                    reply = await conn.read_response(timeout=math.inf)  # no socket timeout: the one above
+            except TimeoutError:  # the read was cancelled, and redis-py dropped the connection
+                raise redis.exceptions.TimeoutError(
+                    f"No reply to BZPOPMIN {timeout} from {getattr(conn, 'host', 'Redis')} within {timeout + margin} s"
+                ) from None
+        finally:
+            await pool.release(conn)
+        if reply is None:
+            return None
+        _, member, score = reply
+        return member, float(score)
 
     async def receive_single(self, channel):
         """channels-redis's ``receive_single`` without its clean-up command per message: the backup copy of a

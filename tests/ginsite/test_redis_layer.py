@@ -7,6 +7,7 @@ embedded default, whose layer is in memory."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 import redis
@@ -150,3 +151,94 @@ def test_a_fan_out_over_two_shards_asks_both_side_by_side_and_delivers_each_fram
 async def _waiting(layer: RedisChannelLayer, channel: str) -> bool:
     index = layer.consistent_hash(channel) if "!" in channel else 0
     return bool(await layer.connection(index).zcard(layer.prefix + channel))
+
+
+@pytest.fixture
+def short_socket_timeout():
+    """The layer with a socket timeout (0.3 s) shorter than its blocking pop's (1 s): the relation of redis-py
+    8's defaults (5 s and channels-redis's 5 s) with the race made certain instead of likely."""
+    config = dict(settings.CHANNEL_LAYERS["default"]["CONFIG"])
+    config.update(prefix="test-blocking", hosts=[{**host, "socket_timeout": 0.3} for host in config["hosts"]])
+    made = RedisChannelLayer(**config)
+    made.brpop_timeout = 1
+    yield made
+    asyncio.run(_flush(made))
+
+
+def test_a_receive_on_an_empty_channel_outlasts_the_socket_timeout_and_gets_a_message_sent_later(short_socket_timeout):
+    """The blocking pop's reply may take its whole time on Redis (brpop_timeout) and more: the client must not
+    give up on it after the pool's socket timeout (redis-py then drops the connection, the error ends the
+    consumer, and a message Redis popped meanwhile is lost)."""
+    layer = short_socket_timeout
+
+    async def run() -> dict:
+        channel = await layer.new_channel()
+
+        async def send_later() -> None:
+            await asyncio.sleep(1.6)  # past the socket timeout and past one whole blocking pop
+            await layer.send(channel, {"type": "x", "n": 7})
+
+        sender = asyncio.ensure_future(send_later())
+        try:
+            return await asyncio.wait_for(layer.receive(channel), timeout=5)
+        finally:
+            await sender
+
+    assert asyncio.run(run())["n"] == 7
+
+
+class _SilentRedis:
+    """A TCP server that speaks enough Redis to let a client connect, answers the layer's non-blocking script
+    with nothing (an empty channel), and never answers a blocking pop: a Redis that hung."""
+
+    def __init__(self):
+        self.pops = 0
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    return
+                count = int(line[1:])
+                args = []
+                for _ in range(count):
+                    size = int((await reader.readline())[1:])
+                    args.append((await reader.readexactly(size + 2))[:-2])
+                name = args[0].upper()
+                if name == b"BZPOPMIN":
+                    self.pops += 1
+                    continue  # no answer, ever
+                if name == b"HELLO":
+                    writer.write(b"%1\r\n+proto\r\n:3\r\n")
+                else:
+                    writer.write(b"_\r\n" if name in (b"EVAL", b"EVALSHA") else b"+OK\r\n")
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            return
+
+
+def test_a_blocking_pop_that_redis_never_answers_fails_after_its_own_time_plus_the_socket_timeout():
+    """A dead Redis is still noticed on the blocking pop: its reply gets the pop's time on Redis plus the
+    socket timeout (1 + 0.3 s here), then the receive fails with redis-py's TimeoutError."""
+    silent = _SilentRedis()
+
+    async def run() -> float:
+        server = await asyncio.start_server(silent.serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        layer = RedisChannelLayer(hosts=[{"address": f"redis://127.0.0.1:{port}/0", "socket_timeout": 0.3}],
+                                  prefix="test-silent")
+        layer.brpop_timeout = 1
+        channel = await layer.new_channel()
+        started = time.monotonic()
+        try:
+            with pytest.raises(redis.exceptions.TimeoutError):
+                await asyncio.wait_for(layer.receive(channel), timeout=5)
+            return time.monotonic() - started
+        finally:
+            await layer.close_pools()
+            server.close()
+
+    elapsed = asyncio.run(run())
+    assert silent.pops == 1
+    assert 1.2 <= elapsed < 3, elapsed
