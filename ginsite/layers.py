@@ -190,8 +190,8 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
 
         redis-py reads every reply within the pool's ``socket_timeout``, and redis-py 8 made that 5 s by
         default (``redis._defaults.DEFAULT_SOCKET_TIMEOUT``): the very time channels-redis's blocking pop waits
-        on Redis (``brpop_timeout``). An empty channel's reply then comes as the client gives up on it (Redis
-        answers a timed-out pop at its next timer tick, and later on a busy loop), redis-py drops the
+        on Redis (``brpop_timeout``). An empty channel's reply then comes as the client gives up on it (a round
+        trip after the 5 s, later still on a busy event loop), redis-py drops the
         connection and raises ``TimeoutError`` out of the consumer's receive, and a message Redis popped
         meanwhile is lost. So this one reply is read with a timeout of its own: the pop's time on Redis plus
         the pool's socket timeout. Every other command keeps the socket timeout alone, and a Redis that does
