@@ -24,6 +24,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
+import websockets.exceptions
 from websockets.asyncio.client import connect
 
 from loadtest import stages
@@ -180,7 +181,10 @@ class Socket:
         return ok
 
     async def send(self, message: dict) -> None:
-        await self.ws.send(json.dumps(message))
+        """Send, unless the server closed the socket meanwhile: the reader counts that close, and the wait for
+        the move's frame ends on it."""
+        with contextlib.suppress(websockets.exceptions.ConnectionClosed):
+            await self.ws.send(json.dumps(message))
 
     async def close(self) -> None:
         self.closed = True
