@@ -21,6 +21,7 @@ The API and the semantics (capacity, ``ChannelFull`` dropped in groups, group ex
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import math
@@ -117,9 +118,10 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
     - ``group_send_many`` does that for several groups at once, so a move's frames (one per seated user,
       one public) cost two round trips, not twelve;
     - ``group_add`` pipelines its two commands, and ``regroup`` joins and leaves several groups at once;
-    - receiving a message that is already waiting takes one script instead of three commands, and the
-      received message leaves its backup queue in the next receive's script instead of a command of its own
-      (channels-redis: a ``ZPOPMIN`` per message, fired off after it).
+    - receiving messages that are already waiting takes one script for all of them (up to ``receive_batch``)
+      instead of three commands for each, and the received messages leave their backup queue in the next
+      receive's script instead of a command of their own (channels-redis: a ``ZPOPMIN`` per message, fired
+      off after it).
 
     Each round trip is a Redis command parsed by redis-py in pure Python: a move cost ~20 of them.
     """
@@ -141,9 +143,10 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         return over_capacity
     """
 
-    # ARGV[3] == "1": the message popped last from this channel was handed over (``receive_single``), so its
-    # copy in the backup queue goes; otherwise (a receive cancelled while its pop was on the wire) it is put
-    # back on the channel, as channels-redis's cleanup script does.
+    # ARGV[3] == "1": the messages popped last from this channel were all handed over (``receive_single``), so
+    # their copies in the backup queue go; otherwise (a receive cancelled while its pop was on the wire) they
+    # are put back on the channel, as channels-redis's cleanup script does. Then up to ARGV[4] waiting
+    # messages are popped, oldest first, and backed up: a flat list of message, score, message, score...
     _POP = """
         if ARGV[3] == '1' then
             redis.call('DEL', ARGV[2])
@@ -154,36 +157,42 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
             end
             redis.call('DEL', ARGV[2])
         end
-        local popped = redis.call('ZPOPMIN', ARGV[1])
-        if popped[1] then
-            redis.call('ZADD', ARGV[2], popped[2], popped[1])
-            return popped[1]
+        local popped = redis.call('ZPOPMIN', ARGV[1], ARGV[4])
+        for i = 1, #popped, 2 do
+            redis.call('ZADD', ARGV[2], popped[i + 1], popped[i])
         end
-        return false
+        return popped
     """
+
+    #: The most messages one receive takes off a channel in one script (the rest wait in this process).
+    receive_batch = 100
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        #: Per channel key: its last popped message was handed over (its backup copy may go).
-        self._handed_over: dict[str, bool] = {}
+        #: Per (shard, channel key): every message popped last was handed over (their backup copies may go).
+        self._handed_over: dict[tuple[int, str], bool] = {}
+        #: Per channel key: messages popped and backed up in one script, not yet handed over, oldest first.
+        self._popped: dict[str, collections.deque[bytes]] = {}
 
-    async def _brpop_with_clean(self, index, channel, timeout, handed_over=False):
+    async def _brpop_with_clean(self, index, channel, timeout, handed_over=False) -> list[bytes]:
         # channels-redis: a script that puts back what a cancelled receive left in the backup queue, then a
         # blocking pop, then the popped message into the backup queue (three round trips for every message),
         # and after it a fourth that takes the message out of the backup queue. Here one script does the
-        # first (or drops the last message's backup copy) and, when a message is waiting (under load,
-        # mostly), the pop and the backup too; only an empty channel waits in a blocking pop (``_blocking_pop``).
+        # first (or drops the backup copies of the messages handed over) and, when messages are waiting
+        # (under load, mostly), pops and backs up all of them up to ``receive_batch``: one round trip for a
+        # batch. Only an empty channel waits in a blocking pop (``_blocking_pop``).
         connection = self.connection(index)
         backup = self._backup_channel_name(channel)
-        member = await connection.eval(self._POP, 0, channel, backup, "1" if handed_over else "0")
-        if member:
-            return member
+        popped = await connection.eval(self._POP, 0, channel, backup, "1" if handed_over else "0",
+                                       self.receive_batch)
+        if popped:
+            return popped[::2]
         # The script left the backup queue empty: channels-redis's clean-up script has nothing to do here.
         member = await self._blocking_pop(connection, channel, timeout)
         if member is not None:
             await connection.zadd(backup, {member[0]: member[1]})
-            return member[0]
-        return None
+            return [member[0]]
+        return []
 
     async def _blocking_pop(self, connection, channel: str, timeout: float) -> tuple[bytes, float] | None:
         """``BZPOPMIN channel timeout``: the oldest message and its score, or ``None`` after ``timeout`` seconds.
@@ -216,9 +225,11 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         return member, float(score)
 
     async def receive_single(self, channel):
-        """channels-redis's ``receive_single`` without its clean-up command per message: the backup copy of a
-        message goes in the next receive's script. A receive cancelled before its pop's answer arrived leaves
-        its message in the backup queue, and the next receive puts it back on the channel."""
+        """channels-redis's ``receive_single``, taking every waiting message (up to ``receive_batch``) in one
+        script and handing them over one per call, and without its clean-up command per message: the backup
+        copies of a batch go in the script after its last message was handed over. A receive cancelled before
+        its script's answer arrived leaves the batch in the backup queue, and the next receive puts it back on
+        the channel; messages of a batch not yet handed over wait in ``_popped`` (and in the backup queue)."""
         assert self.require_valid_channel_name(channel, receive=True), "Channel name invalid"
         if "!" in channel:
             assert channel.endswith("!")
@@ -226,16 +237,22 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         else:
             index = next(self._receive_index_generator)
         channel_key = self.prefix + channel
-        content = None
         await self.receive_clean_locks.acquire(channel_key)
         try:
-            handed_over = self._handed_over.pop(channel_key, False)
-            while content is None:
-                content = await self._brpop_with_clean(index, channel_key, timeout=self.brpop_timeout,
-                                                       handed_over=handed_over)
-                handed_over = False
+            waiting = self._popped.get(channel_key)
+            if not waiting:
+                handed_over = self._handed_over.pop((index, channel_key), False)
+                batch: list[bytes] = []
+                while not batch:
+                    batch = await self._brpop_with_clean(index, channel_key, timeout=self.brpop_timeout,
+                                                         handed_over=handed_over)
+                    handed_over = False
+                waiting = self._popped[channel_key] = collections.deque(batch)
             # No await from here to the caller: the message is handed over.
-            self._handed_over[channel_key] = True
+            content = waiting.popleft()
+            if not waiting:
+                del self._popped[channel_key]
+                self._handed_over[(index, channel_key)] = True
         finally:
             self.receive_clean_locks.release(channel_key)
         message = self.deserialize(content)
@@ -243,6 +260,11 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
             channel = message["__asgi_channel__"]
             del message["__asgi_channel__"]
         return channel, message
+
+    async def flush(self):
+        self._popped.clear()
+        self._handed_over.clear()
+        await super().flush()
 
     async def group_add(self, group, channel):
         assert self.require_valid_group_name(group), "Group name not valid"

@@ -35,7 +35,7 @@ async def _flush(layer: RedisChannelLayer) -> None:
     await layer.close_pools()
 
 
-def test_received_messages_arrive_once_each_in_order_in_one_command_each(layer, monkeypatch):
+def test_waiting_messages_arrive_once_each_in_order_in_one_command_for_all(layer, monkeypatch):
     commands: list[str] = []
     execute = redis.asyncio.Redis.execute_command
 
@@ -43,7 +43,7 @@ def test_received_messages_arrive_once_each_in_order_in_one_command_each(layer, 
         commands.append(str(args[0]).upper())
         return await execute(self, *args, **options)
 
-    async def run() -> list[int]:
+    async def run() -> tuple[list[int], list[int]]:
         channel = await layer.new_channel()
         for number in range(5):
             await layer.send(channel, {"type": "x", "n": number})
@@ -51,36 +51,97 @@ def test_received_messages_arrive_once_each_in_order_in_one_command_each(layer, 
         got = [(await layer.receive(channel))["n"] for _ in range(5)]
         await asyncio.sleep(0.05)  # what channels-redis would fire off after each message
         monkeypatch.undo()
-        return got
+        await layer.send(channel, {"type": "x", "n": 5})
+        later = [(await layer.receive(channel))["n"]]
+        backup = layer.prefix + layer.non_local_name(channel) + "$inflight"
+        index = layer.consistent_hash(layer.non_local_name(channel))
+        backed_up = [layer.deserialize(m)["n"] for m in await layer.connection(index).zrange(backup, 0, -1)]
+        return got + later, backed_up
 
-    assert asyncio.run(run()) == [0, 1, 2, 3, 4]
+    got, backed_up = asyncio.run(run())
+    assert got == [0, 1, 2, 3, 4, 5]
     # channels-redis: a clean-up script, BZPOPMIN, ZADD and a ZPOPMIN fired off after it, per message.
-    assert commands == ["EVALSHA"] * 5 or commands == ["EVAL"] * 5, commands
+    assert commands == ["EVALSHA"] or commands == ["EVAL"], commands
+    # The first batch's backup copies went with the next script: only the message received last is backed up.
+    assert backed_up == [5]
 
 
-def test_a_message_whose_receive_was_cancelled_on_the_wire_comes_again(layer):
-    """The pop ran on Redis but its receiver never took the message (cancelled): the message waits in the
-    backup queue, and the next receive gets it; a message handed over is not received again."""
+def test_one_receive_takes_at_most_receive_batch_messages_off_the_channel(layer):
+    async def run() -> tuple[int, int, list[int]]:
+        layer.receive_batch = 3
+        channel = await layer.new_channel()
+        for number in range(5):
+            await layer.send(channel, {"type": "x", "n": number})
+        first = (await layer.receive(channel))["n"]
+        key = layer.prefix + layer.non_local_name(channel)
+        connection = layer.connection(layer.consistent_hash(layer.non_local_name(channel)))
+        left, backed_up = await connection.zcard(key), await connection.zcard(key + "$inflight")
+        rest = [(await layer.receive(channel))["n"] for _ in range(4)]
+        return left, backed_up, [first, *rest]
 
-    async def run() -> tuple[dict, dict, dict]:
+    left, backed_up, got = asyncio.run(run())
+    assert (left, backed_up) == (2, 3)  # three popped and backed up, two still on the channel
+    assert got == [0, 1, 2, 3, 4]
+
+
+def test_a_batch_is_shared_out_to_the_channels_of_the_process_it_was_sent_to(layer):
+    """One process channel carries the messages of every socket of the process: a batch popped by one
+    receive reaches each socket's receive, each message once."""
+
+    async def run() -> tuple[list, bool]:
+        first, second = await layer.new_channel(), await layer.new_channel()
+        for number in range(3):
+            await layer.send(first, {"type": "x", "n": number})
+            await layer.send(second, {"type": "x", "n": 10 + number})
+
+        async def three(channel):
+            return [(await layer.receive(channel))["n"] for _ in range(3)]
+
+        got = await asyncio.gather(three(first), three(second))
+        return list(got), await _waiting(layer, layer.non_local_name(first))
+
+    got, left = asyncio.run(run())
+    assert got == [[0, 1, 2], [10, 11, 12]]
+    assert left is False
+
+
+def test_a_batch_whose_receive_was_cancelled_on_the_wire_comes_again(layer):
+    """The pop ran on Redis but its receiver never took the messages (cancelled): they wait in the backup
+    queue, and the next receive gets them, in order; messages handed over are not received again."""
+
+    async def run() -> tuple[list, list, dict]:
         channel = await layer.new_channel()
         process_wide = layer.non_local_name(channel)  # "specific.<process>!": one queue for the process
         key = layer.prefix + process_wide
         index = layer.consistent_hash(process_wide)
         await layer.send(channel, {"type": "x", "n": 1})
         await layer.send(channel, {"type": "x", "n": 2})
-        # What a receive cancelled after its script ran leaves behind: the message popped and backed up, and
+        # What a receive cancelled after its script ran leaves behind: the messages popped and backed up, and
         # not marked as handed over.
         popped = await layer._brpop_with_clean(index, key, timeout=1)
-        assert layer.deserialize(popped)["n"] == 1
-        again = await layer.receive(channel)  # the cancelled one's message first, not lost
-        second = await layer.receive(channel)
+        again = [await layer.receive(channel), await layer.receive(channel)]  # not lost
         await layer.send(channel, {"type": "x", "n": 3})
-        third = await layer.receive(channel)  # not message 2 again: it was handed over
-        return again, second, third
+        third = await layer.receive(channel)  # not message 1 or 2 again: they were handed over
+        return [layer.deserialize(m)["n"] for m in popped], [m["n"] for m in again], third
 
-    again, second, third = asyncio.run(run())
-    assert (again["n"], second["n"], third["n"]) == (1, 2, 3)
+    popped, again, third = asyncio.run(run())
+    assert popped == [1, 2]
+    assert again == [1, 2]
+    assert third["n"] == 3
+
+
+def test_a_receive_cancelled_in_its_blocking_pop_loses_nothing_sent_after(layer):
+    async def run() -> dict:
+        channel = await layer.new_channel()
+        waiting = asyncio.ensure_future(layer.receive(channel))
+        await asyncio.sleep(0.2)  # in its blocking pop on an empty channel
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        await layer.send(channel, {"type": "x", "n": 4})
+        return await asyncio.wait_for(layer.receive(channel), timeout=3)
+
+    assert asyncio.run(run())["n"] == 4
 
 
 @pytest.fixture
