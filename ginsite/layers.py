@@ -187,12 +187,13 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
                                        self.receive_batch)
         if popped:
             return popped[::2]
-        # The script left the backup queue empty: channels-redis's clean-up script has nothing to do here.
+        # The script left the backup queue empty: channels-redis's clean-up script has nothing to do here. Nor
+        # is the message the blocking pop returns backed up (channels-redis: a ZADD after it, a round trip per
+        # message on a quiet channel): a receive cancelled while the pop's reply is on the wire loses it
+        # backed up or not (redis-py drops the connection with the reply), and from the reply to the hand-over
+        # there is no await at which a cancellation could leave it behind.
         member = await self._blocking_pop(connection, channel, timeout)
-        if member is not None:
-            await connection.zadd(backup, {member[0]: member[1]})
-            return [member[0]]
-        return []
+        return [] if member is None else [member[0]]
 
     async def _blocking_pop(self, connection, channel: str, timeout: float) -> tuple[bytes, float] | None:
         """``BZPOPMIN channel timeout``: the oldest message and its score, or ``None`` after ``timeout`` seconds.

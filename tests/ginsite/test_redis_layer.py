@@ -303,3 +303,39 @@ def test_a_blocking_pop_that_redis_never_answers_fails_after_its_own_time_plus_t
     elapsed = asyncio.run(run())
     assert silent.pops == 1
     assert 1.2 <= elapsed < 3, elapsed
+
+
+def test_a_message_the_blocking_pop_returns_costs_no_command_after_it(layer, monkeypatch):
+    """On a quiet channel a receive is the script (nothing waiting) and the blocking pop, then the hand-over:
+    no backup copy written after the pop (channels-redis: a ZADD per message)."""
+    commands: list[str] = []
+    execute = redis.asyncio.Redis.execute_command
+    receiver: list[asyncio.Task] = []
+
+    async def counted(self, *args, **options):
+        if asyncio.current_task() in receiver:  # the receive's commands, not the sender's
+            commands.append(str(args[0]).upper())
+        return await execute(self, *args, **options)
+
+    async def run() -> tuple[dict, dict]:
+        channel = await layer.new_channel()
+
+        async def send_later(n: int) -> None:
+            await asyncio.sleep(0.3)  # the receive is in its blocking pop by then
+            await layer.send(channel, {"type": "x", "n": n})
+
+        monkeypatch.setattr(redis.asyncio.Redis, "execute_command", counted)
+        sender = asyncio.ensure_future(send_later(1))
+        receiving = asyncio.ensure_future(layer.receive(channel))
+        receiver.append(receiving)
+        first = await asyncio.wait_for(receiving, timeout=3)
+        await sender
+        await asyncio.sleep(0.05)
+        monkeypatch.undo()
+        await layer.send(channel, {"type": "x", "n": 2})
+        return first, await asyncio.wait_for(layer.receive(channel), timeout=3)
+
+    first, second = asyncio.run(run())
+    assert (first["n"], second["n"]) == (1, 2)  # and message 1 not again
+    # The script only (the blocking pop is read on a connection of its own, not through execute_command).
+    assert commands in (["EVAL"], ["EVALSHA"]), commands
