@@ -21,12 +21,15 @@ The API and the semantics (capacity, ``ChannelFull`` dropped in groups, group ex
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
+import math
 import time
 from copy import deepcopy
 from typing import Any
 
+import redis.exceptions
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer as _ChannelsInMemoryChannelLayer
 from channels_redis.core import RedisChannelLayer as _ChannelsRedisChannelLayer
@@ -115,9 +118,10 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
     - ``group_send_many`` does that for several groups at once, so a move's frames (one per seated user,
       one public) cost two round trips, not twelve;
     - ``group_add`` pipelines its two commands, and ``regroup`` joins and leaves several groups at once;
-    - receiving a message that is already waiting takes one script instead of three commands, and the
-      received message leaves its backup queue in the next receive's script instead of a command of its own
-      (channels-redis: a ``ZPOPMIN`` per message, fired off after it).
+    - receiving messages that are already waiting takes one script for all of them (up to ``receive_batch``)
+      instead of three commands for each, and the received messages leave their backup queue in the next
+      receive's script instead of a command of their own (channels-redis: a ``ZPOPMIN`` per message, fired
+      off after it).
 
     Each round trip is a Redis command parsed by redis-py in pure Python: a move cost ~20 of them.
     """
@@ -139,9 +143,10 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         return over_capacity
     """
 
-    # ARGV[3] == "1": the message popped last from this channel was handed over (``receive_single``), so its
-    # copy in the backup queue goes; otherwise (a receive cancelled while its pop was on the wire) it is put
-    # back on the channel, as channels-redis's cleanup script does.
+    # ARGV[3] == "1": the messages popped last from this channel were all handed over (``receive_single``), so
+    # their copies in the backup queue go; otherwise (a receive cancelled while its pop was on the wire) they
+    # are put back on the channel, as channels-redis's cleanup script does. Then up to ARGV[4] waiting
+    # messages are popped, oldest first, and backed up: a flat list of message, score, message, score...
     _POP = """
         if ARGV[3] == '1' then
             redis.call('DEL', ARGV[2])
@@ -152,36 +157,80 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
             end
             redis.call('DEL', ARGV[2])
         end
-        local popped = redis.call('ZPOPMIN', ARGV[1])
-        if popped[1] then
-            redis.call('ZADD', ARGV[2], popped[2], popped[1])
-            return popped[1]
+        local popped = redis.call('ZPOPMIN', ARGV[1], ARGV[4])
+        for i = 1, #popped, 2 do
+            redis.call('ZADD', ARGV[2], popped[i + 1], popped[i])
         end
-        return false
+        return popped
     """
+
+    #: The most messages one receive takes off a channel in one script (the rest wait in this process).
+    receive_batch = 100
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        #: Per channel key: its last popped message was handed over (its backup copy may go).
-        self._handed_over: dict[str, bool] = {}
+        #: Per (shard, channel key): every message popped last was handed over (their backup copies may go).
+        self._handed_over: dict[tuple[int, str], bool] = {}
+        #: Per channel key: messages popped and backed up in one script, not yet handed over, oldest first.
+        self._popped: dict[str, collections.deque[bytes]] = {}
 
-    async def _brpop_with_clean(self, index, channel, timeout, handed_over=False):
+    async def _brpop_with_clean(self, index, channel, timeout, handed_over=False) -> list[bytes]:
         # channels-redis: a script that puts back what a cancelled receive left in the backup queue, then a
         # blocking pop, then the popped message into the backup queue (three round trips for every message),
         # and after it a fourth that takes the message out of the backup queue. Here one script does the
-        # first (or drops the last message's backup copy) and, when a message is waiting (under load,
-        # mostly), the pop and the backup too; only an empty channel falls back to channels-redis's blocking pop.
+        # first (or drops the backup copies of the messages handed over) and, when messages are waiting
+        # (under load, mostly), pops and backs up all of them up to ``receive_batch``: one round trip for a
+        # batch. Only an empty channel waits in a blocking pop (``_blocking_pop``).
         connection = self.connection(index)
-        member = await connection.eval(self._POP, 0, channel, self._backup_channel_name(channel),
-                                       "1" if handed_over else "0")
-        if member:
-            return member
-        return await super()._brpop_with_clean(index, channel, timeout)
+        backup = self._backup_channel_name(channel)
+        popped = await connection.eval(self._POP, 0, channel, backup, "1" if handed_over else "0",
+                                       self.receive_batch)
+        if popped:
+            return popped[::2]
+        # The script left the backup queue empty: channels-redis's clean-up script has nothing to do here. Nor
+        # is the message the blocking pop returns backed up (channels-redis: a ZADD after it, a round trip per
+        # message on a quiet channel): a receive cancelled while the pop's reply is on the wire loses it
+        # backed up or not (redis-py drops the connection with the reply), and from the reply to the hand-over
+        # there is no await at which a cancellation could leave it behind.
+        member = await self._blocking_pop(connection, channel, timeout)
+        return [] if member is None else [member[0]]
+
+    async def _blocking_pop(self, connection, channel: str, timeout: float) -> tuple[bytes, float] | None:
+        """``BZPOPMIN channel timeout``: the oldest message and its score, or ``None`` after ``timeout`` seconds.
+
+        redis-py reads every reply within the pool's ``socket_timeout``, and redis-py 8 made that 5 s by
+        default (``redis._defaults.DEFAULT_SOCKET_TIMEOUT``): the very time channels-redis's blocking pop waits
+        on Redis (``brpop_timeout``). An empty channel's reply then comes as the client gives up on it (a round
+        trip after the 5 s, later still on a busy event loop), redis-py drops the
+        connection and raises ``TimeoutError`` out of the consumer's receive, and a message Redis popped
+        meanwhile is lost. So this one reply is read with a timeout of its own: the pop's time on Redis plus
+        the pool's socket timeout. Every other command keeps the socket timeout alone, and a Redis that does
+        not answer the pop is noticed too, that much later (``TimeoutError``, the connection dropped)."""
+        pool = connection.connection_pool
+        conn = await pool.get_connection()
+        try:
+            await conn.send_command("BZPOPMIN", channel, timeout)
+            margin = conn.socket_timeout
+            try:
+                async with asyncio.timeout(timeout + margin if margin else None):
+                    reply = await conn.read_response(timeout=math.inf)  # no socket timeout: the one above
+            except TimeoutError:  # the read was cancelled, and redis-py dropped the connection
+                raise redis.exceptions.TimeoutError(
+                    f"No reply to BZPOPMIN {timeout} from {getattr(conn, 'host', 'Redis')} within {timeout + margin} s"
+                ) from None
+        finally:
+            await pool.release(conn)
+        if reply is None:
+            return None
+        _, member, score = reply
+        return member, float(score)
 
     async def receive_single(self, channel):
-        """channels-redis's ``receive_single`` without its clean-up command per message: the backup copy of a
-        message goes in the next receive's script. A receive cancelled before its pop's answer arrived leaves
-        its message in the backup queue, and the next receive puts it back on the channel."""
+        """channels-redis's ``receive_single``, taking every waiting message (up to ``receive_batch``) in one
+        script and handing them over one per call, and without its clean-up command per message: the backup
+        copies of a batch go in the script after its last message was handed over. A receive cancelled before
+        its script's answer arrived leaves the batch in the backup queue, and the next receive puts it back on
+        the channel; messages of a batch not yet handed over wait in ``_popped`` (and in the backup queue)."""
         assert self.require_valid_channel_name(channel, receive=True), "Channel name invalid"
         if "!" in channel:
             assert channel.endswith("!")
@@ -189,16 +238,22 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         else:
             index = next(self._receive_index_generator)
         channel_key = self.prefix + channel
-        content = None
         await self.receive_clean_locks.acquire(channel_key)
         try:
-            handed_over = self._handed_over.pop(channel_key, False)
-            while content is None:
-                content = await self._brpop_with_clean(index, channel_key, timeout=self.brpop_timeout,
-                                                       handed_over=handed_over)
-                handed_over = False
+            waiting = self._popped.get(channel_key)
+            if not waiting:
+                handed_over = self._handed_over.pop((index, channel_key), False)
+                batch: list[bytes] = []
+                while not batch:
+                    batch = await self._brpop_with_clean(index, channel_key, timeout=self.brpop_timeout,
+                                                         handed_over=handed_over)
+                    handed_over = False
+                waiting = self._popped[channel_key] = collections.deque(batch)
             # No await from here to the caller: the message is handed over.
-            self._handed_over[channel_key] = True
+            content = waiting.popleft()
+            if not waiting:
+                del self._popped[channel_key]
+                self._handed_over[(index, channel_key)] = True
         finally:
             self.receive_clean_locks.release(channel_key)
         message = self.deserialize(content)
@@ -206,6 +261,11 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
             channel = message["__asgi_channel__"]
             del message["__asgi_channel__"]
         return channel, message
+
+    async def flush(self):
+        self._popped.clear()
+        self._handed_over.clear()
+        await super().flush()
 
     async def group_add(self, group, channel):
         assert self.require_valid_group_name(group), "Group name not valid"

@@ -407,7 +407,11 @@ class BareStack:
     def seed(self, tables: int) -> None:
         if self.stack == "scaled":
             self.env["DATABASE_URL"] = _pg_recreate(BARE_PG_DB)
-            self.env["REDIS_URL"] = f"{REDIS_BASE}/{BARE_REDIS_DB}"
+            # Stock channels-redis waits 5 s in its blocking pop, redis-py 8 reads every reply within 5 s by
+            # default: the reference's consumers died of "Timeout reading" on idle channels. A socket timeout
+            # above the pop's (rq's fix, PR #2120) keeps it alive; the site's layer reads that reply with a
+            # timeout of its own (ginsite/layers.py).
+            self.env["REDIS_URL"] = f"{REDIS_BASE}/{BARE_REDIS_DB}?socket_timeout=10"
             _redis_flush(self.env["REDIS_URL"])
         _run([sys.executable, "setup_db.py", str(tables)], env=self.env, cwd=STACKBENCH)
 

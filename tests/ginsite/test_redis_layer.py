@@ -7,6 +7,7 @@ embedded default, whose layer is in memory."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 import redis
@@ -34,7 +35,7 @@ async def _flush(layer: RedisChannelLayer) -> None:
     await layer.close_pools()
 
 
-def test_received_messages_arrive_once_each_in_order_in_one_command_each(layer, monkeypatch):
+def test_waiting_messages_arrive_once_each_in_order_in_one_command_for_all(layer, monkeypatch):
     commands: list[str] = []
     execute = redis.asyncio.Redis.execute_command
 
@@ -42,7 +43,7 @@ def test_received_messages_arrive_once_each_in_order_in_one_command_each(layer, 
         commands.append(str(args[0]).upper())
         return await execute(self, *args, **options)
 
-    async def run() -> list[int]:
+    async def run() -> tuple[list[int], list[int]]:
         channel = await layer.new_channel()
         for number in range(5):
             await layer.send(channel, {"type": "x", "n": number})
@@ -50,36 +51,97 @@ def test_received_messages_arrive_once_each_in_order_in_one_command_each(layer, 
         got = [(await layer.receive(channel))["n"] for _ in range(5)]
         await asyncio.sleep(0.05)  # what channels-redis would fire off after each message
         monkeypatch.undo()
-        return got
+        await layer.send(channel, {"type": "x", "n": 5})
+        later = [(await layer.receive(channel))["n"]]
+        backup = layer.prefix + layer.non_local_name(channel) + "$inflight"
+        index = layer.consistent_hash(layer.non_local_name(channel))
+        backed_up = [layer.deserialize(m)["n"] for m in await layer.connection(index).zrange(backup, 0, -1)]
+        return got + later, backed_up
 
-    assert asyncio.run(run()) == [0, 1, 2, 3, 4]
+    got, backed_up = asyncio.run(run())
+    assert got == [0, 1, 2, 3, 4, 5]
     # channels-redis: a clean-up script, BZPOPMIN, ZADD and a ZPOPMIN fired off after it, per message.
-    assert commands == ["EVALSHA"] * 5 or commands == ["EVAL"] * 5, commands
+    assert commands == ["EVALSHA"] or commands == ["EVAL"], commands
+    # The first batch's backup copies went with the next script: only the message received last is backed up.
+    assert backed_up == [5]
 
 
-def test_a_message_whose_receive_was_cancelled_on_the_wire_comes_again(layer):
-    """The pop ran on Redis but its receiver never took the message (cancelled): the message waits in the
-    backup queue, and the next receive gets it; a message handed over is not received again."""
+def test_one_receive_takes_at_most_receive_batch_messages_off_the_channel(layer):
+    async def run() -> tuple[int, int, list[int]]:
+        layer.receive_batch = 3
+        channel = await layer.new_channel()
+        for number in range(5):
+            await layer.send(channel, {"type": "x", "n": number})
+        first = (await layer.receive(channel))["n"]
+        key = layer.prefix + layer.non_local_name(channel)
+        connection = layer.connection(layer.consistent_hash(layer.non_local_name(channel)))
+        left, backed_up = await connection.zcard(key), await connection.zcard(key + "$inflight")
+        rest = [(await layer.receive(channel))["n"] for _ in range(4)]
+        return left, backed_up, [first, *rest]
 
-    async def run() -> tuple[dict, dict, dict]:
+    left, backed_up, got = asyncio.run(run())
+    assert (left, backed_up) == (2, 3)  # three popped and backed up, two still on the channel
+    assert got == [0, 1, 2, 3, 4]
+
+
+def test_a_batch_is_shared_out_to_the_channels_of_the_process_it_was_sent_to(layer):
+    """One process channel carries the messages of every socket of the process: a batch popped by one
+    receive reaches each socket's receive, each message once."""
+
+    async def run() -> tuple[list, bool]:
+        first, second = await layer.new_channel(), await layer.new_channel()
+        for number in range(3):
+            await layer.send(first, {"type": "x", "n": number})
+            await layer.send(second, {"type": "x", "n": 10 + number})
+
+        async def three(channel):
+            return [(await layer.receive(channel))["n"] for _ in range(3)]
+
+        got = await asyncio.gather(three(first), three(second))
+        return list(got), await _waiting(layer, layer.non_local_name(first))
+
+    got, left = asyncio.run(run())
+    assert got == [[0, 1, 2], [10, 11, 12]]
+    assert left is False
+
+
+def test_a_batch_whose_receive_was_cancelled_on_the_wire_comes_again(layer):
+    """The pop ran on Redis but its receiver never took the messages (cancelled): they wait in the backup
+    queue, and the next receive gets them, in order; messages handed over are not received again."""
+
+    async def run() -> tuple[list, list, dict]:
         channel = await layer.new_channel()
         process_wide = layer.non_local_name(channel)  # "specific.<process>!": one queue for the process
         key = layer.prefix + process_wide
         index = layer.consistent_hash(process_wide)
         await layer.send(channel, {"type": "x", "n": 1})
         await layer.send(channel, {"type": "x", "n": 2})
-        # What a receive cancelled after its script ran leaves behind: the message popped and backed up, and
+        # What a receive cancelled after its script ran leaves behind: the messages popped and backed up, and
         # not marked as handed over.
         popped = await layer._brpop_with_clean(index, key, timeout=1)
-        assert layer.deserialize(popped)["n"] == 1
-        again = await layer.receive(channel)  # the cancelled one's message first, not lost
-        second = await layer.receive(channel)
+        again = [await layer.receive(channel), await layer.receive(channel)]  # not lost
         await layer.send(channel, {"type": "x", "n": 3})
-        third = await layer.receive(channel)  # not message 2 again: it was handed over
-        return again, second, third
+        third = await layer.receive(channel)  # not message 1 or 2 again: they were handed over
+        return [layer.deserialize(m)["n"] for m in popped], [m["n"] for m in again], third
 
-    again, second, third = asyncio.run(run())
-    assert (again["n"], second["n"], third["n"]) == (1, 2, 3)
+    popped, again, third = asyncio.run(run())
+    assert popped == [1, 2]
+    assert again == [1, 2]
+    assert third["n"] == 3
+
+
+def test_a_receive_cancelled_in_its_blocking_pop_loses_nothing_sent_after(layer):
+    async def run() -> dict:
+        channel = await layer.new_channel()
+        waiting = asyncio.ensure_future(layer.receive(channel))
+        await asyncio.sleep(0.2)  # in its blocking pop on an empty channel
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        await layer.send(channel, {"type": "x", "n": 4})
+        return await asyncio.wait_for(layer.receive(channel), timeout=3)
+
+    assert asyncio.run(run())["n"] == 4
 
 
 @pytest.fixture
@@ -150,3 +212,130 @@ def test_a_fan_out_over_two_shards_asks_both_side_by_side_and_delivers_each_fram
 async def _waiting(layer: RedisChannelLayer, channel: str) -> bool:
     index = layer.consistent_hash(channel) if "!" in channel else 0
     return bool(await layer.connection(index).zcard(layer.prefix + channel))
+
+
+@pytest.fixture
+def short_socket_timeout():
+    """The layer with a socket timeout (0.3 s) shorter than its blocking pop's (1 s): the relation of redis-py
+    8's defaults (5 s and channels-redis's 5 s) with the race made certain instead of likely."""
+    config = dict(settings.CHANNEL_LAYERS["default"]["CONFIG"])
+    config.update(prefix="test-blocking", hosts=[{**host, "socket_timeout": 0.3} for host in config["hosts"]])
+    made = RedisChannelLayer(**config)
+    made.brpop_timeout = 1
+    yield made
+    asyncio.run(_flush(made))
+
+
+def test_a_receive_on_an_empty_channel_outlasts_the_socket_timeout_and_gets_a_message_sent_later(short_socket_timeout):
+    """The blocking pop's reply may take its whole time on Redis (brpop_timeout) and more: the client must not
+    give up on it after the pool's socket timeout (redis-py then drops the connection, the error ends the
+    consumer, and a message Redis popped meanwhile is lost)."""
+    layer = short_socket_timeout
+
+    async def run() -> dict:
+        channel = await layer.new_channel()
+
+        async def send_later() -> None:
+            await asyncio.sleep(1.6)  # past the socket timeout and past one whole blocking pop
+            await layer.send(channel, {"type": "x", "n": 7})
+
+        sender = asyncio.ensure_future(send_later())
+        try:
+            return await asyncio.wait_for(layer.receive(channel), timeout=5)
+        finally:
+            await sender
+
+    assert asyncio.run(run())["n"] == 7
+
+
+class _SilentRedis:
+    """A TCP server that speaks enough Redis to let a client connect, answers the layer's non-blocking script
+    with nothing (an empty channel), and never answers a blocking pop: a Redis that hung."""
+
+    def __init__(self):
+        self.pops = 0
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    return
+                count = int(line[1:])
+                args = []
+                for _ in range(count):
+                    size = int((await reader.readline())[1:])
+                    args.append((await reader.readexactly(size + 2))[:-2])
+                name = args[0].upper()
+                if name == b"BZPOPMIN":
+                    self.pops += 1
+                    continue  # no answer, ever
+                if name == b"HELLO":
+                    writer.write(b"%1\r\n+proto\r\n:3\r\n")
+                else:
+                    writer.write(b"_\r\n" if name in (b"EVAL", b"EVALSHA") else b"+OK\r\n")
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            return
+
+
+def test_a_blocking_pop_that_redis_never_answers_fails_after_its_own_time_plus_the_socket_timeout():
+    """A dead Redis is still noticed on the blocking pop: its reply gets the pop's time on Redis plus the
+    socket timeout (1 + 0.3 s here), then the receive fails with redis-py's TimeoutError."""
+    silent = _SilentRedis()
+
+    async def run() -> float:
+        server = await asyncio.start_server(silent.serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        layer = RedisChannelLayer(hosts=[{"address": f"redis://127.0.0.1:{port}/0", "socket_timeout": 0.3}],
+                                  prefix="test-silent")
+        layer.brpop_timeout = 1
+        channel = await layer.new_channel()
+        started = time.monotonic()
+        try:
+            with pytest.raises(redis.exceptions.TimeoutError):
+                await asyncio.wait_for(layer.receive(channel), timeout=5)
+            return time.monotonic() - started
+        finally:
+            await layer.close_pools()
+            server.close()
+
+    elapsed = asyncio.run(run())
+    assert silent.pops == 1
+    assert 1.2 <= elapsed < 3, elapsed
+
+
+def test_a_message_the_blocking_pop_returns_costs_no_command_after_it(layer, monkeypatch):
+    """On a quiet channel a receive is the script (nothing waiting) and the blocking pop, then the hand-over:
+    no backup copy written after the pop (channels-redis: a ZADD per message)."""
+    commands: list[str] = []
+    execute = redis.asyncio.Redis.execute_command
+    receiver: list[asyncio.Task] = []
+
+    async def counted(self, *args, **options):
+        if asyncio.current_task() in receiver:  # the receive's commands, not the sender's
+            commands.append(str(args[0]).upper())
+        return await execute(self, *args, **options)
+
+    async def run() -> tuple[dict, dict]:
+        channel = await layer.new_channel()
+
+        async def send_later(n: int) -> None:
+            await asyncio.sleep(0.3)  # the receive is in its blocking pop by then
+            await layer.send(channel, {"type": "x", "n": n})
+
+        monkeypatch.setattr(redis.asyncio.Redis, "execute_command", counted)
+        sender = asyncio.ensure_future(send_later(1))
+        receiving = asyncio.ensure_future(layer.receive(channel))
+        receiver.append(receiving)
+        first = await asyncio.wait_for(receiving, timeout=3)
+        await sender
+        await asyncio.sleep(0.05)
+        monkeypatch.undo()
+        await layer.send(channel, {"type": "x", "n": 2})
+        return first, await asyncio.wait_for(layer.receive(channel), timeout=3)
+
+    first, second = asyncio.run(run())
+    assert (first["n"], second["n"]) == (1, 2)  # and message 1 not again
+    # The script only (the blocking pop is read on a connection of its own, not through execute_command).
+    assert commands in (["EVAL"], ["EVALSHA"]), commands
