@@ -31,6 +31,9 @@ SEARCH_LEVELS = ("expert",)
 #: Deals the expert plays per decision at most (about 30 ms median on one core of the 2-core machine).
 EXPERT_ITERATIONS = 32
 SEARCH_MARGIN = 2.5
+#: The expert values a round's result by its chance of winning the match after it (``search.match_value``), not
+#: by the round points alone.
+MATCH_AWARE = True
 #: The levels are distinct by design: below the expert each level slips now and then, throwing a random card of
 #: those in no meld (never the card just taken) instead of the discard its heuristic chose, this share of its
 #: plain discards (measured with ``python -m bench.gin``: each step at least 58 % against the one below).
@@ -38,6 +41,12 @@ SLIPS = {"simple": 0.22, "advanced": 0.15, "expert": 0.0}
 #: The expert's discard: deadwood left, plus how much the opponent may want the card, minus our chances.
 DANGER_WEIGHT = 0.8
 OUTS_WEIGHT = 0.3
+#: The expert's knock: with at most this much deadwood once the stock holds at most this many cards (any pair);
+#: late in a match (``LATE_POINTS``) it knocks by the second rule (a knock that is sure to score counts more).
+EXPERT_KNOCK = ((1, 31), (5, 10), (10, 6))
+EXPERT_KNOCK_LATE = ((10, 31),)
+#: Late in a match: either seat this many round points or fewer short of the target.
+LATE_POINTS = 0
 _INDEX = {code: i for i, code in enumerate(ALL_CARDS)}
 
 
@@ -81,19 +90,24 @@ def _slipped(view: dict[str, Any], action: dict[str, Any], share: float, rng: ra
 def _searched(view: dict[str, Any], prior: dict[str, Any], rng: random.Random, *, iterations: int,
               stop: Callable[[], bool] | None) -> dict[str, Any]:
     """The expert: the advanced player's action, unless the search finds another one better by more than
-    ``SEARCH_MARGIN`` standard errors on the same deals (the playouts are noisy; the heuristic is not bad)."""
+    ``SEARCH_MARGIN`` standard errors on the same deals (the playouts are noisy; the heuristic is not bad), or
+    better on some deals and worse on none."""
     actions = candidates(view)
     if prior not in actions:
         actions.insert(0, prior)
     if len(actions) == 1:
         return actions[0]
-    values = action_values(view, rng, iterations=iterations, stop=stop, actions=actions)
+    values = action_values(view, rng, iterations=iterations, stop=stop, actions=actions, match=MATCH_AWARE)
     best = values[0]
     if best.action == prior:
         return prior
     base = next(v for v in values if v.action == prior)
     lead, error = best.lead_over(base)
-    return best.action if lead > SEARCH_MARGIN * error else prior
+    if lead > SEARCH_MARGIN * error:
+        return best.action
+    # Never worse on any deal and better on some (e.g. a knock that wins the match on every deal): no noise there.
+    dominates = lead > 0 and all(a >= b for a, b in zip(best.results, base.results, strict=True))
+    return best.action if dominates else prior
 
 
 def _melded_in_best(hand: int, card: int) -> bool:
@@ -180,6 +194,15 @@ def _outs(hand: int, unseen: int) -> int:
     return (wanted & unseen).bit_count()
 
 
+def _late_in_match(view: dict[str, Any]) -> bool:
+    """Whether either seat is within ``LATE_POINTS`` of the match's target (a plain race to it)."""
+    target = int(view["options"].get("target") or 0)
+    totals = (view.get("scores") or {}).get("totals")
+    if target <= 0 or view["options"].get("hollywood") or not totals:
+        return False
+    return target - max(totals) <= LATE_POINTS
+
+
 def _expert(view: dict[str, Any], legal: list[dict[str, Any]], *, remember: bool) -> dict[str, Any]:
     hand = mask_of(view["hand"])
     phase = view["phase"]
@@ -215,7 +238,8 @@ def _expert(view: dict[str, Any], legal: list[dict[str, Any]], *, remember: bool
         # Against a player who knocks at once, waiting for gin pays (the bonus, no undercut) until the stock
         # runs low; measured in bench.gin (knocking at once won about 60 %, this about 70 %).
         stock = view["stock_size"]
-        if deadwood <= 1 or (deadwood <= 5 and stock <= 10) or stock <= 6:
+        rule = EXPERT_KNOCK_LATE if _late_in_match(view) else EXPERT_KNOCK
+        if any(deadwood <= most and stock <= below for most, below in rule):
             return {"action": "knock", "card": meter["best_discard"]}
     best: tuple[float, int] | None = None
     for choice in meter["discards"]:
