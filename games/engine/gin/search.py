@@ -39,10 +39,13 @@ DRAW_CAP = 200
 #: refused, and how much more often for each card near it they took from the pile and keep.
 REFUSED_FACTOR = 0.6
 TAKEN_FACTOR = 2.0
-#: The playout policy knocks with this much deadwood or less, or with any deadwood within the limit once the
-#: stock is this low: the searching seat as the advanced player does (waiting for gin pays against a player who
-#: knocks at once), the opponent at once (the prudent assumption: it leaves the least time).
-PLAYOUT_KNOCK = ((1, 8), (10, 31))  # (deadwood, stock) for the searching seat, then for the opponent
+#: The playout policy knocks with at most this much deadwood (within the limit) once the stock holds at most this
+#: many cards (any pair): the searching seat as the expert's heuristic does (``bots.EXPERT_KNOCK``: it waits for
+#: gin), the opponent at once (the prudent assumption: it leaves the least time).
+PLAYOUT_KNOCK: tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = (
+    ((0, 31), (4, 4), (10, 2)),  # the searching seat
+    ((10, 31),),  # the opponent
+)
 #: The search looks at this many plain discards (the best by deadwood left) and knocks (least deadwood).
 DISCARD_CANDIDATES = 4
 KNOCK_CANDIDATES = 2
@@ -292,10 +295,8 @@ def playout(position: Position, rules: Rules, me: int) -> int:
     draws = position.draws
     limit = rules.knock_limit
     pos = 0
-    knock_at = [0, 0]
-    knock_stock = [0, 0]
-    knock_at[me], knock_stock[me] = PLAYOUT_KNOCK[0]
-    knock_at[1 - me], knock_stock[1 - me] = PLAYOUT_KNOCK[1]
+    knock_rule = [PLAYOUT_KNOCK[1], PLAYOUT_KNOCK[1]]
+    knock_rule[me] = PLAYOUT_KNOCK[0]
     if phase == "first_turn":
         passes = position.passes
         while phase == "first_turn":
@@ -341,7 +342,7 @@ def playout(position: Position, rules: Rules, me: int) -> int:
         hand ^= BIT[card]
         hands[seat] = hand
         stock_left = len(stock) - pos
-        if left <= limit and (left <= knock_at[seat] or stock_left <= knock_stock[seat]):
+        if left <= limit and any(left <= most and stock_left <= below for most, below in knock_rule[seat]):
             return _knock_result(position, seat, rules)
         pile.append(card)
         if stock_left <= DEAD_STOCK or draws >= DRAW_CAP:
