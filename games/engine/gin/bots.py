@@ -41,6 +41,10 @@ SLIPS = {"simple": 0.22, "advanced": 0.15, "expert": 0.0}
 #: The expert's discard: deadwood left, plus how much the opponent may want the card, minus our chances.
 DANGER_WEIGHT = 0.8
 OUTS_WEIGHT = 0.3
+#: The expert's own weight of its chances (it plays for gin longer than the advanced player). Its heuristic alone
+#: over 1,000 mirrored matches against slip-free advanced / simple: 0.3 66.0 % / 74.5 %, 0.15 66.7 % / 75.0 %
+#: (within the noise), 0.6 64.7 % / 72.8 %, 1.0 63.5 % / 70.9 %; its danger weight 0.4 instead of 0.8: 66.3 % / 74.8 %.
+EXPERT_OUTS_WEIGHT = 0.3
 #: The expert's heuristic knocks with at most this much deadwood once the stock holds at most this many cards (any
 #: pair): it plays for gin until the stock runs out, against players who knock at once or soon. Measured with the
 #: expert's heuristic alone (no search) over the same 1,000 mirrored matches against slip-free advanced / simple:
@@ -241,7 +245,7 @@ def _expert(view: dict[str, Any], legal: list[dict[str, Any]], *, remember: bool
         card = _INDEX[choice["card"]]
         left = hand ^ BIT[card]
         score = (choice["deadwood"] + DANGER_WEIGHT * _danger(card, opp_has, opp_refused)
-                 - OUTS_WEIGHT * _outs(left, unseen))
+                 - (EXPERT_OUTS_WEIGHT if remember else OUTS_WEIGHT) * _outs(left, unseen))
         if best is None or score < best[0]:
             best = (score, card)
     assert best is not None

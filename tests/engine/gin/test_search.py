@@ -129,3 +129,10 @@ def test_a_knock_that_wins_the_match_on_every_deal_is_worth_all_of_it_and_the_ex
     assert plain == [(v.action, v.results) for v in action_values(_knock_for_eight((0, 0)), random.Random(1),
                                                                   iterations=32)]
     assert choose_action(view, "expert", random.Random(1)) == knock_ks
+
+
+def test_the_playouts_knock_for_the_searching_seat_as_the_experts_heuristic_does():
+    from games.engine.gin import bots, search
+
+    assert search.PLAYOUT_KNOCK[0] == bots.EXPERT_KNOCK
+    assert search.PLAYOUT_KNOCK[1] == ((10, 31),)  # the opponent: at once
