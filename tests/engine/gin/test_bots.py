@@ -78,6 +78,28 @@ def test_expert_goes_gin_when_it_can():
     assert act(m, "expert") == {"action": "knock", "card": "JH"}
 
 
+def _one_deadwood_early() -> gin.Match:
+    """Seat 0 to discard with three melds, AS loose and KS just drawn: it may knock with 1, 29 cards in the stock."""
+    m = start("3C 4C 5C 7H 7D 7S QH QD QS AS", "2H 6S 8C TD JC 9D KH 4S 9S JD", "8D", "9H KS", dealer=0)
+    return play(m, (1, PASS), (0, PASS), (1, STOCK), (1, {"action": "discard", "card": "KH"}), (0, STOCK))
+
+
+def test_the_expert_plays_for_gin_while_the_stock_lasts_where_advanced_knocks():
+    m = _one_deadwood_early()
+    assert act(m, "advanced") == {"action": "knock", "card": "KS"}
+    assert all(act(m, "expert", seed) == {"action": "discard", "card": "KS"} for seed in range(3))
+
+
+def test_the_experts_heuristic_knocks_on_the_last_turns_of_the_stock():
+    view = gin.view(_one_deadwood_early(), 0)
+    legal = view["legal_actions"]
+    assert bots._expert(view, legal, remember=True) == {"action": "discard", "card": "KS"}
+    for stock, deadwood_allowed in ((4, True), (5, False), (2, True)):
+        late = {**view, "stock_size": stock}
+        expected = "knock" if deadwood_allowed else "discard"
+        assert bots._expert(late, legal, remember=True)["action"] == expected
+
+
 def test_bot_levels_and_turn_are_checked():
     m = start(LOOSE, KNOCKER, "9C", dealer=0)
     with pytest.raises(ValueError, match="unknown bot level"):

@@ -3,15 +3,17 @@ seat saw, every legal action can be valued, and the values depend on the view, t
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine.gin import match as gin
+from games.engine.gin.bots import choose_action
 from games.engine.gin.melds import BIT, mask_of
-from games.engine.gin.search import action_values, determinise, knowledge_of
-from tests.engine.gin.helpers import PILE, STOCK, both_pass_then, discard, play, start
+from games.engine.gin.search import action_values, determinise, knowledge_of, match_value
+from tests.engine.gin.helpers import PASS, PILE, STOCK, both_pass_then, discard, play, start
 from tests.engine.gin.test_bots_view import positions, with_hidden_cards_redealt
 
 
@@ -93,3 +95,44 @@ def test_the_values_are_the_same_whatever_the_hidden_cards_are():
         first = action_values(view, random.Random(5), iterations=4, actions=legal)
         again = action_values(gin.view(other, other.to_act), random.Random(5), iterations=4, actions=legal)
         assert [(v.action, v.results) for v in first] == [(v.action, v.results) for v in again]
+
+
+def _knock_for_eight(totals: tuple[int, int]) -> dict:
+    """Seat 0 to discard with 3C-6C and three sevens melded, 2D AS 5H loose and KS just drawn: it may knock
+    with 8 (discarding KS) long before the stock runs low, at the match score ``totals``."""
+    m = start("3C 4C 5C 6C 7H 7D 7S 2D AS 5H", "2H 6S 8C TD JC QD KH 4S 9S JD", "8D", "9H KS", dealer=0,
+              target=100)
+    m = play(m, (1, PASS), (0, PASS), (1, STOCK), (1, discard("KH")), (0, STOCK))
+    return gin.view(dataclasses.replace(m, totals=totals), 0)
+
+
+def test_the_match_value_of_a_round_is_the_chance_of_winning_the_match_after_it():
+    view = _knock_for_eight((95, 60))
+    worth = match_value(view)
+    assert worth is not None
+    assert worth(5) == worth(40) == 100.0  # either reaches the target
+    assert worth(-40) == 0.0  # so does the opponent
+    assert 50 < worth(0) < 100 and worth(-10) < worth(0) < worth(1)
+    assert match_value(gin.view(positions(seed=3, count=1)[0], 0)) is None  # one round decides: round points
+
+
+def test_a_knock_that_wins_the_match_on_every_deal_is_worth_all_of_it_and_the_expert_takes_it():
+    # At 95 to 95 any scored round decides the match: the knock with 8 wins it on every deal dealt (the
+    # opponent holds high cards, no undercut), while discarding lets the opponent knock first on some.
+    view = _knock_for_eight((95, 95))
+    knock_ks = {"action": "knock", "card": "KS"}
+    values = action_values(view, random.Random(1), iterations=32, match=True)
+    assert values[0].action == knock_ks and set(values[0].results) == {100.0}
+    assert all(v.value < 100 for v in values[1:])
+    # Round points alone do not see the score: the same values at 95 to 95 as at 0 to 0.
+    plain = [(v.action, v.results) for v in action_values(view, random.Random(1), iterations=32)]
+    assert plain == [(v.action, v.results) for v in action_values(_knock_for_eight((0, 0)), random.Random(1),
+                                                                  iterations=32)]
+    assert choose_action(view, "expert", random.Random(1)) == knock_ks
+
+
+def test_the_playouts_knock_for_the_searching_seat_as_the_experts_heuristic_does():
+    from games.engine.gin import bots, search
+
+    assert search.PLAYOUT_KNOCK[0] == bots.EXPERT_KNOCK
+    assert search.PLAYOUT_KNOCK[1] == ((10, 31),)  # the opponent: at once
