@@ -118,6 +118,8 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
     - ``group_send_many`` does that for several groups at once, so a move's frames (one per seated user,
       one public) cost two round trips, not twelve;
     - ``group_add`` pipelines its two commands, and ``regroup`` joins and leaves several groups at once;
+    - ``send`` is one script (channels-redis: four commands), and a message to one socket's channel goes to the
+      Redis server its process receives from (channels-redis hashes the whole name there, see ``send``);
     - receiving messages that are already waiting takes one script for all of them (up to ``receive_batch``)
       instead of three commands for each, and the received messages leave their backup queue in the next
       receive's script instead of a command of their own (channels-redis: a ``ZPOPMIN`` per message, fired
@@ -173,6 +175,30 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         self._handed_over: dict[tuple[int, str], bool] = {}
         #: Per channel key: messages popped and backed up in one script, not yet handed over, oldest first.
         self._popped: dict[str, collections.deque[bytes]] = {}
+
+    async def send(self, channel, message):
+        """Put ``message`` on ``channel``: channels-redis's checks, expiry and capacity (``ChannelFull``), in one
+        script instead of four commands.
+
+        A process-specific channel (``specific.<process>!<socket>``) lives in its process's key
+        (``specific.<process>!``), and that key's Redis server is picked by a hash of it: the server the
+        process's receive pops from, and the one ``group_send`` delivers to. channels-redis's own ``send``
+        hashes the whole name instead, so with several Redis servers (``hosts``) a message sent to one socket
+        could wait on a server its process never reads, until it expired."""
+        assert isinstance(message, dict), "message is not a dict"
+        assert self.require_valid_channel_name(channel), "Channel name not valid"
+        assert "__asgi_channel__" not in message
+        if "!" in channel:
+            message = {**message, "__asgi_channel__": channel}
+            name = self.non_local_name(channel)
+            index = self.consistent_hash(name)
+        else:
+            name = channel
+            index = next(self._send_index_generator)
+        over = await self.connection(index).eval(self._DELIVER, 1, self.prefix + name, self.serialize(message),
+                                                 self.get_capacity(channel), time.time(), int(self.expiry))
+        if over:
+            raise ChannelFull(channel)
 
     async def _brpop_with_clean(self, index, channel, timeout, handed_over=False) -> list[bytes]:
         # channels-redis: a script that puts back what a cancelled receive left in the backup queue, then a

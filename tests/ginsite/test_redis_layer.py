@@ -11,6 +11,7 @@ import time
 
 import pytest
 import redis
+from channels.exceptions import ChannelFull
 from django.conf import settings
 
 from ginsite.layers import RedisChannelLayer
@@ -154,6 +155,43 @@ def two_shards():
     made = RedisChannelLayer(**config)
     yield made
     asyncio.run(_flush(made))
+
+
+def test_a_message_sent_to_one_socket_waits_on_the_shard_its_process_receives_from(two_shards):
+    """channels-redis's ``send`` picks the Redis server by a hash of the socket's whole channel name, its
+    receive by the process's part of it: a message could wait where the process never looks."""
+    layer = two_shards
+
+    async def run() -> tuple[list[int], int]:
+        channels = []
+        while len(channels) < 3:  # sockets whose whole name hashes to the other shard than their process's part
+            channel = await layer.new_channel()
+            if layer.consistent_hash(channel) != layer.consistent_hash(layer.non_local_name(channel)):
+                channels.append(channel)
+        for n, channel in enumerate(channels):
+            await layer.send(channel, {"type": "x", "n": n})
+        got = [(await asyncio.wait_for(layer.receive(channel), timeout=3))["n"] for channel in channels]
+        return got, await layer.connection(layer.consistent_hash(layer.non_local_name(channels[0]))).exists(
+            layer.prefix + layer.non_local_name(channels[0]))
+
+    got, left = asyncio.run(run())
+    assert got == [0, 1, 2]
+    assert left == 0  # each message received once, none left waiting
+
+
+def test_a_full_socket_channel_refuses_a_message_sent_to_it(two_shards):
+    layer = two_shards
+    layer.capacity = 2
+
+    async def run() -> list[int]:
+        channel = await layer.new_channel()
+        await layer.send(channel, {"type": "x", "n": 0})
+        await layer.send(channel, {"type": "x", "n": 1})
+        with pytest.raises(ChannelFull):
+            await layer.send(channel, {"type": "x", "n": 2})
+        return [(await layer.receive(channel))["n"] for _ in range(2)]
+
+    assert asyncio.run(run()) == [0, 1]
 
 
 def test_a_fan_out_over_two_shards_asks_both_side_by_side_and_delivers_each_frame_once(two_shards):
