@@ -23,7 +23,7 @@ from typing import Any
 
 from games.engine.cards import ALL_CARDS
 from games.engine.gin.melds import BIT, VALUE, arrange, deadwood_of, indexes_of, mask_of
-from games.engine.gin.search import NEAR, action_values, candidates, read_history
+from games.engine.gin.search import NEAR, PLAYOUT_KNOCK, action_values, candidates, read_history
 
 LEVELS = ("simple", "advanced", "expert")
 #: The levels whose decisions take a search (the live layer runs them off the referee's pass).
@@ -52,7 +52,7 @@ EXPERT_OUTS_WEIGHT = 0.3
 #: gin only until the stock holds 6, ((0, 31), (4, 6), (10, 3)), 65.3 % / 74.2 %; this rule 66.0 % / 74.5 %;
 #: gin only until the last turn, ((0, 31), (10, 2)), 66.1 % / 74.6 %. Knocking at once late in a match (either
 #: seat 25 or 40 points short) did not pay; the search knows the score (``search.match_value``).
-EXPERT_KNOCK = ((0, 31), (4, 4), (10, 2))
+EXPERT_KNOCK = PLAYOUT_KNOCK[0]  # written once, in search.py: its playouts knock for the searching seat by it
 #: The advanced player's knock, the same way.
 ADVANCED_KNOCK = ((1, 31), (5, 10), (10, 6))
 _INDEX = {code: i for i, code in enumerate(ALL_CARDS)}

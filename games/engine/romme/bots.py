@@ -292,13 +292,14 @@ def _wants_discard(view: dict, hand: list[str], level: str) -> bool:
         return True
     if level == "expert" and TAKE_FOR_LAYOFF and _lays_off_this_turn(view, hand, top):
         return True
-    if level == "expert" and SWAP_TO_OPEN and view["opened"][view["seat"]] and any(
+    if level == "expert" and (SWAP_TO_LAY or SWAP_CARD_WEIGHT) and any(
             meaning == top for _, meaning in _swappable(_table(view))):
-        return True  # swapped for a joker of the table this turn
-    if (level == "expert" and SWAP_CARD_WEIGHT and not view["opened"][view["seat"]]
-            and any(meaning == top for _, meaning in _swappable(_table(view)))
-            and best_opening(hand + [JOKER], opening_points=view["options"]["opening_points"]).reaches):
-        return True  # swapped for a joker of the table into the opening this turn
+        if view["opened"][view["seat"]]:
+            if SWAP_TO_LAY:  # an opened seat's swap is the one that lays (``_swap_to_lay``)
+                return True  # swapped for a joker of the table this turn
+        elif SWAP_CARD_WEIGHT and best_opening(hand + [JOKER],
+                                               opening_points=view["options"]["opening_points"]).reaches:
+            return True  # swapped for a joker of the table into the opening this turn
     with_top = hand + [top]
     _, augen_with = best_layout(with_top)
     _, augen_without = best_layout(hand)
