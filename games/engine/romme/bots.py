@@ -32,7 +32,8 @@ from games.engine.romme.melds import (
     hand_augen,
     most_cards_layout,
 )
-from games.engine.romme.round import layoff_ends
+from games.engine.romme.round import layoff_ends, swap_lays
+from games.engine.romme.round import swappable as _swappable
 
 LEVELS = ("simple", "advanced", "expert")
 #: The levels whose decisions search (the referee runs them in its thinker's worker, ``games.thinking``): the
@@ -310,32 +311,13 @@ def _wants_discard(view: dict, hand: list[str], level: str) -> bool:
     return gain >= hand_augen(top) and gain > 0
 
 
-def _swappable(table: list[tuple[int, int, Meld]]) -> list[tuple[int, str]]:
-    """(meld number, card) of every joker on the table that may be swapped for that natural card: a joker of a
-    set only from a set of four (the rules)."""
-    return [(number, meaning) for number, _, meld in table if not (meld.kind == "set" and len(meld.cards) < 4)
-            for card, meaning in zip(meld.cards, meld.stands_for, strict=True) if card == JOKER and meaning]
-
-
 def _swap_to_lay(hand: list[str], table: list[tuple[int, int, Meld]], opening_points: int | None = None
                  ) -> dict | None:
-    """A joker swap whose joker makes new melds with the hand (which makes none without it), the one that leaves
-    the fewest Augen; None if there is none. With ``opening_points`` (a seat that has not opened, whose hand does
-    not open) the swap whose joker makes the hand open: the opening that is worth most."""
+    """A joker swap whose joker makes new melds with the hand, the one that leaves the fewest Augen (the first of
+    the legal actions' ``swap_lays``); None if there is none. With ``opening_points`` (a seat that has not
+    opened, whose hand does not open) the swap whose joker makes the hand open: the opening that is worth most."""
     best: tuple[int, dict] | None = None
-    for number, meaning in _swappable(table):
-        if meaning not in hand:
-            continue
-        rest = _remove(hand, [meaning]) + [JOKER]
-        if opening_points is None:
-            melds, augen = best_layout(rest)
-        else:
-            opening = best_opening(rest, opening_points=opening_points)
-            melds, augen = (opening.melds, -opening.value) if opening.reaches else ((), 0)
-        if not melds:
-            continue
-        action = {"action": "swap", "meld": number, "card": meaning,
-                  "then": {"action": "lay", "melds": [list(m) for m in melds]}}
+    for augen, action in swap_lays(hand, table, opening_points=opening_points):
         if best is None or augen < best[0]:
             best = (augen, action)
     return best[1] if best else None
@@ -395,7 +377,8 @@ def choose_action(view: dict, level: str, rng: random.Random, stop: Callable[[],
         natural = [a for a in layoffs if a["card"] != JOKER]
         if natural:
             return max(natural, key=lambda a: (hand_augen(a["card"]), a["card"]))
-        swaps = [a for a in legal if a["action"] == "swap"]
+        # The swaps that lay their joker off again (a swap into new melds is ``_swap_to_lay``'s, the expert's).
+        swaps = [a for a in legal if a["action"] == "swap" and a["then"]["action"] == "lay_off"]
         if swaps:
             return swaps[0]
         if layoffs:

@@ -19,6 +19,7 @@ from games.engine.romme.melds import (
     SET,
     InvalidMeld,
     Meld,
+    best_layout,
     best_opening,
     hand_augen,
     meld_codes_sorted,
@@ -133,6 +134,38 @@ def layoff_ends(meld: Meld, card: str) -> list[str | None]:
     if high < 14 and (rank == high + 1 or (rank == 1 and high == 13)):
         ends.append("high")
     return ends
+
+
+def swappable(table: Sequence[tuple[int, int, Meld]]) -> list[tuple[int, str]]:
+    """(meld number, card) of every joker on the table ((number, owner, meld) each) that may be swapped for that
+    natural card: a joker of a set only from a set of four (the rules)."""
+    return [(number, meaning) for number, _, meld in table if not (meld.kind == SET and len(meld.cards) < 4)
+            for card, meaning in zip(meld.cards, meld.stands_for, strict=True) if card == JOKER and meaning]
+
+
+def swap_lays(hand: Sequence[str], table: Sequence[tuple[int, int, Meld]], opening_points: int | None = None
+              ) -> list[tuple[int, dict]]:
+    """Per joker of the table whose card the hand holds, the swap whose freed joker makes new melds with the hand
+    (the solver's layout of the hand with the joker instead of the card, keeping a card to discard), with the Augen
+    it leaves: (augen, action). With ``opening_points`` (a seat that has not opened) only a swap whose lay opens,
+    its Augen the opening's value negated (the most valuable opening first). The expert's swap is the first of
+    these with the fewest Augen; the legal actions list them all, so the table page offers each."""
+    found: list[tuple[int, dict]] = []
+    for number, meaning in swappable(table):
+        if meaning not in hand:
+            continue
+        rest = list(hand)
+        rest.remove(meaning)
+        rest.append(JOKER)
+        if opening_points is None:
+            melds, augen = best_layout(rest)
+        else:
+            opening = best_opening(rest, opening_points=opening_points)
+            melds, augen = (opening.melds, -opening.value) if opening.reaches else ((), 0)
+        if melds:
+            found.append((augen, {"action": "swap", "meld": number, "card": meaning,
+                                  "then": {"action": "lay", "melds": [list(m) for m in melds]}}))
+    return found
 
 
 def laid_off_on_others(moves: Sequence[dict], seats: int) -> list[bool]:
@@ -518,7 +551,8 @@ class Round:
     # -- what may be done --------------------------------------------------------------------------------
 
     def legal_actions(self) -> list[dict]:
-        """Every draw, discard and lay-off the seat to act may send now, plus the solver's lays and swaps.
+        """Every draw, discard and lay-off the seat to act may send now, plus the solver's lays and swaps (a swap
+        whose freed joker is laid off, and one whose joker goes into new melds or, before opening, the opening).
 
         Lays cannot all be listed (any meld of the hand may be laid): the list holds the best opening or
         lay-out the solver finds; the server accepts every legal lay, listed or not.
@@ -548,6 +582,8 @@ class Round:
                                 action["end"] = end
                             actions.append(action)
                 actions.extend(self._swap_suggestions(seat))
+            else:
+                actions.extend(self._swap_lay_suggestions(seat))  # a swap into the opening
             lay = self._lay_suggestion(seat)
             if lay:
                 actions.append(lay)
@@ -594,7 +630,24 @@ class Round:
                             then["end"] = ends[0]
                         suggestions.append({"action": "swap", "meld": t.number, "card": meaning, "then": then})
                         break
-        return suggestions
+        return suggestions + self._swap_lay_suggestions(seat)
+
+    def _swap_lay_suggestions(self, seat: int) -> list[dict]:
+        """The swaps whose freed joker goes into new melds (``swap_lays``; before opening, into the opening),
+        each one the engine accepts here."""
+        hand = self.hands[seat]
+        if len(hand) < 3:
+            return []
+        table = [(t.number, t.owner, t.meld) for t in self.melds]
+        limit = None if self.opened[seat] else self.opening_points
+        accepted = []
+        for _, action in swap_lays(hand, table, opening_points=limit):
+            try:
+                self.clone().apply(seat, action)
+            except IllegalAction:
+                continue
+            accepted.append(action)
+        return accepted
 
     def timeout_discard(self, seat: int) -> str:
         """The card the server discards for a player whose time ran out after drawing."""

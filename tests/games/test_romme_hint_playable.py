@@ -1,0 +1,72 @@
+"""A Rommé hint (the Tipp button) and the post-match analysis name the expert's move; the table page plays a move
+from the seat's legal actions (its lay-off and swap buttons) or a lay from its meld builder. So the expert's swap
+of a joker off the table into a new meld, or into its opening, must be among the legal actions the seat's view
+carries, and the engine must accept it: positions written out card by card."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from games import registry, thinking
+from games.engine.errors import IllegalAction
+from games.engine.romme import analysis
+from tests.engine.romme.helpers import position
+
+#: (hands, position keywords, the melds the swap's joker lays): seat 0 has drawn and is to lay or discard.
+SWAPS_INTO_NEW_MELDS = {
+    # Opened: the joker of 7D 8D JK TD stands for the 9D of the hand; freed, it makes 5C 5H JK.
+    "opened": (["5H 5C 9D KS", "2S 3S 4D"], {"drawn": "2D", "melds": ((1, "7D 8D JK TD"),), "opened": (0,)},
+               [["5C", "5H", "JK"]]),
+    # Not opened: 30 in queens is short of 40; the joker freed by the 9D makes KC KS JK: 60, the opening.
+    "opening": (["KC KS QH QS QD 2S 9D", "2S 3S 4D"], {"drawn": "3C", "melds": ((1, "7D 8D JK TD"),)},
+                [["QD", "QH", "QS"], ["KC", "KS", "JK"]]),
+}
+
+
+def seat_view(hands, kwargs):
+    entry = registry.get("romme")
+    r = position(hands, **kwargs)
+    m = entry.engine.new_match({"seats": r.seats}, rng=random.Random(1))
+    m.round = r
+    return entry, m, entry.view(m, 0)
+
+
+@pytest.mark.parametrize("case", sorted(SWAPS_INTO_NEW_MELDS))
+def test_the_hints_swap_into_new_melds_is_a_legal_action_the_page_can_send(case):
+    hands, kwargs, melds = SWAPS_INTO_NEW_MELDS[case]
+    entry, m, view = seat_view(hands, kwargs)
+    # The hint's own path: the entry's bots module searched in the worker (here in this process, a long budget).
+    hint = thinking.think(entry.bots.__name__, view, thinking.HINT_LEVEL, 7, 60.0)
+    assert hint == {"action": "swap", "meld": 1, "card": "9D", "then": {"action": "lay", "melds": melds}}
+    assert hint in view["legal_actions"]
+    played = entry.engine.apply_action(m, 0, hint, rng=random.Random(2))
+    assert list(played.round.melds[0].meld.cards) == ["7D", "8D", "9D", "TD"]
+    assert [list(t.meld.cards) for t in played.round.melds[1:]] == melds
+    assert played.round.opened[0]
+
+
+@pytest.mark.parametrize("case", sorted(SWAPS_INTO_NEW_MELDS))
+def test_the_analysis_best_move_is_the_hints_legal_swap(case):
+    """The analysis weighs each decision against the expert's move: for these positions the same swap as the
+    hint (played, it costs nothing and no playout runs: the written-out positions are not whole decks)."""
+    hands, kwargs, melds = SWAPS_INTO_NEW_MELDS[case]
+    _, _, view = seat_view(hands, kwargs)
+    swap = {"action": "swap", "meld": 1, "card": "9D", "then": {"action": "lay", "melds": melds}}
+    judged = analysis.analyse(view, swap, random.Random(3), playouts=1)
+    assert judged["best"] == swap and judged["cost"] == 0.0 and judged["samples"] == 0
+    assert judged["best"] in view["legal_actions"]
+
+
+def test_every_listed_swap_into_new_melds_is_accepted_and_a_bad_one_changes_nothing():
+    entry, m, view = seat_view(*SWAPS_INTO_NEW_MELDS["opened"][:2])
+    swaps = [a for a in view["legal_actions"] if a["action"] == "swap"]
+    assert {a["then"]["action"] for a in swaps} == {"lay_off", "lay"}  # both ways for the joker are offered
+    for action in swaps:
+        entry.engine.apply_action(m, 0, action, rng=random.Random(2))  # on a copy: the match is not changed
+    bad = {"action": "swap", "meld": 1, "card": "9D", "then": {"action": "lay", "melds": [["5C", "KS", "JK"]]}}
+    before = entry.engine.view(m, 0)
+    with pytest.raises(IllegalAction, match="not a valid meld|meld"):
+        entry.engine.apply_action(m, 0, bad, rng=random.Random(2))
+    assert entry.engine.view(m, 0) == before
