@@ -49,6 +49,15 @@ def table_words() -> dict[str, Any]:
         "lay_off_low": _("{card} unten an Meldung {n} anlegen"),
         "lay_off_high": _("{card} oben an Meldung {n} anlegen"),
         "swap_joker": _("{card} gegen den Joker in Meldung {n} tauschen"),
+        "swap_joker_lay": _("{card} gegen den Joker in Meldung {n} tauschen und auslegen: {melds}"),
+        "swap_take": _("{card} gegen den Joker in Meldung {n} tauschen und mit ihm selbst melden"),
+        "swap_token": _("Joker aus Meldung {n} (dafür kommt {card} hinein)."),
+        "swap_place_joker": _("Wähle ihn mit Karten deiner Hand als neue Meldung."),
+        "swap_lay_out": _forms(
+            ngettext("Tauschen und auslegen ({n} Punkt)", "Tauschen und auslegen ({n} Punkte)", 1),
+            ngettext("Tauschen und auslegen ({n} Punkt)", "Tauschen und auslegen ({n} Punkte)", 2),
+        ),
+        "swap_cancel": _("Tausch abbrechen"),
         "cannot_lay_off_here": _("{card} passt nicht an Meldung {n}."),
         # --- the Tipp: the expert's move for this seat (a `hint` frame), in words
         "tip": _("Tipp"),
@@ -58,6 +67,7 @@ def table_words() -> dict[str, Any]:
         "tip_lay": _("Tipp: auslegen – {melds}."),
         "tip_lay_off": _("Tipp: {card} an Meldung {n} anlegen."),
         "tip_swap": _("Tipp: {card} gegen den Joker in Meldung {n} tauschen."),
+        "tip_swap_lay": _("Tipp: {card} gegen den Joker in Meldung {n} tauschen und auslegen – {melds}."),
         "tip_discard": _("Tipp: {card} abwerfen."),
         # --- what the others did
         "mv_lay_out": _forms(

@@ -55,7 +55,8 @@ function stagedReady() {
 /** Stage melds given as card codes (the server's suggestion), picking matching keys from the hand. */
 function stageMelds(melds) {
   const v = view();
-  const free = handKeys(v.hand || []).filter((key) => !store.staged.some((meld) => meld.includes(key)));
+  const reserved = store.swapping ? store.swapping.key : null;
+  const free = handKeys(v.hand || []).filter((key) => key !== reserved && !store.staged.some((meld) => meld.includes(key)));
   for (const meld of melds) {
     const keys = [];
     for (const code of meld) {
@@ -68,6 +69,57 @@ function stageMelds(melds) {
 }
 
 // --- lay-offs and swaps --------------------------------------------------------------------------------------
+
+// A joker swap the player composes: the card of the hand (its key, kept back) goes in for the joker of meld
+// `meld`, and the freed joker, shown beside the melds being built as its own card (the key SWAP_KEY), joins a
+// new meld; "Tauschen und auslegen" sends the swap with those melds as its lay (before opening: the opening).
+// Only a swap the legal actions offer for that card and meld may be started (the server still checks it all).
+const SWAP_KEY = "JK#swap";
+
+/** The swap being composed, if the legal actions still offer its card and meld (else it is dropped). */
+function swapping() {
+  const current = store.swapping;
+  if (!current) return null;
+  const hand = handKeys(view()?.hand || []);
+  const offered = legalOf("swap").some((a) => a.card === current.card && String(a.meld) === String(current.meld));
+  if (offered && hand.includes(current.key)) return current;
+  store.swapping = null;
+  store.selected.delete(SWAP_KEY);
+  store.staged = store.staged.map((meld) => meld.filter((key) => key !== SWAP_KEY)).filter((meld) => meld.length);
+  return null;
+}
+
+function startSwap(key, meld) {
+  store.swapping = { key, card: codeOf(key), meld: String(meld) };
+  store.selected.clear();
+  store.selected.add(SWAP_KEY);
+  store.staged = store.staged.map((keys) => keys.filter((k) => k !== key)).filter((keys) => keys.length);
+  rerender();
+}
+
+function cancelSwap() {
+  store.swapping = null;
+  store.selected.delete(SWAP_KEY);
+  store.staged = store.staged.map((meld) => meld.filter((key) => key !== SWAP_KEY)).filter((meld) => meld.length);
+  rerender();
+}
+
+/** The freed joker's card beside the melds being built: a click chooses it (or not) for the next meld. */
+function swapToken(current) {
+  const placed = store.staged.some((meld) => meld.includes(SWAP_KEY));
+  const box = el("div", { class: "meld-swap", id: "swap-joker" });
+  const text = t("swap_token", { card: short(current.card), n: current.meld });
+  const token = cardElement("JK", { tag: "button", small: true, lang: LANG });
+  token.dataset.swapKey = SWAP_KEY;
+  token.classList.toggle("is-selected", store.selected.has(SWAP_KEY));
+  token.classList.toggle("is-staged", placed);
+  token.setAttribute("aria-pressed", store.selected.has(SWAP_KEY) ? "true" : "false");
+  token.setAttribute("aria-label", text);
+  token.title = text;
+  token.disabled = placed;
+  box.append(token, el("span", { class: "meld-swap__note", text: placed ? text : `${text} ${t("swap_place_joker")}` }));
+  return box;
+}
 
 /** Melds a selected card may be laid off on (or swapped into), by the legal actions (numbers as strings). */
 function targetMelds() {
@@ -104,7 +156,7 @@ addDropTarget(
   "#melds",
   (key) => {
     // Dropped on the table but not on a meld: start or extend a meld being built.
-    if (store.staged.some((meld) => meld.includes(key))) return false;
+    if (store.staged.some((meld) => meld.includes(key)) || (store.swapping && store.swapping.key === key)) return false;
     const last = store.staged[store.staged.length - 1];
     if (!last || last.length >= 3) store.staged.push([key]);
     else last.push(key);
@@ -118,6 +170,12 @@ addDropTarget(
 // A click on a meld lays the one chosen card off there; a click on a meld being built takes it back to the
 // hand. Enter and space do the same for the keyboard.
 root.addEventListener("click", (event) => {
+  if (event.target.closest("#swap-joker [data-swap-key]")) {
+    if (store.selected.has(SWAP_KEY)) store.selected.delete(SWAP_KEY);
+    else store.selected.add(SWAP_KEY);
+    rerender();
+    return;
+  }
   const staged = event.target.closest("#melds .meld--staged");
   if (staged) {
     store.staged.splice(Number(staged.dataset.staged), 1);
@@ -125,13 +183,13 @@ root.addEventListener("click", (event) => {
     return;
   }
   const meld = event.target.closest("#melds .meld[data-meld]");
-  if (meld && store.selected.size === 1) layOff([...store.selected][0], meld.dataset.meld);
+  if (meld && store.selected.size === 1 && !store.selected.has(SWAP_KEY)) layOff([...store.selected][0], meld.dataset.meld);
 });
 
 root.addEventListener("keydown", (event) => {
   if (!event.target.closest || (event.key !== "Enter" && event.key !== " ")) return;
   const meld = event.target.closest("#melds .meld[data-meld]");
-  if (meld && store.selected.size === 1) {
+  if (meld && store.selected.size === 1 && !store.selected.has(SWAP_KEY)) {
     event.preventDefault();
     layOff([...store.selected][0], meld.dataset.meld);
   }
@@ -164,9 +222,11 @@ function renderMelds(area, tb, v) {
     bySeat.get(owner).push({ number: meld.number ?? index + 1, meld });
   }
   // The melds being built come first (and stay in view while the table's melds scroll under them).
-  if (store.staged.length) {
+  const current = swapping();
+  if (store.staged.length || current) {
     const row = el("div", { class: "meld-row meld-row--staged" });
     row.append(el("span", { class: "meld-row__owner", text: t("your_new_melds") }));
+    if (current) row.append(swapToken(current));
     for (const [i, keys] of store.staged.entries()) {
       const preview = previewOf(keys);
       const cards = preview.status === "ok" ? preview.meld : keys.map(codeOf);
@@ -256,16 +316,21 @@ function renderNumbers(box, v) {
 
 // --- the Tipp ---------------------------------------------------------------------------------------------
 
+const meldsText = (melds) => (melds || []).map((meld) => meld.map(short).join(" ")).join(" · ");
+
 /** What the expert advises (a `hint` frame's action), in words; null for an action this page has no words for. */
 function tipText(v, action) {
   switch (action.action) {
     case "draw":
       return action.from === "stock" ? t("tip_draw_stock") : t("tip_take_pile", { card: v.discard_top ? short(v.discard_top) : "" });
     case "lay":
-      return t("tip_lay", { melds: (action.melds || []).map((meld) => meld.map(short).join(" ")).join(" · ") });
+      return t("tip_lay", { melds: meldsText(action.melds) });
     case "lay_off":
       return t("tip_lay_off", { card: short(action.card), n: action.meld });
     case "swap":
+      if (action.then && action.then.action === "lay") {
+        return t("tip_swap_lay", { card: short(action.card), n: action.meld, melds: meldsText(action.then.melds) });
+      }
       return t("tip_swap", { card: short(action.card), n: action.meld });
     case "discard":
       return t("tip_discard", { card: short(action.card) });
@@ -286,6 +351,9 @@ function tipButton(bar) {
 
 function renderActions(bar, v) {
   tipButton(bar);
+  const current = swapping();
+  // The card going in for the joker stays in the hand until the swap is sent: marked as used.
+  if (current) root.querySelector(`#hand [data-key="${CSS.escape(current.key)}"]`)?.classList.add("is-staged");
   const selected = selectedCodes();
   const choice = (store.endChoice || []).filter((a) => legal().some((b) => JSON.stringify(a) === JSON.stringify(b)));
   store.endChoice = choice;
@@ -322,14 +390,35 @@ function renderActions(bar, v) {
         id: "btn-stage",
         disabled: selected.length < 3,
         onclick: () => {
-          store.staged.push([...store.selected]);
+          store.staged.push([...store.selected].filter((key) => !current || key !== current.key));
           store.selected.clear();
           rerender();
         },
       }),
     );
   }
-  if (store.staged.length) {
+  if (current) {
+    // The composed swap: sent with the melds being built as its lay, once the freed joker is in one of them.
+    const placed = store.staged.some((meld) => meld.includes(SWAP_KEY));
+    bar.append(
+      button(t("swap_lay_out", { n: stagedTotal() }), {
+        id: "btn-swap-lay-out",
+        kind: "primary",
+        disabled: !placed || !stagedReady(),
+        title: placed ? undefined : t("swap_place_joker"),
+        onclick: () => {
+          const melds = stagedPreviews().map((p) => p.meld);
+          const action = { action: "swap", meld: Number(current.meld), card: current.card, then: { action: "lay", melds } };
+          if (sendAction(action)) {
+            store.staged = [];
+            store.swapping = null;
+            store.selected.delete(SWAP_KEY);
+          }
+        },
+      }),
+      button(t("swap_cancel"), { id: "btn-swap-cancel", kind: "ghost", onclick: cancelSwap }),
+    );
+  } else if (store.staged.length) {
     bar.append(
       button(t("lay_out", { n: stagedTotal() }), {
         id: "btn-lay-out",
@@ -350,9 +439,10 @@ function renderActions(bar, v) {
       }),
     );
   }
-  if (selected.length !== 1 || choice.length) return;
+  if (selected.length !== 1 || choice.length || store.selected.has(SWAP_KEY)) return;
   // The chosen card's lay-offs and swaps as buttons too: reachable without dragging, by keyboard.
   const card = selected[0];
+  const key = [...store.selected][0];
   const layoffs = legalOf("lay_off").filter((a) => a.card === card);
   const seen = new Set();
   for (const action of layoffs) {
@@ -367,9 +457,21 @@ function renderActions(bar, v) {
       }),
     );
   }
+  // Each swap the server lists (its joker laid off again, or into the melds its solver found), and for each
+  // joker the card may replace, the swap whose new melds the player builds.
+  const joker = new Set();
   for (const swap of legalOf("swap")) {
     if (swap.card !== card) continue;
-    bar.append(button(t("swap_joker", { card: short(swap.card), n: swap.meld }), { kind: "ghost", extra: "btn-swap", onclick: () => sendAction(swap) }));
+    joker.add(String(swap.meld));
+    const lays = swap.then && swap.then.action === "lay";
+    const text = lays
+      ? t("swap_joker_lay", { card: short(swap.card), n: swap.meld, melds: meldsText(swap.then.melds) })
+      : t("swap_joker", { card: short(swap.card), n: swap.meld });
+    bar.append(button(text, { kind: "ghost", extra: lays ? "btn-swap btn-swap-lay" : "btn-swap", onclick: () => sendAction(swap) }));
+  }
+  if (current) return;
+  for (const meld of joker) {
+    bar.append(button(t("swap_take", { card: short(card), n: meld }), { kind: "ghost", extra: "btn-swap-take", onclick: () => startSwap(key, meld) }));
   }
 }
 

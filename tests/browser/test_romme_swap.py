@@ -1,0 +1,123 @@
+"""A Rommé joker swap whose freed joker goes into a new meld (or into the opening), played from the table page:
+the player builds the new meld with the joker beside the melds being built and sends swap and lay as one
+action, or plays the swap the Tipp names from the button the legal actions give. Positions are written out card
+by card into the table's state while it is the player's turn (no referee runs beside this server)."""
+
+import pytest
+from django.db.models import F
+
+from accounts.models import Profile
+from games import registry, services
+from games.models import Table
+from tests.browser.conftest import signed_in_page
+from tests.browser.people import confirmed_user
+from tests.engine.romme.helpers import position
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def open_page(browser, live_server_url):
+    contexts = []
+
+    def make(user, *, locale="de-DE"):
+        return signed_in_page(browser, live_server_url, user, contexts, locale=locale,
+                              viewport={"width": 1280, "height": 900})
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def table_at(hands, **kwargs):
+    """A two-seat Rommé table of anna (seat 0) and ben, seat 0 to lay or discard in the position written out."""
+    anna, ben = confirmed_user("anna"), confirmed_user("ben")
+    table = services.table_create_seated(game="romme", users=[anna, ben], options={"seats": 2}, ranked=False)
+    entry = registry.get("romme")
+    match = entry.engine.Match.from_json(Table.objects.get(pk=table.pk).state)
+    match.round = position(hands, **kwargs)
+    Table.objects.filter(pk=table.pk).update(state=entry.stored_state(match), version=F("version") + 1,
+                                             turn_deadline=None)
+    return table.pk, anna
+
+
+def view(page):
+    return page.evaluate("window.gameTable.frame.view")
+
+
+def ready(page, table_id):
+    page.goto(f"/spielen/tisch/{table_id}/")
+    page.wait_for_selector("#table-app[data-connected='1'][data-hand]")
+    page.wait_for_function("() => window.gameTable.moving === 0")
+
+
+def card(page, key):
+    page.click(f"#hand .pcard[data-key='{key}']")
+
+
+def sent_and_answered(page, click):
+    version = page.evaluate("window.gameTable.version")
+    click()
+    page.wait_for_function(f"() => window.gameTable.version > {version}")
+
+
+def test_a_player_swaps_a_joker_and_lays_a_new_meld_with_it_built_on_the_page(live_server_url, open_page):
+    # Opened; the joker of ben's 7D 8D JK TD stands for the 9D of the hand: with 5H 5C it makes a set.
+    table_id, anna = table_at(["5H 5C 9D KS", "2S 3S 4D"], drawn="2D", melds=((1, "7D 8D JK TD"),), opened=(0,))
+    page = open_page(anna)
+    ready(page, table_id)
+    card(page, "9D#0")
+    # The listed swaps: the joker laid off again, the solver's new meld, and the one the player builds.
+    assert page.locator(".btn-swap").count() == 2
+    assert page.locator(".btn-swap-lay").count() == 1
+    assert "tauschen und auslegen" in page.locator(".btn-swap-lay").inner_text()
+    page.click(".btn-swap-take")
+    token = page.locator("#swap-joker [data-swap-key]")
+    assert token.get_attribute("aria-pressed") == "true"
+    assert "is-staged" in page.locator("#hand .pcard[data-key='9D#0']").get_attribute("class")
+    # Bad input first: the joker with 5H and KS is no meld; the page says so and will not send it.
+    card(page, "5H#0")
+    card(page, "KS#0")
+    page.click("#btn-stage")
+    page.wait_for_selector("#melds .meld--staged[data-status='invalid']")
+    assert page.locator("#btn-swap-lay-out").is_disabled()
+    page.click("#melds .meld--staged")  # back to the hand (and the joker beside the melds being built)
+    assert page.locator("#btn-swap-lay-out").is_disabled()  # the joker is in no meld yet
+    page.click("#swap-joker [data-swap-key]")
+    card(page, "5H#0")
+    card(page, "5C#0")
+    page.click("#btn-stage")
+    page.wait_for_selector("#melds .meld--staged[data-status='ok']")
+    sent_and_answered(page, lambda: page.click("#btn-swap-lay-out"))
+    after = view(page)
+    assert [sorted(m["cards"]) for m in after["melds"]] == [["7D", "8D", "9D", "TD"], ["5C", "5H", "JK"]]
+    assert sorted(after["hand"]) == ["2D", "KS"]
+    assert [m["action"] for m in after["history"]][-1] == "swap"
+    assert page.locator("#swap-joker").count() == 0
+    assert not page.errors, page.errors
+    state = Table.objects.get(pk=table_id).state
+    assert sorted(state["round"]["melds"][1]["cards"]) == ["5C", "5H", "JK"]
+
+
+def test_the_tipps_swap_into_the_opening_is_named_and_played_from_its_button_in_english(live_server_url, open_page):
+    # Not opened: 30 in queens; the 9D swapped for the joker of 7D 8D JK TD makes KC KS JK: 60, an opening.
+    table_id, anna = table_at(["KC KS QH QS QD 2S 9D", "2S 3S 4D"], drawn="3C", melds=((1, "7D 8D JK TD"),),
+                              to_act=0)
+    Profile.objects.filter(user=anna).update(language="en")
+    page = open_page(anna, locale="en-GB")
+    ready(page, table_id)
+    page.click("#btn-tip")
+    tip = page.locator("#tip-note")
+    tip.wait_for(timeout=15_000)
+    assert tip.get_attribute("data-action") == "swap"
+    assert "Hint: swap" in tip.inner_text() and "for the joker in meld 1 and lay" in tip.inner_text()
+    card(page, "9D#0")
+    lay = page.locator(".btn-swap-lay")
+    assert lay.count() == 1 and lay.inner_text().startswith("Swap")
+    sent_and_answered(page, lambda: lay.click())
+    after = view(page)
+    assert after["opened"][0] is True
+    assert sorted(after["hand"]) == ["2S", "3C"]
+    assert [m["cards"] for m in after["melds"]][0] == ["7D", "8D", "9D", "TD"]
+    assert not page.errors, page.errors
+
