@@ -121,3 +121,38 @@ def test_the_tipps_swap_into_the_opening_is_named_and_played_from_its_button_in_
     assert [m["cards"] for m in after["melds"]][0] == ["7D", "8D", "9D", "TD"]
     assert not page.errors, page.errors
 
+
+
+def test_a_hand_romme_below_the_minimum_lays_its_lay_offs_with_the_melds_in_one_action(live_server_url, open_page):
+    # Not opened: 2C 3C 4C and three fives are 24 points, short of 40; with the 9H laid off on ben's hearts only
+    # the KS is left: a Hand-Rommé, which must be one action (the Tipp names it so).
+    table_id, anna = table_at(["2C 3C 4C 5H 5S 5D 9H", "2S 3S 4D"], drawn="KS", melds=((1, "6H 7H 8H"),))
+    page = open_page(anna)
+    ready(page, table_id)
+    page.click("#btn-tip")
+    tip = page.locator("#tip-note")
+    tip.wait_for(timeout=15_000)
+    assert "dazu anlegen" in tip.inner_text() and "an Meldung 1" in tip.inner_text()
+    # A card sent to the table's meld before any meld is being built: refused on the page, nothing sent.
+    card(page, "9H#0")
+    page.click("#melds .meld[data-meld='1']")
+    page.locator("#toast").get_by_text("passt nicht an Meldung 1").wait_for()
+    # Chosen no more (a click without a second one in time: two quick clicks would discard it).
+    page.locator("#hand .pcard[data-key='9H#0']").dispatch_event("click")
+    assert page.evaluate("window.gameTable.selected") == []
+    for meld in (("2C#0", "3C#0", "4C#0"), ("5H#0", "5S#0", "5D#0")):
+        for key in meld:
+            card(page, key)
+        page.click("#btn-stage")
+    card(page, "9H#0")
+    page.click("#melds .meld[data-meld='1']")
+    chip = page.locator("#melds [data-staged-layoff='9H#0']")
+    chip.wait_for()
+    assert "an Meldung 1" in chip.inner_text()
+    assert "is-staged" in page.locator("#hand .pcard[data-key='9H#0']").get_attribute("class")
+    page.wait_for_function("() => !document.querySelector('#btn-lay-out').disabled")
+    sent_and_answered(page, lambda: page.click("#btn-lay-out"))
+    after = view(page)
+    assert after["hand"] == ["KS"] and after["opened"][0] is True
+    assert sorted(after["melds"][0]["cards"]) == ["6H", "7H", "8H", "9H"]
+    assert not page.errors, page.errors

@@ -70,3 +70,17 @@ def test_every_listed_swap_into_new_melds_is_accepted_and_a_bad_one_changes_noth
     with pytest.raises(IllegalAction, match="not a valid meld|meld"):
         entry.engine.apply_action(m, 0, bad, rng=random.Random(2))
     assert entry.engine.view(m, 0) == before
+
+
+def test_the_hints_hand_romme_with_lay_offs_is_one_lay_the_page_builds():
+    """Below the opening's minimum only a Hand-Rommé opens: melds and lay-offs in one action, which the page's
+    builder sends (melds being built, and lay-offs kept for them: a lay with ``lay_offs``)."""
+    entry, m, view = seat_view(["2C 3C 4C 5H 5S 5D 9H", "2S 3S 4D"], {"drawn": "KS", "melds": ((1, "6H 7H 8H"),)})
+    hint = thinking.think(entry.bots.__name__, view, thinking.HINT_LEVEL, 7, 60.0)
+    assert hint == {"action": "lay", "melds": [["2C", "3C", "4C"], ["5D", "5H", "5S"]],
+                    "lay_offs": [{"card": "9H", "meld": 1}]}
+    played = entry.engine.apply_action(m, 0, hint, rng=random.Random(2))
+    assert played.round.hands[0] == ["KS"]
+    # In two steps it is refused: 24 points do not open, and lay-offs come after the opening.
+    with pytest.raises(IllegalAction, match="at least 40 points"):
+        entry.engine.apply_action(m, 0, {"action": "lay", "melds": hint["melds"]}, rng=random.Random(2))

@@ -58,6 +58,8 @@ def table_words() -> dict[str, Any]:
             ngettext("Tauschen und auslegen ({n} Punkt)", "Tauschen und auslegen ({n} Punkte)", 2),
         ),
         "swap_cancel": _("Tausch abbrechen"),
+        "layoff_staged": _("{card} an Meldung {n}: wird mit der Auslage angelegt (antippen nimmt es zurück)"),
+        "layoff_item": _("{card} an Meldung {n}"),
         "cannot_lay_off_here": _("{card} passt nicht an Meldung {n}."),
         # --- the Tipp: the expert's move for this seat (a `hint` frame), in words
         "tip": _("Tipp"),
@@ -65,6 +67,7 @@ def table_words() -> dict[str, Any]:
         "tip_draw_stock": _("Tipp: vom Stapel ziehen."),
         "tip_take_pile": _("Tipp: die offene Karte {card} nehmen."),
         "tip_lay": _("Tipp: auslegen – {melds}."),
+        "tip_lay_offs": _("Tipp: auslegen – {melds}; dazu anlegen: {layoffs}."),
         "tip_lay_off": _("Tipp: {card} an Meldung {n} anlegen."),
         "tip_swap": _("Tipp: {card} gegen den Joker in Meldung {n} tauschen."),
         "tip_swap_lay": _("Tipp: {card} gegen den Joker in Meldung {n} tauschen und auslegen – {melds}."),

@@ -56,7 +56,8 @@ function stagedReady() {
 function stageMelds(melds) {
   const v = view();
   const reserved = store.swapping ? store.swapping.key : null;
-  const free = handKeys(v.hand || []).filter((key) => key !== reserved && !store.staged.some((meld) => meld.includes(key)));
+  const laidOff = new Set((store.stagedLayoffs || []).map((item) => item.key));
+  const free = handKeys(v.hand || []).filter((key) => key !== reserved && !laidOff.has(key) && !store.staged.some((meld) => meld.includes(key)));
   for (const meld of melds) {
     const keys = [];
     for (const code of meld) {
@@ -75,6 +76,18 @@ function stageMelds(melds) {
 // new meld; "Tauschen und auslegen" sends the swap with those melds as its lay (before opening: the opening).
 // Only a swap the legal actions offer for that card and meld may be started (the server still checks it all).
 const SWAP_KEY = "JK#swap";
+
+// Before opening, lay-offs go with the lay-out in one action (a Hand-Rommé below the opening's minimum may need
+// them): a card dropped on (or sent to) a meld of the table while melds are being built is kept for the lay-out,
+// as {key, meld}; whether it fits is the server's call when the lay-out is sent.
+function stagedLayoffs() {
+  const hand = new Set(handKeys(view()?.hand || []));
+  const opened = Array.isArray(view()?.opened) && mySeat() !== null && view().opened[mySeat()];
+  store.stagedLayoffs = opened || !store.staged.length ? [] : (store.stagedLayoffs || []).filter((item) => hand.has(item.key));
+  return store.stagedLayoffs;
+}
+
+const layoffsOf = (items) => items.map((item) => ({ card: codeOf(item.key), meld: Number(item.meld) }));
 
 /** The swap being composed, if the legal actions still offer its card and meld (else it is dropped). */
 function swapping() {
@@ -145,6 +158,14 @@ function layOff(key, number) {
   // Else the card may stand in for a joker there: dropping it swaps.
   const action = fits[0] || legalOf("swap").find((a) => a.card === code && String(a.meld) === String(number));
   if (action) return sendAction(action);
+  const opened = Array.isArray(view()?.opened) && view().opened[mySeat()];
+  if (!opened && store.staged.length && !store.staged.some((meld) => meld.includes(key)) && key !== store.swapping?.key) {
+    // Not opened yet: the lay-off goes with the melds being built.
+    store.stagedLayoffs = [...stagedLayoffs().filter((item) => item.key !== key), { key, meld: String(number) }];
+    store.selected.delete(key);
+    rerender();
+    return true;
+  }
   toast(t("cannot_lay_off_here", { card: short(code), n: number }));
   return false;
 }
@@ -173,6 +194,12 @@ root.addEventListener("click", (event) => {
   if (event.target.closest("#swap-joker [data-swap-key]")) {
     if (store.selected.has(SWAP_KEY)) store.selected.delete(SWAP_KEY);
     else store.selected.add(SWAP_KEY);
+    rerender();
+    return;
+  }
+  const layoff = event.target.closest("#melds [data-staged-layoff]");
+  if (layoff) {
+    store.stagedLayoffs = stagedLayoffs().filter((item) => item.key !== layoff.dataset.stagedLayoff);
     rerender();
     return;
   }
@@ -242,6 +269,10 @@ function renderMelds(area, tb, v) {
         preview.status === "ok" ? t("points_n", { n: preview.points }) : preview.status === "invalid" ? t("meld_invalid") : t("meld_checking");
       box.append(el("span", { class: "meld__points", text: note }));
       row.append(box);
+    }
+    for (const item of stagedLayoffs()) {
+      const text = t("layoff_staged", { card: short(codeOf(item.key)), n: item.meld });
+      row.append(el("button", { type: "button", class: "meld-layoff", dataset: { stagedLayoff: item.key }, title: text, "aria-label": text, text }));
     }
     area.append(row);
   }
@@ -317,6 +348,7 @@ function renderNumbers(box, v) {
 // --- the Tipp ---------------------------------------------------------------------------------------------
 
 const meldsText = (melds) => (melds || []).map((meld) => meld.map(short).join(" ")).join(" · ");
+const layoffsText = (items) => items.map((item) => t("layoff_item", { card: short(item.card), n: item.meld })).join(", ");
 
 /** What the expert advises (a `hint` frame's action), in words; null for an action this page has no words for. */
 function tipText(v, action) {
@@ -324,12 +356,14 @@ function tipText(v, action) {
     case "draw":
       return action.from === "stock" ? t("tip_draw_stock") : t("tip_take_pile", { card: v.discard_top ? short(v.discard_top) : "" });
     case "lay":
+      if (Array.isArray(action.lay_offs) && action.lay_offs.length) return t("tip_lay_offs", { melds: meldsText(action.melds), layoffs: layoffsText(action.lay_offs) });
       return t("tip_lay", { melds: meldsText(action.melds) });
     case "lay_off":
       return t("tip_lay_off", { card: short(action.card), n: action.meld });
     case "swap":
       if (action.then && action.then.action === "lay") {
-        return t("tip_swap_lay", { card: short(action.card), n: action.meld, melds: meldsText(action.then.melds) });
+        const melds = action.then.lay_offs?.length ? `${meldsText(action.then.melds)} (${layoffsText(action.then.lay_offs)})` : meldsText(action.then.melds);
+        return t("tip_swap_lay", { card: short(action.card), n: action.meld, melds });
       }
       return t("tip_swap", { card: short(action.card), n: action.meld });
     case "discard":
@@ -354,6 +388,8 @@ function renderActions(bar, v) {
   const current = swapping();
   // The card going in for the joker stays in the hand until the swap is sent: marked as used.
   if (current) root.querySelector(`#hand [data-key="${CSS.escape(current.key)}"]`)?.classList.add("is-staged");
+  const kept = stagedLayoffs();
+  for (const item of kept) root.querySelector(`#hand [data-key="${CSS.escape(item.key)}"]`)?.classList.add("is-staged");
   const selected = selectedCodes();
   const choice = (store.endChoice || []).filter((a) => legal().some((b) => JSON.stringify(a) === JSON.stringify(b)));
   store.endChoice = choice;
@@ -390,7 +426,7 @@ function renderActions(bar, v) {
         id: "btn-stage",
         disabled: selected.length < 3,
         onclick: () => {
-          store.staged.push([...store.selected].filter((key) => !current || key !== current.key));
+          store.staged.push([...store.selected].filter((key) => (!current || key !== current.key) && !kept.some((item) => item.key === key)));
           store.selected.clear();
           rerender();
         },
@@ -408,9 +444,12 @@ function renderActions(bar, v) {
         title: placed ? undefined : t("swap_place_joker"),
         onclick: () => {
           const melds = stagedPreviews().map((p) => p.meld);
-          const action = { action: "swap", meld: Number(current.meld), card: current.card, then: { action: "lay", melds } };
+          const then = { action: "lay", melds };
+          if (kept.length) then.lay_offs = layoffsOf(kept);
+          const action = { action: "swap", meld: Number(current.meld), card: current.card, then };
           if (sendAction(action)) {
             store.staged = [];
+            store.stagedLayoffs = [];
             store.swapping = null;
             store.selected.delete(SWAP_KEY);
           }
@@ -426,7 +465,12 @@ function renderActions(bar, v) {
         disabled: !stagedReady(),
         onclick: () => {
           const melds = stagedPreviews().map((p) => p.meld);
-          if (sendAction({ action: "lay", melds })) store.staged = [];
+          const action = { action: "lay", melds };
+          if (kept.length) action.lay_offs = layoffsOf(kept);
+          if (sendAction(action)) {
+            store.staged = [];
+            store.stagedLayoffs = [];
+          }
         },
       }),
       button(t("unstage"), {
