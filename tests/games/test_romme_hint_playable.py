@@ -84,3 +84,46 @@ def test_the_hints_hand_romme_with_lay_offs_is_one_lay_the_page_builds():
     # In two steps it is refused: 24 points do not open, and lay-offs come after the opening.
     with pytest.raises(IllegalAction, match="at least 40 points"):
         entry.engine.apply_action(m, 0, {"action": "lay", "melds": hint["melds"]}, rng=random.Random(2))
+
+
+def page_can_send(action: dict, view: dict) -> bool:
+    """Whether the table page (games/kinds/romme/static/romme/table.js) sends ``action`` from ``view``: a legal
+    action from its buttons, a lay from its meld builder (its lay-offs kept for melds of the table), or a swap
+    it composes for a card and meld the legal swaps offer, whose joker goes into the melds being built."""
+    if action in view["legal_actions"]:
+        return True
+    on_table = {meld["number"] for meld in view["melds"]}
+    lay = action.get("then") if action["action"] == "swap" else action
+    if not isinstance(lay, dict) or lay.get("action") != "lay":
+        return False
+    if not all(item["meld"] in on_table for item in lay.get("lay_offs", [])):
+        return False
+    if action["action"] == "swap":
+        offered = {(a["meld"], a["card"]) for a in view["legal_actions"] if a["action"] == "swap"}
+        return (action["meld"], action["card"]) in offered
+    return True
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_every_move_the_expert_chooses_in_a_whole_list_is_one_the_page_can_send(seed):
+    """The hint and the analysis are the expert's move for the seat's view: in whole three-seat lists of
+    experts every one of them, swaps into new melds and Hand-Rommés with lay-offs included, is one the page
+    sends, and the engine accepts it."""
+    entry = registry.get("romme")
+    rng = random.Random(seed)
+    m = entry.engine.new_match({"seats": 3}, rng=rng)
+    kinds = set()
+    for _ in range(3000):
+        if m.over:
+            break
+        if m.round.over:
+            m = entry.engine.deal_next_round(m, rng)
+            continue
+        seat = m.round.to_act
+        view = entry.engine.view(m, seat)
+        action = entry.bots.choose_action(view, thinking.HINT_LEVEL, rng)
+        assert page_can_send(action, view), (action, view["legal_actions"])
+        kinds.add((action["action"], (action.get("then") or {}).get("action")))
+        m = entry.engine.apply_action(m, seat, action, rng=rng)
+    assert m.over
+    assert ("swap", "lay") in kinds  # the case this is about came up
