@@ -389,14 +389,15 @@ ROMME_TIPS = {
         "draw": [r"Tipp: vom Stapel ziehen\.", r"Tipp: die offene Karte \S+ nehmen\."],
         "lay": [r"Tipp: auslegen – .+\."],
         "lay_off": [r"Tipp: \S+ an Meldung \d+ anlegen\."],
-        "swap": [r"Tipp: \S+ gegen den Joker in Meldung \d+ tauschen\."],
+        "swap": [r"Tipp: \S+ gegen den Joker in Meldung \d+ tauschen\.",
+                 r"Tipp: \S+ gegen den Joker in Meldung \d+ tauschen und auslegen – .+\."],
         "discard": [r"Tipp: \S+ abwerfen\."],
     },
     "en": {
         "draw": [r"Hint: draw from the stock\.", r"Hint: take the upcard \S+\."],
         "lay": [r"Hint: lay out – .+\."],
         "lay_off": [r"Hint: lay \S+ off on meld \d+\."],
-        "swap": [r"Hint: swap \S+ for the joker in meld \d+\."],
+        "swap": [r"Hint: swap \S+ for the joker in meld \d+\.", r"Hint: swap \S+ for the joker in meld \d+ and lay .+\."],
         "discard": [r"Hint: discard \S+\."],
     },
 }
