@@ -9,7 +9,7 @@ from django.db.models import F
 from accounts.models import Profile
 from games import registry, services
 from games.models import Table
-from tests.browser.conftest import signed_in_page
+from tests.browser.conftest import SCREENSHOT_DIR, signed_in_page
 from tests.browser.people import confirmed_user
 from tests.engine.romme.helpers import position
 
@@ -88,6 +88,8 @@ def test_a_player_swaps_a_joker_and_lays_a_new_meld_with_it_built_on_the_page(li
     card(page, "5C#0")
     page.click("#btn-stage")
     page.wait_for_selector("#melds .meld--staged[data-status='ok']")
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT_DIR / "romme_swap_composed.png"))
     sent_and_answered(page, lambda: page.click("#btn-swap-lay-out"))
     after = view(page)
     assert [sorted(m["cards"]) for m in after["melds"]] == [["7D", "8D", "9D", "TD"], ["5C", "5H", "JK"]]
