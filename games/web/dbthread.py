@@ -1,5 +1,5 @@
 """Which thread the live layer's database calls run on, for the sockets and the in-process referee alike, and
-the closing of those threads' connections when the tests' database goes."""
+the closing of those threads' connections when the tests' database goes or the server stops."""
 
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -119,8 +119,8 @@ def close_database_threads() -> int:
     """Close the connections of the threads the live layer's database calls run on, apart from the caller's:
     the moves' pool and the readers' (``DatabaseThreads.close``), and asgiref's one thread for the
     thread-sensitive calls made outside any sync thread (``in_thread`` on SQLite or with ``GAMES_DB_PARALLEL =
-    False``, channels' session and user reads). Called when the tests' database goes (tests/conftest.py); a server
-    that stops needs no call, its connections end with its process. Returns the threads whose connections were closed."""
+    False``, channels' session and user reads). Called when the tests' database goes (tests/conftest.py) and
+    when the server's interpreter stops. Returns the threads whose connections were closed."""
     closed = _calls.close() + _readers.close()
     try:
         SyncToAsync.single_thread_executor.submit(connections.close_all).result(CLOSE_WAIT_SECONDS)
@@ -128,3 +128,10 @@ def close_database_threads() -> int:
         return closed  # the interpreter is past joining the executors' threads: nothing runs there any more
     return closed + 1
 
+
+# At the server's exit: before the interpreter's own join of the executors' threads (which then takes no
+# more tasks), so that each thread closes its connection instead of dropping it with the process. The hook
+# is the one concurrent.futures registers that join with; its callbacks run last registered first.
+_register_atexit = getattr(threading, "_register_atexit", None)
+if _register_atexit is not None:
+    _register_atexit(close_database_threads)
