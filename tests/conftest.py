@@ -98,13 +98,3 @@ def pytest_collection_modifyitems(config, items):
         parts = item.path.parts
         if "tests" in parts and parts[parts.index("tests") + 1] in SERIAL_FOLDERS:
             item.add_marker(pytest.mark.serial)
-
-
-@pytest.fixture(scope="session")
-def django_db_setup(django_db_setup):
-    """pytest-django's test database, and at its end the connections the live layer's own threads keep open
-    closed first (``games.web.dbthread.close_database_threads``): PostgreSQL refuses to drop a database in use."""
-    yield
-    from games.web import dbthread
-
-    dbthread.close_database_threads()

@@ -1,74 +1,11 @@
-"""Which thread the live layer's database calls run on, for the sockets and the in-process referee alike, and
-the closing of those threads' connections when the tests' database goes or the server stops."""
+"""Which thread the live layer's database calls run on, for the sockets and the in-process referee alike."""
 
 import threading
-from concurrent.futures import ThreadPoolExecutor, wait
-from contextlib import suppress
+from concurrent.futures import ThreadPoolExecutor
 
-from asgiref.sync import SyncToAsync
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db import connection, connections
-
-#: How long closing a pool's connections waits for the calls in flight (``DatabaseThreads.close``).
-CLOSE_WAIT_SECONDS = 10.0
-
-
-class DatabaseThreads:
-    """A pool of threads that call the database, each keeping its connection open between calls (the settings'
-    ``CONN_MAX_AGE``), which it closes on ``close``: Django's connections belong to the thread that opened
-    them, so no other thread can close them, and a connection left to the process's end keeps PostgreSQL from
-    dropping the tests' database ("being accessed by other users")."""
-
-    def __init__(self, prefix: str, workers: int | None) -> None:
-        self.prefix = prefix
-        self.workers = workers  # None: as many as the event loop's own pool would have (min(32, CPUs + 4))
-        self._pool: ThreadPoolExecutor | None = None
-        self._threads: set[threading.Thread] = set()
-        self._lock = threading.Lock()
-
-    def _started(self) -> None:
-        with self._lock:
-            self._threads.add(threading.current_thread())
-
-    def pool(self) -> ThreadPoolExecutor:
-        with self._lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix=self.prefix,
-                                                initializer=self._started)
-            return self._pool
-
-    def close(self) -> int:
-        """Each thread closes its own connections and the pool stops; the next call starts a new one. One task
-        per thread, held at a barrier until every thread has one, so that no thread takes two. Returns the
-        threads whose connections were closed."""
-        with self._lock:
-            pool, self._pool = self._pool, None
-            threads = len(self._threads)
-            self._threads.clear()
-        if pool is None:
-            return 0
-        closed: set[threading.Thread] = set()
-        if threads:
-            barrier = threading.Barrier(threads)
-
-            def close_own() -> threading.Thread:
-                # A call in flight may hold a thread past the wait: the others close theirs all the same.
-                with suppress(threading.BrokenBarrierError):
-                    barrier.wait(CLOSE_WAIT_SECONDS)
-                connections.close_all()
-                return threading.current_thread()
-
-            tasks = [pool.submit(close_own) for _ in range(threads)]
-            done, _ = wait(tasks, timeout=CLOSE_WAIT_SECONDS * 2)
-            closed = {task.result() for task in done if task.exception() is None}
-        pool.shutdown(wait=True)
-        return len(closed)
-
-
-#: The threads the moves' database calls run on side by side (``in_thread`` on PostgreSQL): the size of the
-#: event loop's own pool, which they ran on before, but one whose connections can be closed.
-_calls = DatabaseThreads("database-calls", None)
+from django.db import connection
 
 
 def in_thread(function):
@@ -76,9 +13,7 @@ def in_thread(function):
     are locked per table, so tables do not wait on each other); SQLite has a single writer anyway, and its
     in-memory test database must stay on one thread. ``GAMES_DB_PARALLEL = False`` keeps one thread."""
     parallel = settings.GAMES_DB_PARALLEL and connection.vendor == "postgresql"
-    if not parallel:
-        return database_sync_to_async(function, thread_sensitive=True)
-    return database_sync_to_async(function, thread_sensitive=False, executor=_calls.pool())
+    return database_sync_to_async(function, thread_sensitive=not parallel)
 
 
 def readers_apart() -> bool:
@@ -96,12 +31,17 @@ def readers_apart() -> bool:
 #: (games.web.handshakes._parallel).
 READERS = 4
 
-_readers = DatabaseThreads("handshake-reads", READERS)
+_readers: ThreadPoolExecutor | None = None
+_readers_lock = threading.Lock()
 
 
 def readers() -> ThreadPoolExecutor:
     """The readers' own threads, apart from the pool the moves' database calls share (``in_thread``)."""
-    return _readers.pool()
+    global _readers
+    with _readers_lock:
+        if _readers is None:
+            _readers = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="handshake-reads")
+        return _readers
 
 
 def reading(function):
@@ -113,25 +53,3 @@ def reading(function):
     if not readers_apart():
         return database_sync_to_async(function, thread_sensitive=True)
     return database_sync_to_async(function, thread_sensitive=False, executor=readers())
-
-
-def close_database_threads() -> int:
-    """Close the connections of the threads the live layer's database calls run on, apart from the caller's:
-    the moves' pool and the readers' (``DatabaseThreads.close``), and asgiref's one thread for the
-    thread-sensitive calls made outside any sync thread (``in_thread`` on SQLite or with ``GAMES_DB_PARALLEL =
-    False``, channels' session and user reads). Called when the tests' database goes (tests/conftest.py) and
-    when the server's interpreter stops. Returns the threads whose connections were closed."""
-    closed = _calls.close() + _readers.close()
-    try:
-        SyncToAsync.single_thread_executor.submit(connections.close_all).result(CLOSE_WAIT_SECONDS)
-    except RuntimeError:
-        return closed  # the interpreter is past joining the executors' threads: nothing runs there any more
-    return closed + 1
-
-
-# At the server's exit: before the interpreter's own join of the executors' threads (which then takes no
-# more tasks), so that each thread closes its connection instead of dropping it with the process. The hook
-# is the one concurrent.futures registers that join with; its callbacks run last registered first.
-_register_atexit = getattr(threading, "_register_atexit", None)
-if _register_atexit is not None:
-    _register_atexit(close_database_threads)

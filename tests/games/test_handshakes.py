@@ -362,7 +362,7 @@ def test_cached_sessions_read_together_take_one_cache_trip_and_the_database_only
 
 
 async def test_a_handshake_read_does_not_wait_behind_moves_in_flight(monkeypatch):
-    """Moves in flight hold the threads the database calls of moves run on (``in_thread``: the moves' pool on
+    """Moves in flight hold the threads the database calls of moves run on (``in_thread``: the loop's pool on
     PostgreSQL, the one database thread on SQLite), more of them than the pool has: a handshake's read
     (``reading``) still runs at once, on the readers' own threads."""
     import threading
