@@ -98,3 +98,20 @@ def pytest_collection_modifyitems(config, items):
         parts = item.path.parts
         if "tests" in parts and parts[parts.index("tests") + 1] in SERIAL_FOLDERS:
             item.add_marker(pytest.mark.serial)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database; at its end, on PostgreSQL, the other sessions on it are ended first. The live
+    layer's database threads (``games.web.dbthread``: the loop's pool, the handshake readers) keep their
+    connections open between calls, as a server's do, and PostgreSQL refuses to drop a database in use ("being
+    accessed by other users"). A connection belongs to the thread that opened it, so the test process cannot
+    close them; the server ends them instead."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                       " WHERE datname = current_database() AND pid <> pg_backend_pid()")
