@@ -52,7 +52,7 @@ def _site(workdir: Path) -> servers.SiteStack:
     servers: ``servers.SiteStack.serving_env``) on a database of its own."""
     servers.SITE_PG_DB, servers.SITE_REDIS_DB = DATABASE, REDIS_DB
     servers.PGBOUNCER = ":".join(PGBOUNCER)
-    servers.REDIS_SHARDS = [f"redis://127.0.0.1:{port}" for port in REDIS_PORTS]
+    servers.REDIS_SHARDS = [servers.local_redis(port) for port in REDIS_PORTS]  # Unix sockets where they listen
     site = servers.SiteStack("scaled", workdir)
     site.prepare()  # migrates straight to PostgreSQL, empties the Redis databases it uses
     return site

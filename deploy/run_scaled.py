@@ -12,7 +12,8 @@ referees, PostgreSQL and Redis, production settings (``DEBUG=0``).
   ``--pgbouncer ''`` connects them straight to PostgreSQL); migrations go straight to PostgreSQL. The channel
   layer is sharded over ``REDIS_CHANNEL_URLS`` (default: ``REDIS_URL`` and the same database number on the
   second Redis, 127.0.0.1:6380); the cache and the sessions stay on ``REDIS_URL``.
-- ``DATABASE_URL`` and ``REDIS_URL`` default to the services ``deploy/services.sh`` starts. A ``SECRET_KEY``
+- ``DATABASE_URL`` and ``REDIS_URL`` default to the services ``deploy/services.sh`` starts (Redis over the Unix
+  sockets it gives them, /run/redis-ginsite/redis-PORT.sock, when they listen on them, else over TCP). A ``SECRET_KEY``
   is generated for the local run unless one is given (kept in the run folder, so sessions survive a
   restart), ``ALLOWED_HOSTS`` is
   the host, ``SECURE_SSL_REDIRECT`` is off (plain HTTP on the loopback; behind TLS set it to 1).
@@ -43,6 +44,8 @@ DEFAULT_DATABASE_URL = "postgres://ginsite:ginsite@127.0.0.1:5432/ginsite"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 DEFAULT_PGBOUNCER = "127.0.0.1:6432"
 SECOND_REDIS = "127.0.0.1:6380"
+#: The Unix sockets deploy/services.sh gives the two Redis servers (6379, 6380).
+REDIS_SOCKETS = ("/run/redis-ginsite/redis-6379.sock", "/run/redis-ginsite/redis-6380.sock")
 
 
 def pooled_url(database_url: str, pgbouncer: str) -> str:
@@ -54,14 +57,35 @@ def pooled_url(database_url: str, pgbouncer: str) -> str:
     return urlunsplit(parts._replace(netloc=credentials + pgbouncer))
 
 
+def _socket_answers(path: str) -> bool:
+    """Whether a server accepts connections on the Unix socket ``path``."""
+    if not os.path.exists(path):
+        return False
+    with socket.socket(socket.AF_UNIX) as probe:
+        probe.settimeout(1)
+        return probe.connect_ex(path) == 0
+
+
+def default_redis_url() -> str:
+    """``deploy/services.sh``'s first Redis, database 0: over its Unix socket when it listens on one (a command
+    costs the serving processes and Redis less there than over loopback TCP), else over TCP."""
+    return f"unix://{REDIS_SOCKETS[0]}?db=0" if _socket_answers(REDIS_SOCKETS[0]) else DEFAULT_REDIS_URL
+
+
 def channel_urls(redis_url: str) -> list[str]:
     """The channel layer's shards: ``REDIS_CHANNEL_URLS`` if set, else ``redis_url`` and the same database on
-    the second Redis."""
+    the second Redis (over its Unix socket when ``redis_url`` is the first one's socket and the second
+    listens on one too)."""
     if os.environ.get("REDIS_CHANNEL_URLS"):
         return [url.strip() for url in os.environ["REDIS_CHANNEL_URLS"].split(",") if url.strip()]
-    from urllib.parse import urlsplit, urlunsplit
+    from urllib.parse import parse_qs, urlsplit, urlunsplit
 
     parts = urlsplit(redis_url)
+    if parts.scheme == "unix":
+        if parts.path == REDIS_SOCKETS[0] and _socket_answers(REDIS_SOCKETS[1]):
+            return [redis_url, f"unix://{REDIS_SOCKETS[1]}" + (f"?{parts.query}" if parts.query else "")]
+        db = parse_qs(parts.query).get("db", ["0"])[0]
+        return [redis_url, f"redis://{SECOND_REDIS}/{db}"]
     credentials = parts.netloc.rsplit("@", 1)[0] + "@" if "@" in parts.netloc else ""
     return [redis_url, urlunsplit(parts._replace(netloc=credentials + SECOND_REDIS))]
 
@@ -145,6 +169,7 @@ class Site:
             records_key.write_text(secrets.token_hex(32))
         records_key.chmod(0o600)
         host, port = self.args.host, self.args.port
+        redis_url = os.environ.get("REDIS_URL") or default_redis_url()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GAMES_TEST_", "DJANGO_ALLOW_ASYNC"))}
         env.update({
             "DJANGO_SETTINGS_MODULE": "ginsite.settings",
@@ -155,8 +180,8 @@ class Site:
             "CSRF_TRUSTED_ORIGINS": f"http://{host}:{port},http://localhost:{port}",
             "SECURE_SSL_REDIRECT": os.environ.get("SECURE_SSL_REDIRECT", "0"),
             "DATABASE_URL": os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
-            "REDIS_URL": os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL,
-            "REDIS_CHANNEL_URLS": ",".join(channel_urls(os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL)),
+            "REDIS_URL": redis_url,
+            "REDIS_CHANNEL_URLS": ",".join(channel_urls(redis_url)),
             "STATIC_ROOT": os.environ.get("STATIC_ROOT") or str(self.run_dir / "static"),
             "PYTHONUNBUFFERED": "1",
         })

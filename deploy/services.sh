@@ -89,15 +89,29 @@ done
 pg_isready -h 127.0.0.1 -p 6432
 
 # Two Redis servers: the cache, the sessions and the channel layer's first shard on 6379, the layer's second
-# shard on 6380. Nothing is saved to disk (the layer's messages live seconds; the cache can be rebuilt).
+# shard on 6380. Nothing is saved to disk (the layer's messages live seconds; the cache can be rebuilt). Each
+# also listens on a Unix socket, /run/redis-ginsite/redis-PORT.sock: a command over it costs the serving
+# process and Redis less than over loopback TCP (no TCP stack; docs/scale.md), and `make run-scaled` and the
+# load test use the sockets when they are there. A server already running without its socket (started
+# before this script made one) keeps running as it is: Redis cannot add a socket to a running server, and
+# stopping a shared one would cut off whoever uses it (restart it yourself: `redis-cli -p PORT shutdown
+# nosave`, then run this script again). Everything else falls back to TCP.
+mkdir -p /run/redis-ginsite
 for port in 6379 6380; do
+  socket=/run/redis-ginsite/redis-$port.sock
   if ! redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1; then
-    redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --save '' --appendonly no
+    redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
+      --unixsocket "$socket" --unixsocketperm 770
     for _ in $(seq 1 30); do
       redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1 && break
       sleep 0.5
     done
   fi
   redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null
+  if [ -S "$socket" ] && redis-cli -s "$socket" ping >/dev/null 2>&1; then
+    echo "Redis $port: also on $socket"
+  else
+    echo "Redis $port: running without its Unix socket (started before it had one): TCP only"
+  fi
 done
-echo "PostgreSQL, PgBouncer (127.0.0.1:6432), Redis (127.0.0.1:6379 and :6380) and nginx are ready."
+echo "PostgreSQL, PgBouncer (127.0.0.1:6432), Redis (127.0.0.1:6379 and :6380, Unix sockets in /run/redis-ginsite) and nginx are ready."

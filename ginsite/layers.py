@@ -23,11 +23,12 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import hashlib
 import logging
 import math
 import time
 from copy import deepcopy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis.exceptions
 from channels.exceptions import ChannelFull
@@ -35,6 +36,80 @@ from channels.layers import InMemoryChannelLayer as _ChannelsInMemoryChannelLaye
 from channels_redis.core import RedisChannelLayer as _ChannelsRedisChannelLayer
 
 logger = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from redis.asyncio.connection import AbstractConnection as _ConnectionBase
+else:
+    _ConnectionBase = object
+
+
+class _SendWithoutTask(_ConnectionBase):
+    """A redis-py connection (mixed into the pool's own class) whose commands are written without a Task each.
+
+    redis-py writes a command through ``asyncio.wait_for(..., socket_timeout)``, which under Python 3.11 wraps
+    the write in a new Task: a Task created, scheduled and finished per Redis command, for a write that almost
+    always completes at once (a few KB into an empty socket buffer). Here the command is written, and only
+    when the transport holds unsent bytes is ``drain()`` awaited under ``asyncio.timeout`` (no Task); with
+    the buffer empty ``drain()`` returns at once (it still raises for a connection already lost). The errors
+    are redis-py's: ``TimeoutError`` when the write waits out the socket timeout, ``ConnectionError`` for a
+    socket error, and the connection dropped on either, as on any exception mid-write."""
+
+    async def send_packed_command(self, command, check_health: bool = True) -> None:
+        if not self.is_connected:
+            await self.connect_check_health(check_health=False)
+        if check_health:
+            await self.check_health()
+        try:
+            if isinstance(command, str):
+                command = command.encode()
+            if isinstance(command, bytes):
+                command = [command]
+            writer = self._writer
+            assert writer is not None  # connected above
+            writer.writelines(command)
+            if writer.transport.get_write_buffer_size():
+                async with asyncio.timeout(self.socket_timeout or None):
+                    await writer.drain()
+            else:
+                await writer.drain()
+        except TimeoutError:
+            await self.disconnect(nowait=True)
+            raise redis.exceptions.TimeoutError("Timeout writing to socket") from None
+        except OSError as error:
+            await self.disconnect(nowait=True)
+            raise redis.exceptions.ConnectionError(f"Error while writing to socket: {error!r}") from error
+        except BaseException:
+            await self.disconnect(nowait=True)
+            raise
+
+
+_lean_classes: dict[type, type] = {}
+
+
+def _lean_connection_class(cls: type) -> type:
+    """``cls`` (redis-py's TCP, Unix socket or SSL connection) with :class:`_SendWithoutTask`'s write."""
+    if issubclass(cls, _SendWithoutTask):
+        return cls
+    lean = _lean_classes.get(cls)
+    if lean is None:
+        lean = _lean_classes[cls] = type(f"Lean{cls.__name__}", (_SendWithoutTask, cls), {})
+    return lean
+
+
+class _Script:
+    """A Lua script sent by its SHA1 (``EVALSHA``): 40 bytes instead of the script's text on every call, and
+    Redis looks it up instead of hashing the text again. A server that does not hold it (restarted, flushed
+    scripts) gets the text once with ``EVAL``, which caches it there."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.sha = hashlib.sha1(text.encode()).hexdigest()
+
+    async def __call__(self, connection, numkeys: int, *args):
+        try:
+            return await connection.evalsha(self.sha, numkeys, *args)
+        except redis.exceptions.NoScriptError:
+            return await connection.eval(self.text, numkeys, *args)
 
 _FLAT = (str, int, float, bool, type(None), bytes)
 
@@ -123,12 +198,15 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
     - receiving messages that are already waiting takes one script for all of them (up to ``receive_batch``)
       instead of three commands for each, and the received messages leave their backup queue in the next
       receive's script instead of a command of their own (channels-redis: a ``ZPOPMIN`` per message, fired
-      off after it).
+      off after it);
+    - scripts go by their SHA (``EVALSHA``, :class:`_Script`), and the pool's connections write a command
+      without a Task of its own (:class:`_SendWithoutTask`).
 
-    Each round trip is a Redis command parsed by redis-py in pure Python: a move cost ~20 of them.
+    Each round trip is a Redis command through redis-py's Python (its replies parsed by hiredis where it is
+    installed, as ``requirements.txt`` pins it): a move cost ~20 of them.
     """
 
-    _DELIVER = """
+    _DELIVER = _Script("""
         local n = #KEYS
         local now = tonumber(ARGV[2 * n + 1])
         local expiry = tonumber(ARGV[2 * n + 2])
@@ -143,13 +221,13 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
             end
         end
         return over_capacity
-    """
+    """)
 
     # ARGV[3] == "1": the messages popped last from this channel were all handed over (``receive_single``), so
     # their copies in the backup queue go; otherwise (a receive cancelled while its pop was on the wire) they
     # are put back on the channel, as channels-redis's cleanup script does. Then up to ARGV[4] waiting
     # messages are popped, oldest first, and backed up: a flat list of message, score, message, score...
-    _POP = """
+    _POP = _Script("""
         if ARGV[3] == '1' then
             redis.call('DEL', ARGV[2])
         else
@@ -164,7 +242,7 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
             redis.call('ZADD', ARGV[2], popped[i + 1], popped[i])
         end
         return popped
-    """
+    """)
 
     #: The most messages one receive takes off a channel in one script (the rest wait in this process).
     receive_batch = 100
@@ -175,6 +253,13 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         self._handed_over: dict[tuple[int, str], bool] = {}
         #: Per channel key: messages popped and backed up in one script, not yet handed over, oldest first.
         self._popped: dict[str, collections.deque[bytes]] = {}
+
+    def create_pool(self, index):
+        """channels-redis's pool for ``hosts[index]``, its connections writing commands without a Task each
+        (:class:`_SendWithoutTask`)."""
+        pool = super().create_pool(index)
+        pool.connection_class = _lean_connection_class(pool.connection_class)
+        return pool
 
     async def send(self, channel, message):
         """Put ``message`` on ``channel``: channels-redis's checks, expiry and capacity (``ChannelFull``), in one
@@ -195,8 +280,8 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         else:
             name = channel
             index = next(self._send_index_generator)
-        over = await self.connection(index).eval(self._DELIVER, 1, self.prefix + name, self.serialize(message),
-                                                 self.get_capacity(channel), time.time(), int(self.expiry))
+        over = await self._DELIVER(self.connection(index), 1, self.prefix + name, self.serialize(message),
+                                   self.get_capacity(channel), time.time(), int(self.expiry))
         if over:
             raise ChannelFull(channel)
 
@@ -209,8 +294,7 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         # batch. Only an empty channel waits in a blocking pop (``_blocking_pop``).
         connection = self.connection(index)
         backup = self._backup_channel_name(channel)
-        popped = await connection.eval(self._POP, 0, channel, backup, "1" if handed_over else "0",
-                                       self.receive_batch)
+        popped = await self._POP(connection, 0, channel, backup, "1" if handed_over else "0", self.receive_batch)
         if popped:
             return popped[::2]
         # The script left the backup queue empty: channels-redis's clean-up script has nothing to do here. Nor
@@ -358,8 +442,8 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
                     shard_capacities.append(key_capacity[key])
 
         async def deliver(index: int, keys: list, payloads: list, capacities: list) -> None:
-            over = await self.connection(index).eval(
-                self._DELIVER, len(keys), *keys, *payloads, *capacities, time.time(), int(self.expiry)
+            over = await self._DELIVER(
+                self.connection(index), len(keys), *keys, *payloads, *capacities, time.time(), int(self.expiry)
             )
             if over:
                 logger.info("%s of %s channels over capacity", over, len(keys))

@@ -12,7 +12,10 @@ Two stacks, as the issue names them:
   servers (``REDIS_CHANNEL_URLS``: ``LOADTEST_REDIS_SHARDS``, default :6379 and :6380, the same database
   number on each); migrations, seeding and the record check go straight to PostgreSQL, as ``run_scaled``'s
   migrations do. The bare stack's daphne processes go through the same PgBouncer to the same PostgreSQL (its
-  settings take one Redis: it has no sharded layer to compare with).
+  settings take one Redis: it has no sharded layer to compare with). Both stacks reach Redis the same way:
+  over the Unix sockets ``deploy/services.sh`` gives the servers where they listen on them, else over TCP
+  (``LOADTEST_REDIS`` and ``LOADTEST_REDIS_SHARDS`` take either kind of URL). Both run in this virtualenv
+  (``sys.executable``), so both parse Redis's replies with hiredis when ``requirements.txt`` installed it.
 
 ``LOADTEST_SITE_DB``, ``LOADTEST_BARE_DB`` and ``LOADTEST_REDIS_DB`` name the databases and the Redis
 database number a run uses (several people sharing a machine each take their own).
@@ -43,12 +46,40 @@ if not STACKBENCH.exists():
             break
 
 PG_BASE = os.environ.get("LOADTEST_PG", "postgres://ginsite:ginsite@127.0.0.1:5432")
-REDIS_BASE = os.environ.get("LOADTEST_REDIS", "redis://127.0.0.1:6379")
+#: Where ``deploy/services.sh`` lets each Redis listen on a Unix socket besides its TCP port.
+REDIS_SOCKET_DIR = "/run/redis-ginsite"
+
+
+def _answers(path: str) -> bool:
+    """Whether something accepts connections on the Unix socket ``path`` (a file left by a stopped server
+    does not)."""
+    with socket.socket(socket.AF_UNIX) as probe:
+        probe.settimeout(1)
+        return probe.connect_ex(path) == 0
+
+
+def local_redis(port: int) -> str:
+    """The Redis of ``deploy/services.sh`` on ``port``: its Unix socket when it listens on one (a command costs
+    less there than over loopback TCP), else 127.0.0.1:``port``. Both stacks take the same."""
+    path = f"{REDIS_SOCKET_DIR}/redis-{port}.sock"
+    return f"unix://{path}" if os.path.exists(path) and _answers(path) else f"redis://127.0.0.1:{port}"
+
+
+def redis_url(base: str, db: int, **params) -> str:
+    """``base`` (``redis://host:port`` or ``unix:///path``) with database ``db`` and query ``params``."""
+    from urllib.parse import urlencode
+
+    if base.startswith("unix://"):
+        return f"{base}?{urlencode({'db': db, **params})}"
+    return f"{base}/{db}" + (f"?{urlencode(params)}" if params else "")
+
+
+REDIS_BASE = os.environ.get("LOADTEST_REDIS") or local_redis(6379)
 #: The scaled stack's pooler (host:port; '' : the serving processes go straight to PostgreSQL) and the Redis
 #: servers its channel layer is sharded over (as ``deploy/services.sh`` starts them for ``make run-scaled``).
 PGBOUNCER = os.environ.get("LOADTEST_PGBOUNCER", "127.0.0.1:6432")
 REDIS_SHARDS = [url.strip().rstrip("/") for url in
-                os.environ.get("LOADTEST_REDIS_SHARDS", f"{REDIS_BASE},redis://127.0.0.1:6380").split(",")
+                (os.environ.get("LOADTEST_REDIS_SHARDS") or f"{REDIS_BASE},{local_redis(6380)}").split(",")
                 if url.strip()]
 #: Databases and Redis database numbers of their own, so a load run never touches the site's or the tests'.
 SITE_PG_DB = os.environ.get("LOADTEST_SITE_DB", "ginsite_loadtest")
@@ -142,7 +173,7 @@ def pooled(database_url: str, pgbouncer: str | None = None) -> str:
 
 def channel_urls(db: int) -> list[str]:
     """The channel layer's shards: database ``db`` on each of :data:`REDIS_SHARDS`."""
-    return [f"{shard}/{db}" for shard in REDIS_SHARDS]
+    return [redis_url(shard, db) for shard in REDIS_SHARDS]
 
 
 def _redis_flush(url: str) -> None:
@@ -175,7 +206,7 @@ def services_available() -> str | None:
 
     for url in dict.fromkeys([REDIS_BASE, *REDIS_SHARDS]):
         try:
-            redis.Redis.from_url(f"{url}/0", socket_connect_timeout=3).ping()
+            redis.Redis.from_url(redis_url(url, 0), socket_connect_timeout=3).ping()
         except Exception as error:  # noqa: BLE001
             return f"Redis at {url} does not answer ({error.__class__.__name__}); run `bash deploy/services.sh`"
     return None
@@ -291,7 +322,7 @@ class SiteStack:
     def prepare(self) -> None:
         if self.stack == "scaled":
             self.env["DATABASE_URL"] = _pg_recreate(SITE_PG_DB)
-            self.env["REDIS_URL"] = f"{REDIS_BASE}/{SITE_REDIS_DB}"
+            self.env["REDIS_URL"] = redis_url(REDIS_BASE, SITE_REDIS_DB)
             for url in dict.fromkeys([self.env["REDIS_URL"], *channel_urls(SITE_REDIS_DB)]):
                 _redis_flush(url)
         _run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], env=self.env, cwd=ROOT)
@@ -411,7 +442,7 @@ class BareStack:
             # default: the reference's consumers died of "Timeout reading" on idle channels. A socket timeout
             # above the pop's (rq's fix, PR #2120) keeps it alive; the site's layer reads that reply with a
             # timeout of its own (ginsite/layers.py).
-            self.env["REDIS_URL"] = f"{REDIS_BASE}/{BARE_REDIS_DB}?socket_timeout=10"
+            self.env["REDIS_URL"] = redis_url(REDIS_BASE, BARE_REDIS_DB, socket_timeout=10)
             _redis_flush(self.env["REDIS_URL"])
         _run([sys.executable, "setup_db.py", str(tables)], env=self.env, cwd=STACKBENCH)
 

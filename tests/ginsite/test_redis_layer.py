@@ -377,3 +377,104 @@ def test_a_message_the_blocking_pop_returns_costs_no_command_after_it(layer, mon
     assert (first["n"], second["n"]) == (1, 2)  # and message 1 not again
     # The script only (the blocking pop is read on a connection of its own, not through execute_command).
     assert commands in (["EVAL"], ["EVALSHA"]), commands
+
+
+def test_scripts_go_by_their_sha_and_a_server_that_lost_them_gets_the_text_once(layer, monkeypatch):
+    """The layer's scripts go as ``EVALSHA`` (40 bytes, not the script's text on every call); a Redis that does
+    not hold one (restarted, ``SCRIPT FLUSH``) gets its text once with ``EVAL`` and the next call goes by SHA."""
+    commands: list[str] = []
+    execute = redis.asyncio.Redis.execute_command
+
+    async def counted(self, *args, **options):
+        commands.append(str(args[0]).upper())
+        return await execute(self, *args, **options)
+
+    async def run() -> list[int]:
+        channel = await layer.new_channel()
+        connection = layer.connection(layer.consistent_hash(layer.non_local_name(channel)))
+        await connection.script_flush()  # as a restarted Redis: no script cached
+        monkeypatch.setattr(redis.asyncio.Redis, "execute_command", counted)
+        await layer.send(channel, {"type": "x", "n": 1})
+        await layer.send(channel, {"type": "x", "n": 2})
+        monkeypatch.undo()
+        return [(await layer.receive(channel))["n"] for _ in range(2)]
+
+    assert asyncio.run(run()) == [1, 2]
+    assert commands == ["EVALSHA", "EVAL", "EVALSHA"], commands
+
+
+def test_a_command_is_written_without_a_task_of_its_own(layer):
+    """redis-py writes each command under ``asyncio.wait_for``, a new Task per command on Python 3.11; the
+    layer's connections write it directly (``ginsite.layers._SendWithoutTask``)."""
+
+    async def run() -> tuple[list, dict]:
+        channel = await layer.new_channel()
+        await layer.send(channel, {"type": "x", "n": 1})  # the pool's connection made, the script cached
+        loop = asyncio.get_running_loop()
+        made: list = []
+
+        def counting(loop, coro, **kwargs):
+            made.append(getattr(coro, "__qualname__", coro))
+            return asyncio.Task(coro, loop=loop, **kwargs)
+
+        loop.set_task_factory(counting)
+        try:
+            await layer.send(channel, {"type": "x", "n": 2})
+        finally:
+            loop.set_task_factory(None)
+        await layer.receive(channel)
+        return made, await layer.receive(channel)
+
+    made, second = asyncio.run(run())
+    assert made == []
+    assert second["n"] == 2
+
+
+class _DeafRedis:
+    """A TCP server that lets a client connect (answers what a connection sends first) and then stops reading:
+    a Redis whose socket buffer stays full."""
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    return
+                count = int(line[1:])
+                args = []
+                for _ in range(count):
+                    size = int((await reader.readline())[1:])
+                    args.append((await reader.readexactly(size + 2))[:-2])
+                if args[0].upper() in (b"EVAL", b"EVALSHA"):
+                    await asyncio.sleep(30)  # reads nothing more
+                    return
+                writer.write(b"%1\r\n+proto\r\n:3\r\n" if args[0].upper() == b"HELLO" else b"+OK\r\n")
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            return
+
+
+def test_a_write_redis_does_not_take_fails_after_the_socket_timeout_and_drops_the_connection():
+    """Without a Task per write the write still has the socket timeout: a command Redis does not read fails
+    with redis-py's TimeoutError after it (0.3 s here), and the connection is dropped."""
+    deaf = _DeafRedis()
+
+    async def run() -> tuple[float, int]:
+        server = await asyncio.start_server(deaf.serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        layer = RedisChannelLayer(hosts=[{"address": f"redis://127.0.0.1:{port}/0", "socket_timeout": 0.3}],
+                                  prefix="test-deaf")
+        pool = layer.connection(0).connection_pool
+        started = time.monotonic()
+        try:
+            with pytest.raises(redis.exceptions.TimeoutError):
+                # Far more than the loopback's socket buffers hold: the write waits for a reader.
+                await asyncio.wait_for(layer.send("deaf", {"type": "x", "blob": b"x" * 64_000_000}), timeout=10)
+            return time.monotonic() - started, sum(c.is_connected for c in pool._available_connections)
+        finally:
+            await layer.close_pools()
+            server.close()
+
+    elapsed, connected = asyncio.run(run())
+    assert 0.3 <= elapsed < 5, elapsed
+    assert connected == 0
