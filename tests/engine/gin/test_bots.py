@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from games.engine.gin import bots
 from games.engine.gin import match as gin
 from games.engine.gin.bots import choose_action
-from tests.engine.gin.helpers import PASS, PILE, STOCK, both_pass_then, play, start
+from tests.engine.gin.helpers import PASS, PILE, STOCK, both_pass_then, discard, knock, play, start
 
 LOOSE = "7H 8H 2D TC TD TH 3S 4S 5S 9D"
 KNOCKER = "4H 5H 6H KC KD KS QC QD QS AC"
@@ -121,3 +121,46 @@ def test_bots_always_choose_a_legal_action_from_their_own_view(seed, levels, var
         action = choose_action(view, levels[seat], rng)
         assert action in view["legal_actions"]
         m = gin.apply_action(m, seat, action)
+
+
+def _eight_deadwood_early() -> gin.Match:
+    """Seat 0 to discard with 5C 5H 5S and 8D 8H 8S melded, AD 4D AH 2H 7S loose: it may knock with 8 (discarding
+    7S) with 24 cards left in the stock. Seat 1 has drawn three times from the stock, taken 7C from the pile and
+    thrown TS KD JC 7H: a hand it has been keeping, not a random one."""
+    m = start("5C 7C KC 8D AH 2H 8H TH 7S JS", "4C 6C 8C 3D 5D 6D KD 6H 4S TS", "8S", "2S AD 7H 5S JC 4D 5H",
+              dealer=0)
+    return play(m, (1, PASS), (0, PILE), (0, discard("KC")), (1, STOCK), (1, discard("TS")), (0, STOCK),
+                (0, discard("JS")), (1, STOCK), (1, discard("KD")), (0, STOCK), (0, discard("TH")), (1, STOCK),
+                (1, discard("JC")), (0, STOCK), (0, discard("7C")), (1, PILE), (1, discard("7H")), (0, STOCK))
+
+
+def test_the_experts_search_plays_on_for_gin_with_eight_deadwood_early_against_a_kept_hand(monkeypatch):
+    from games.engine.gin import search
+
+    view = gin.view(_eight_deadwood_early(), 0)
+    assert view["stock_size"] == 24 and view["meter"]["can_knock"] and view["meter"]["best_deadwood"] == 8
+    play_on = discard("7S")
+    assert bots._expert(view, view["legal_actions"], remember=True) == play_on
+    assert all(act(_eight_deadwood_early(), "expert", seed) == play_on for seed in range(4))
+    # With the opponent's hand dealt at random (its draws not replayed), the knock looked safe and the search
+    # took it over the heuristic's play for gin.
+    monkeypatch.setattr(search, "REPLAY_DRAWS", 0)
+    assert all(act(_eight_deadwood_early(), "expert", seed) == knock("7S") for seed in range(4))
+
+
+def _took_the_three_of_clubs() -> gin.Match:
+    """Seat 0 has taken the upcard 3C (a low card that cuts its deadwood) and is to discard from 8C QC KC AD 8D KD
+    8H TH QH QS 3C: 8C 8D 8H and QC QH QS melded, 24 deadwood after the best discard, no knock."""
+    m = start("8C QC KC AD 8D KD 8H TH QH QS", "7C 5D 6D 7D QD 7H JH AS 6S KS", "3C", "7S JD 8S", dealer=0)
+    return play(m, (1, PASS), (0, PILE))
+
+
+def test_the_expert_searches_only_whether_to_knock_and_discards_by_its_heuristic_otherwise(monkeypatch):
+    view = gin.view(_took_the_three_of_clubs(), 0)
+    assert not view["meter"]["can_knock"]
+    heuristic = bots._expert(view, view["legal_actions"], remember=True)
+    assert heuristic == discard("KD")
+    assert all(act(_took_the_three_of_clubs(), "expert", seed) == heuristic for seed in range(4))
+    # Searching every decision (measured: no stronger, 16 times the time) threw another card here.
+    monkeypatch.setattr(bots, "SEARCHED", "all")
+    assert all(act(_took_the_three_of_clubs(), "expert", seed) != heuristic for seed in range(4))

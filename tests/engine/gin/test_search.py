@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from games.engine.gin import match as gin
 from games.engine.gin.bots import choose_action
-from games.engine.gin.melds import BIT, mask_of
+from games.engine.gin.melds import BIT, deadwood_of, mask_of
 from games.engine.gin.search import action_values, determinise, knowledge_of, match_value
 from tests.engine.gin.helpers import PASS, PILE, STOCK, both_pass_then, discard, play, start
 from tests.engine.gin.test_bots_view import positions, with_hidden_cards_redealt
@@ -124,6 +124,7 @@ def test_a_knock_that_wins_the_match_on_every_deal_is_worth_all_of_it_and_the_ex
     values = action_values(view, random.Random(1), iterations=32, match=True)
     assert values[0].action == knock_ks and set(values[0].results) == {100.0}
     assert all(v.value < 100 for v in values[1:])
+    assert knowledge_of(view).opp_draws == 1  # its one draw replayed on the dealt hand: still a random hand
     # Round points alone do not see the score: the same values at 95 to 95 as at 0 to 0.
     plain = [(v.action, v.results) for v in action_values(view, random.Random(1), iterations=32)]
     assert plain == [(v.action, v.results) for v in action_values(_knock_for_eight((0, 0)), random.Random(1),
@@ -136,3 +137,23 @@ def test_the_playouts_knock_for_the_searching_seat_as_the_experts_heuristic_does
 
     assert search.PLAYOUT_KNOCK[0] == bots.EXPERT_KNOCK
     assert search.PLAYOUT_KNOCK[1] == ((10, 31),)  # the opponent: at once
+
+
+def test_the_opponents_draws_from_the_stock_are_replayed_on_the_hand_dealt_to_it(monkeypatch):
+    # Seat 1 drew three times from the stock (and took 7C from the pile): a hand it kept the best of, with less
+    # deadwood than ten cards dealt at random.
+    from games.engine.gin import search
+    from tests.engine.gin.test_bots import _eight_deadwood_early
+
+    view = gin.view(_eight_deadwood_early(), 0)
+    knowledge = knowledge_of(view)
+    assert knowledge.opp_draws == 3
+
+    def mean_deadwood() -> float:
+        deals = [determinise(knowledge, view["phase"], random.Random(seed)) for seed in range(200)]
+        assert all(deal.hands[1] & mask_of(["7C"]) for deal in deals)  # the card it took stays
+        return sum(deadwood_of(deal.hands[1]) for deal in deals) / len(deals)
+
+    replayed = mean_deadwood()
+    monkeypatch.setattr(search, "REPLAY_DRAWS", 0)
+    assert replayed < mean_deadwood() - 8
