@@ -130,6 +130,54 @@ async def test_sockets_connecting_together_each_get_their_own_view(players, spec
         await socket.close()
 
 
+def _move_now(table_id: int, players) -> int:
+    """The player to act makes a move through the service (not through a socket); the new version."""
+    from games import registry
+    from games.models import Table
+    from tests.games.helpers import choose_action, state_of
+
+    table = Table.objects.get(pk=table_id)
+    state = state_of(table)
+    action = choose_action(registry.get(table.game).engine.view(state, state.to_act))
+    return services.move_apply(table_id=table_id, user=players[state.to_act], version=table.version, action=action)
+
+
+async def test_a_seat_holds_its_state_before_its_own_groups_are_joined_and_a_change_meanwhile_still_reaches_it(
+        players, monkeypatch):
+    """A seated socket is sent its state as soon as it is read, before its user group is joined (a Redis round
+    trip on the scaled stack): the client does not wait for that join. A change committed while the join is
+    under way misses the user group but comes on the public group, joined before the read, and the socket
+    reads its own state again; later changes come on its user group. Its own cards only, all along."""
+    from channels.layers import get_channel_layer
+
+    table = await sync_to_async(_playing_gin)(players)
+    layer = get_channel_layer()
+    joining, go_on = asyncio.Event(), asyncio.Event()
+    regroup = layer.regroup
+
+    async def held(channel, *, add=(), discard=()):
+        if any(".user." in group for group in add):  # the seat's own group: held until told
+            joining.set()
+            await go_on.wait()
+        return await regroup(channel, add=add, discard=discard)
+
+    monkeypatch.setattr(layer, "regroup", held)
+    anna = await Socket.open(table.pk, players[0], deltas=True)  # its first frame comes while the join waits
+    first = await anna.receive()
+    assert joining.is_set() and not go_on.is_set()
+    assert first["type"] == "state" and first["table"]["you"] == 0
+    moved = await sync_to_async(_move_now)(table.pk, players)  # committed while the join is under way
+    go_on.set()
+    state = await anna.until(lambda f: f["type"] == "state" and f["version"] == moved)
+    assert state["table"]["you"] == 0 and state["view"]["hand"]
+    later = await sync_to_async(_move_now)(table.pk, players)  # on the user group now
+    state = await anna.until(lambda f: f["type"] == "state" and f["version"] == later)
+    assert state["table"]["you"] == 0
+    mine = await sync_to_async(selectors.table_state_for)(table_id=table.pk, user=players[0])
+    assert state["view"]["hand"] == mine["view"]["hand"]
+    await anna.close()
+
+
 async def _presence_frames(socket: Socket, seconds: float) -> list[dict]:
     """The presence frames ``socket`` gets within ``seconds``."""
     frames = []
