@@ -96,6 +96,42 @@ def test_sockets_of_many_tables_share_one_read_of_each_kind_and_get_what_each_ta
     assert len(together) == 5  # tables, seats, rounds, versions, chat: not five per table
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="pipeline mode is PostgreSQL's")
+def test_a_batchs_table_reads_take_two_round_trips_on_postgresql(players, spectator, monkeypatch):
+    """On PostgreSQL the five reads of a batch's tables go in two round trips (``prepared.evaluate_together``):
+    the tables with their chat, then the seats, rounds and versions of those not kept, the versions last.
+    Each socket still gets what its table's own ``table_openings`` gives (the test above, on every database)."""
+    import psycopg
+
+    tables = [_playing_gin(players) for _ in range(3)]
+    services.chat_post(table_id=tables[0].pk, user=players[0], text="Hallo")
+    requests = {table.pk: [(players[0], ""), (spectator, "")] for table in tables}
+    pipelines: list[list[str]] = []
+    pipeline = psycopg.Connection.pipeline
+
+    @contextlib.contextmanager
+    def noted(self):
+        start = len(together.captured_queries)
+        with pipeline(self) as opened:
+            yield opened
+        pipelines.append([query["sql"] for query in together.captured_queries[start:]])
+
+    monkeypatch.setattr(psycopg.Connection, "pipeline", noted)
+    framecache.clear()
+    with CaptureQueriesContext(connection) as together:
+        many = selectors.table_openings_many(requests)
+    monkeypatch.undo()
+    framecache.clear()
+    assert many == {table_id: selectors.table_openings(table_id=table_id, viewers=viewers)
+                    for table_id, viewers in requests.items()}
+    assert len(together) == 5 and [len(sent) for sent in pipelines] == [2, 3]  # every statement in one of two
+    first, second = pipelines
+    assert 'FROM "games_table"' in first[0] and '"games_chatmessage"' in first[1]
+    assert 'FROM "games_seat"' in second[0] and '"games_round"' in second[1]
+    assert '"games_table"."version"' in second[2].split(" FROM ")[0] and second[2].split(" FROM ")[1].startswith(
+        '"games_table"')
+
+
 def test_a_kept_seat_view_never_reaches_anyone_else(players, spectator):
     table = _playing_gin(players)
     anna, ben = players[0], players[1]
