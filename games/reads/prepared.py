@@ -12,7 +12,8 @@ that count a move's statements see the same ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -117,6 +118,56 @@ class Prepared(Generic[M]):
         return self._objects(compiled, rows, using)
 
 
+class PreparedIn(Prepared[M]):
+    """A read whose one parameter is a list of values (``build(values)`` filters ``field__in=values``), its SQL
+    compiled once on PostgreSQL: the list goes as one array parameter (``field = ANY(%s)``), so the statement
+    is the same however many values it gets. Django compiles a filtered queryset anew on every evaluation,
+    and for a handshake batch's reads (``selectors.table_openings_many``) that was about half their CPU.
+    Elsewhere ``fetch`` evaluates ``build(values)`` as it is."""
+
+    def __init__(self, build: Callable[[list], QuerySet[M]]):
+        super().__init__(lambda marker: build([marker]), MARK)
+        self.build_in = build
+
+    def _compile(self, alias: str) -> _Compiled:
+        compiled = super()._compile(alias)
+        # The marker's placeholder: the n-th ``%s`` of the SQL (``%%`` is a literal percent sign).
+        position = compiled.slots.index(0)
+        placeholders = [m for m in re.finditer(r"%%|%s", compiled.sql) if m.group() == "%s"]
+        start, end = placeholders[position].span()
+        sql = compiled.sql
+        assert sql[:start].endswith(" IN (") and sql[end:].startswith(")"), "the values' placeholder is IN (%s)"
+        compiled.sql = f"{sql[:start - len(' IN (')]} = ANY({sql[start:end]}){sql[end + 1:]}"
+        return compiled
+
+    def fetch(self, *values: object, using: str = "default") -> list[M]:
+        if connections[using].vendor != "postgresql":
+            return list(self.build_in(list(values[0])))  # type: ignore[call-overload]
+        return super().fetch(list(values[0]), using=using)  # type: ignore[call-overload]
+
+
+def fetch_in_together(*reads: tuple[PreparedIn, Sequence[object]], using: str = "default") -> list[list]:
+    """``read.fetch(values)`` of each of ``reads``, in one round trip to PostgreSQL (pipeline mode: every
+    statement, then every answer; the database runs them in the order given, each as it would alone), one
+    after the other elsewhere."""
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        return [read.fetch(values, using=using) for read, values in reads]
+    connection.ensure_connection()
+    sent = []
+    with connection.wrap_database_errors, connection.connection.pipeline():
+        cursors = [connection.cursor() for _ in reads]
+        try:
+            for cursor, (read, values) in zip(cursors, reads, strict=True):
+                sent.append(read._send(cursor, (list(values),), using))
+            fetched = [cursor.fetchall() for cursor in cursors]
+        finally:
+            for cursor in cursors:
+                cursor.close()
+    return [read._objects(compiled, rows, using)
+            for (read, _values), compiled, rows in zip(reads, sent, fetched, strict=True)]
+
+
 def fetch_together(first: tuple[Prepared[M], tuple[object, ...]], second: tuple[Prepared[R], tuple[object, ...]],
                    *, using: str = "default") -> tuple[list[M], list[R]]:
     """Two reads in one round trip to the database where it can (PostgreSQL's pipeline mode: the transaction's
@@ -133,56 +184,3 @@ def fetch_together(first: tuple[Prepared[M], tuple[object, ...]], second: tuple[
         rows_one, rows_two = one.fetchall(), two.fetchall()
     return first[0]._objects(compiled_one, rows_one, using), second[0]._objects(compiled_two, rows_two, using)
 
-
-def evaluate_together(*querysets: QuerySet, using: str = "default") -> list[list]:
-    """What ``list(queryset)`` gives for each of ``querysets``, their statements sent to PostgreSQL in one
-    round trip (pipeline mode: every statement, then every answer); one after the other elsewhere. The
-    database runs them in the order given, each as it would alone (in autocommit each sees what was
-    committed when it began, as a statement sent on its own would). Each queryset's SQL, rows and
-    objects are Django's own: its compiler is asked for the SQL and handed the rows, and the queryset's own
-    iterable makes of them what it would have made of its cursor's (``select_related``, annotations,
-    ``values_list``, converters). For the reads of a handshake batch (``selectors.table_openings_many``):
-    through PgBouncer each round trip is a wake-up of three processes, on a busy machine a few ms each."""
-    connection = connections[using]
-    if connection.vendor != "postgresql" or len(querysets) < 2:
-        return [list(queryset) for queryset in querysets]
-    from django.core.exceptions import EmptyResultSet
-
-    prepared: list[tuple[QuerySet, Any, str, Any]] = []
-    for queryset in querysets:
-        queryset = queryset.all()  # a copy whose query this call may hand its rows
-        compiler = queryset.query.get_compiler(using=using)
-        try:
-            sql, params = compiler.as_sql()
-        except EmptyResultSet:  # Django sends nothing for it (``pk__in=[]``): nor does this
-            sql, params = "", None
-        prepared.append((queryset, compiler, sql, params))
-    connection.ensure_connection()
-    rows: list[list | None] = []
-    with connection.wrap_database_errors, connection.connection.pipeline():
-        cursors = []
-        for _queryset, _compiler, sql, params in prepared:
-            cursor = None
-            if sql:
-                cursor = connection.cursor()  # Django's wrapper: logged and counted as every statement
-                cursor.execute(sql, params)
-            cursors.append(cursor)
-        for cursor in cursors:
-            if cursor is None:
-                rows.append(None)
-                continue
-            rows.append(cursor.fetchall())
-            cursor.close()
-    out: list[list] = []
-    for (queryset, compiler, _sql, _params), fetched in zip(prepared, rows, strict=True):
-        if fetched is None:
-            out.append([])
-            continue
-        if compiler.has_extra_select:  # as ``cursor_iter`` trims the columns only ordering asked for
-            fetched = [row[: compiler.col_count] for row in fetched]
-        # The queryset's iterable asks its query for a compiler and that compiler for the rows: this one,
-        # set up by ``as_sql`` above (its select, related classes, annotations), answers with those fetched.
-        compiler.execute_sql = lambda *args, _rows=fetched, **kwargs: [_rows]
-        queryset.query.get_compiler = lambda *args, _compiler=compiler, **kwargs: _compiler  # type: ignore[method-assign]
-        out.append(list(queryset))
-    return out

@@ -98,8 +98,9 @@ def test_sockets_of_many_tables_share_one_read_of_each_kind_and_get_what_each_ta
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="pipeline mode is PostgreSQL's")
 def test_a_batchs_table_reads_take_two_round_trips_on_postgresql(players, spectator, monkeypatch):
-    """On PostgreSQL the five reads of a batch's tables go in two round trips (``prepared.evaluate_together``):
-    the tables with their chat, then the seats, rounds and versions of those not kept, the versions last.
+    """On PostgreSQL the five reads of a batch's tables go in two round trips (``prepared.fetch_in_together``):
+    the tables with their chat, then the seats, rounds and versions of those not kept, the versions last;
+    each statement the same however many tables (``= ANY(%s)``: compiled once, ``prepared.PreparedIn``).
     Each socket still gets what its table's own ``table_openings`` gives (the test above, on every database)."""
     import psycopg
 
@@ -130,6 +131,7 @@ def test_a_batchs_table_reads_take_two_round_trips_on_postgresql(players, specta
     assert 'FROM "games_seat"' in second[0] and '"games_round"' in second[1]
     assert '"games_table"."version"' in second[2].split(" FROM ")[0] and second[2].split(" FROM ")[1].startswith(
         '"games_table"')
+    assert all(" = ANY(" in sql and " IN (" not in sql for sql in first + second)
 
 
 def test_a_kept_seat_view_never_reaches_anyone_else(players, spectator):
