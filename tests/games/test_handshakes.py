@@ -134,6 +134,28 @@ def test_a_batchs_table_reads_take_two_round_trips_on_postgresql(players, specta
     assert all(" = ANY(" in sql and " IN (" not in sql for sql in first + second)
 
 
+def test_a_batchs_reads_of_ids_are_one_statement_whatever_their_number_and_give_what_the_queryset_gives(
+        players, spectator):
+    """``prepared.PreparedIn`` (the handshake batch's users and tables): on PostgreSQL the ids go as one array
+    parameter, so the statement is the same for one id or three (compiled once per process); everywhere the
+    objects are the queryset's own, ids that name nothing and an empty list included."""
+    from django.contrib.auth import get_user_model
+
+    ids = [players[0].pk, 10**12, spectator.pk, players[1].pk]
+    statements = []
+    for some in ([ids[0]], ids, []):
+        with CaptureQueriesContext(connection) as sent:
+            got = handshakes._USERS.fetch(some)
+        expected = list(get_user_model()._default_manager.filter(pk__in=some))
+        assert sorted((u.pk, u.username, u.password) for u in got) == sorted(
+            (u.pk, u.username, u.password) for u in expected)
+        statements += [query["sql"] for query in sent.captured_queries]
+    if connection.vendor == "postgresql":
+        # The same statement, its values apart (the captured SQL shows them bound into it).
+        assert " = ANY(" in statements[0] and " IN (" not in statements[0]
+        assert statements[0].split(" = ANY(")[0] == statements[1].split(" = ANY(")[0]
+
+
 def test_a_kept_seat_view_never_reaches_anyone_else(players, spectator):
     table = _playing_gin(players)
     anna, ben = players[0], players[1]
