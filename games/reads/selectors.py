@@ -19,7 +19,7 @@ from games import registry
 from games.delivery import framecache, notices
 from games.models import ChatMessage, Match, Round, Seat, Table
 from games.reads import presenters
-from games.reads.prepared import MARK, Prepared
+from games.reads.prepared import MARK, Prepared, PreparedIn, fetch_in_together
 from games.thinking import HINT_LEVEL
 
 if TYPE_CHECKING:
@@ -326,9 +326,12 @@ def table_openings_many(requests: dict[int, list[tuple[User, str]]]) -> dict[int
     versions and their chat read in one statement each for all of them, not five per table. A table whose
     version moved while its rows were read is read again alone, as ``table_snapshot`` does."""
     ids = [table_id for table_id in requests if -(2**63) <= table_id < 2**63]
-    tables = Table.objects.select_related("current_match").in_bulk(ids)
+    # The tables and their chat in one round trip to PostgreSQL, then the rows of their snapshots in another
+    # (their seats, rounds and versions: ``_snapshots_many``), each statement compiled once per process.
+    found, lines = fetch_in_together((_OPENING_TABLES, ids), (_OPENING_CHATS, ids))
+    tables = {table.pk: table for table in found}
+    chats = _chats_grouped(lines)
     snapshots = _snapshots_many(list(tables.values()))
-    chats = _chats_many(list(tables))
     out: dict[int, list[Opening]] = {}
     for table_id, viewers in requests.items():
         table = tables.get(table_id)
@@ -354,16 +357,17 @@ def _snapshots_many(tables: list[Table]) -> dict[int, presenters.TableSnapshot]:
     if not unread:
         return found
     seats: dict[int, list[Seat]] = {table.pk: [] for table in unread}
-    for seat in Seat.objects.filter(table_id__in=seats).select_related("user").order_by("table_id", "index"):
-        seats[seat.table_id].append(seat)
     matches = [table.current_match_id for table in unread if table.current_match_id is not None]
     rounds: dict[int, list[Round]] = {match_id: [] for match_id in matches}
-    if matches:
-        newest = Window(RowNumber(), partition_by=F("match_id"), order_by=F("number").desc())
-        for one in (Round.objects.filter(match_id__in=matches).annotate(newest=newest).filter(newest__lte=2)
-                    .order_by("match_id", "-number")):
-            rounds[one.match_id].append(one)
-    versions = dict(Table.objects.filter(pk__in=seats).values_list("pk", "version"))
+    # In this order, in one round trip on PostgreSQL: the versions read last, so a table that changed while
+    # its seats and rounds were read is seen to have moved.
+    seat_rows, round_rows, version_rows = fetch_in_together(
+        (_OPENING_SEATS, list(seats)), (_OPENING_ROUNDS, matches), (_OPENING_VERSIONS, list(seats)))
+    for seat in seat_rows:
+        seats[seat.table_id].append(seat)
+    for one in round_rows:
+        rounds[one.match_id].append(one)
+    versions = {table.pk: table.version for table in version_rows}
     for table in unread:
         if versions.get(table.pk) != table.version:
             continue
@@ -376,14 +380,33 @@ def _snapshots_many(tables: list[Table]) -> dict[int, presenters.TableSnapshot]:
     return found
 
 
-def _chats_many(table_ids: list[int]) -> dict[int, list[ChatMessage]]:
+def _chats_query(table_ids: list[int]) -> QuerySet[ChatMessage]:
     """The latest ``CHAT_HISTORY`` lines of each table, newest first, in one statement."""
-    if not table_ids:
-        return {}
     newest = Window(RowNumber(), partition_by=F("table_id"), order_by=F("created_at").desc())
+    return (ChatMessage.objects.filter(table_id__in=table_ids).select_related("user")
+            .annotate(newest=newest).filter(newest__lte=CHAT_HISTORY).order_by("table_id", "-created_at"))
+
+
+def _rounds_query(match_ids: list[int]) -> QuerySet[Round]:
+    """The two newest rounds of each match, newest first."""
+    newest = Window(RowNumber(), partition_by=F("match_id"), order_by=F("number").desc())
+    return (Round.objects.filter(match_id__in=match_ids).annotate(newest=newest).filter(newest__lte=2)
+            .order_by("match_id", "-number"))
+
+
+#: The reads of a batch of handshakes (``table_openings_many``), each a list of ids to one statement whose SQL
+#: is compiled once per process (``prepared.PreparedIn``).
+_OPENING_TABLES = PreparedIn(lambda ids: Table.objects.select_related("current_match").filter(pk__in=ids))
+_OPENING_CHATS = PreparedIn(_chats_query)
+_OPENING_SEATS = PreparedIn(
+    lambda ids: Seat.objects.filter(table_id__in=ids).select_related("user").order_by("table_id", "index"))
+_OPENING_ROUNDS = PreparedIn(_rounds_query)
+_OPENING_VERSIONS = PreparedIn(lambda ids: Table.objects.only("id", "version").filter(pk__in=ids))
+
+
+def _chats_grouped(messages: Iterable[ChatMessage]) -> dict[int, list[ChatMessage]]:
     lines: dict[int, list[ChatMessage]] = {}
-    for message in (ChatMessage.objects.filter(table_id__in=table_ids).select_related("user")
-                    .annotate(newest=newest).filter(newest__lte=CHAT_HISTORY).order_by("table_id", "-created_at")):
+    for message in messages:
         lines.setdefault(message.table_id, []).append(message)
     return lines
 

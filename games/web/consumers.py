@@ -153,9 +153,19 @@ class TableConsumer(_JsonConsumer):
             await self._refuse_too_many("person")
             return
         state, chat = opened
-        # The state was read before this socket was in its groups: a change committed in between must not
-        # get lost. The public group was joined before the read, so such a change shows up as a public frame
-        # newer than the state; a seated socket then reads its own state again (table_frame).
+        # The state goes out first, then the groups of who this is are joined: the client holds its state a
+        # Redis round trip sooner, and nothing is lost by it. The state was read before this socket was in
+        # those groups, so a change committed in between (or while they are being joined) reaches it only on
+        # the public group, joined before the read: a public frame newer than the state, on which a seated
+        # socket reads its own state again (table_frame). And every frame from the layer waits until this
+        # handshake is over (the consumer handles its messages one after the other), so none goes out
+        # before the state.
+        self.admitted = True
+        await self._deliver(state)
+        timekeeper.socket_opened(self.table_id, self.version)
+        self.watched = True
+        for frame in chat:
+            await self.send_frame(frame)
         # Seated: its frames come on the user group; the public group is for everyone else. Signed in: the
         # person's group, through which signing out closes the socket.
         add = ([events.user_group(self.table_id, self.user_id), handshakes.person_group(self.user_id)]
@@ -164,12 +174,6 @@ class TableConsumer(_JsonConsumer):
             add=add,
             discard=[events.public_group(self.table_id)] if state["table"]["you"] is not None else [],
         )
-        self.admitted = True
-        await self._deliver(state)
-        timekeeper.socket_opened(self.table_id, self.version)
-        self.watched = True
-        for frame in chat:
-            await self.send_frame(frame)
         if self.user_id is not None:
             self.present = self.user
             handshakes.presence_opened(self.channel_layer, self.table_id, self.user)

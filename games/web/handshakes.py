@@ -57,6 +57,7 @@ from django.utils.html import escape
 
 from games.delivery import events
 from games.reads import selectors
+from games.reads.prepared import PreparedIn
 from games.web.dbthread import readers_apart, reading
 
 logger = logging.getLogger(__name__)
@@ -235,8 +236,19 @@ def _sessions_and_users(scopes: list[dict]) -> dict:
     for store in stores:
         with contextlib.suppress(KeyError, ValidationError, ValueError):
             ids.add(_get_user_session_key(store))
-    User = get_user_model()
-    return User._default_manager.in_bulk(list(ids)) if ids else {}
+    # The user ids as the primary key takes them (a session keeps them as text), for the one statement
+    # compiled once (``_USERS``), as ``in_bulk`` would have filtered them.
+    keys = []
+    for value in ids:
+        with contextlib.suppress(ValidationError, TypeError, ValueError):
+            key = get_user_model()._meta.pk.to_python(value)
+            if not isinstance(key, int) or -(2**63) <= key < 2**63:
+                keys.append(key)
+    return {user.pk: user for user in _USERS.fetch(keys)} if keys else {}
+
+
+#: Every user of a handshake batch in one statement, compiled once per process (``prepared.PreparedIn``).
+_USERS = PreparedIn(lambda ids: get_user_model()._default_manager.filter(pk__in=ids))
 
 
 def _user_of(scope: dict, users: dict):

@@ -96,6 +96,66 @@ def test_sockets_of_many_tables_share_one_read_of_each_kind_and_get_what_each_ta
     assert len(together) == 5  # tables, seats, rounds, versions, chat: not five per table
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="pipeline mode is PostgreSQL's")
+def test_a_batchs_table_reads_take_two_round_trips_on_postgresql(players, spectator, monkeypatch):
+    """On PostgreSQL the five reads of a batch's tables go in two round trips (``prepared.fetch_in_together``):
+    the tables with their chat, then the seats, rounds and versions of those not kept, the versions last;
+    each statement the same however many tables (``= ANY(%s)``: compiled once, ``prepared.PreparedIn``).
+    Each socket still gets what its table's own ``table_openings`` gives (the test above, on every database)."""
+    import psycopg
+
+    tables = [_playing_gin(players) for _ in range(3)]
+    services.chat_post(table_id=tables[0].pk, user=players[0], text="Hallo")
+    requests = {table.pk: [(players[0], ""), (spectator, "")] for table in tables}
+    pipelines: list[list[str]] = []
+    pipeline = psycopg.Connection.pipeline
+
+    @contextlib.contextmanager
+    def noted(self):
+        start = len(together.captured_queries)
+        with pipeline(self) as opened:
+            yield opened
+        pipelines.append([query["sql"] for query in together.captured_queries[start:]])
+
+    monkeypatch.setattr(psycopg.Connection, "pipeline", noted)
+    framecache.clear()
+    with CaptureQueriesContext(connection) as together:
+        many = selectors.table_openings_many(requests)
+    monkeypatch.undo()
+    framecache.clear()
+    assert many == {table_id: selectors.table_openings(table_id=table_id, viewers=viewers)
+                    for table_id, viewers in requests.items()}
+    assert len(together) == 5 and [len(sent) for sent in pipelines] == [2, 3]  # every statement in one of two
+    first, second = pipelines
+    assert 'FROM "games_table"' in first[0] and '"games_chatmessage"' in first[1]
+    assert 'FROM "games_seat"' in second[0] and '"games_round"' in second[1]
+    assert '"games_table"."version"' in second[2].split(" FROM ")[0] and second[2].split(" FROM ")[1].startswith(
+        '"games_table"')
+    assert all(" = ANY(" in sql and " IN (" not in sql for sql in first + second)
+
+
+def test_a_batchs_reads_of_ids_are_one_statement_whatever_their_number_and_give_what_the_queryset_gives(
+        players, spectator):
+    """``prepared.PreparedIn`` (the handshake batch's users and tables): on PostgreSQL the ids go as one array
+    parameter, so the statement is the same for one id or three (compiled once per process); everywhere the
+    objects are the queryset's own, ids that name nothing and an empty list included."""
+    from django.contrib.auth import get_user_model
+
+    ids = [players[0].pk, 10**12, spectator.pk, players[1].pk]
+    statements = []
+    for some in ([ids[0]], ids, []):
+        with CaptureQueriesContext(connection) as sent:
+            got = handshakes._USERS.fetch(some)
+        expected = list(get_user_model()._default_manager.filter(pk__in=some))
+        assert sorted((u.pk, u.username, u.password) for u in got) == sorted(
+            (u.pk, u.username, u.password) for u in expected)
+        statements += [query["sql"] for query in sent.captured_queries]
+    if connection.vendor == "postgresql":
+        # The same statement, its values apart (the captured SQL shows them bound into it).
+        assert " = ANY(" in statements[0] and " IN (" not in statements[0]
+        assert statements[0].split(" = ANY(")[0] == statements[1].split(" = ANY(")[0]
+
+
 def test_a_kept_seat_view_never_reaches_anyone_else(players, spectator):
     table = _playing_gin(players)
     anna, ben = players[0], players[1]
@@ -128,6 +188,54 @@ async def test_sockets_connecting_together_each_get_their_own_view(players, spec
         assert not any(f'"{card}"' in text for card in anna_hand | ben_hand)
     for socket in sockets:
         await socket.close()
+
+
+def _move_now(table_id: int, players) -> int:
+    """The player to act makes a move through the service (not through a socket); the new version."""
+    from games import registry
+    from games.models import Table
+    from tests.games.helpers import choose_action, state_of
+
+    table = Table.objects.get(pk=table_id)
+    state = state_of(table)
+    action = choose_action(registry.get(table.game).engine.view(state, state.to_act))
+    return services.move_apply(table_id=table_id, user=players[state.to_act], version=table.version, action=action)
+
+
+async def test_a_seat_holds_its_state_before_its_own_groups_are_joined_and_a_change_meanwhile_still_reaches_it(
+        players, monkeypatch):
+    """A seated socket is sent its state as soon as it is read, before its user group is joined (a Redis round
+    trip on the scaled stack): the client does not wait for that join. A change committed while the join is
+    under way misses the user group but comes on the public group, joined before the read, and the socket
+    reads its own state again; later changes come on its user group. Its own cards only, all along."""
+    from channels.layers import get_channel_layer
+
+    table = await sync_to_async(_playing_gin)(players)
+    layer = get_channel_layer()
+    joining, go_on = asyncio.Event(), asyncio.Event()
+    regroup = layer.regroup
+
+    async def held(channel, *, add=(), discard=()):
+        if any(".user." in group for group in add):  # the seat's own group: held until told
+            joining.set()
+            await go_on.wait()
+        return await regroup(channel, add=add, discard=discard)
+
+    monkeypatch.setattr(layer, "regroup", held)
+    anna = await Socket.open(table.pk, players[0], deltas=True)  # its first frame comes while the join waits
+    first = await anna.receive()
+    assert joining.is_set() and not go_on.is_set()
+    assert first["type"] == "state" and first["table"]["you"] == 0
+    moved = await sync_to_async(_move_now)(table.pk, players)  # committed while the join is under way
+    go_on.set()
+    state = await anna.until(lambda f: f["type"] == "state" and f["version"] == moved)
+    assert state["table"]["you"] == 0 and state["view"]["hand"]
+    later = await sync_to_async(_move_now)(table.pk, players)  # on the user group now
+    state = await anna.until(lambda f: f["type"] == "state" and f["version"] == later)
+    assert state["table"]["you"] == 0
+    mine = await sync_to_async(selectors.table_state_for)(table_id=table.pk, user=players[0])
+    assert state["view"]["hand"] == mine["view"]["hand"]
+    await anna.close()
 
 
 async def _presence_frames(socket: Socket, seconds: float) -> list[dict]:
