@@ -36,7 +36,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -197,6 +198,23 @@ def serving(folder: Path, *, extra_env: dict[str, str] | None = None, referee: b
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+def elsewhere(function: Callable, /, *args, **kwargs):
+    """``function(*args, **kwargs)`` as another process would call it while a page is open: on a thread of its own.
+    Playwright's sync API leaves its event loop marked running on the test's thread, where asgiref refuses
+    ``async_to_sync``: a service called there commits, but its frames are logged as "could not send" and dropped,
+    so a page could see the change only by chance (a refresh already under way). The thread's connection closes
+    with it."""
+
+    def call():
+        try:
+            return function(*args, **kwargs)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(call).result()
 
 
 @pytest.fixture(scope="session")
