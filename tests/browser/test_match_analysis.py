@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connections
 
 from games import analysis, services
 from games.models import Match, MatchAnalysis
 from games.services import analysis as match_analysis
-from tests.browser.conftest import serving
+from tests.browser.conftest import elsewhere, serving
 from tests.games.helpers import play_out
 
 pytestmark = pytest.mark.browser
@@ -34,19 +32,6 @@ def seeded_settings(settings):
     settings.GAMES_BOT_DELAY_SECONDS = 0
 
 
-def off_the_browser_thread(function):
-    """Playwright keeps an event loop marked running on the test's thread: play and analyse in another."""
-
-    def run():
-        try:
-            return function()
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
-
-
 def finished(game: str) -> Match:
     def played() -> Match:
         anna = get_user_model().objects.create_user("anna", "anna@example.com", "Herz-Dame-23!")
@@ -57,7 +42,7 @@ def finished(game: str) -> Match:
                                           options={"seats": 2, "rounds": 1}, bots="simple")
         return Match.objects.get(pk=play_out(table.pk, [anna, None]).current_match_id)
 
-    return off_the_browser_thread(played)
+    return elsewhere(played)
 
 
 def analysed(match: Match) -> dict:
@@ -71,7 +56,7 @@ def analysed(match: Match) -> dict:
         MatchAnalysis.objects.filter(match=match).update(data=data)
         return data
 
-    return off_the_browser_thread(run)
+    return elsewhere(run)
 
 
 @pytest.mark.parametrize("game", ["gin", "romme"])
@@ -137,7 +122,7 @@ def test_the_referee_s_clock_analyses_a_finished_match_in_its_worker(analysing_r
         table = services.table_create_seated(game="gin", users=[anna, ben], preset="schnell")
         return Match.objects.get(pk=play_out(table.pk, [anna, ben]).current_match_id)
 
-    match = off_the_browser_thread(played)
+    match = elsewhere(played)
 
     def stored() -> MatchAnalysis | None:
         deadline = time.monotonic() + 90
@@ -148,7 +133,7 @@ def test_the_referee_s_clock_analyses_a_finished_match_in_its_worker(analysing_r
             time.sleep(0.3)
         return None
 
-    row = off_the_browser_thread(stored)
+    row = elsewhere(stored)
     assert row is not None, f"the referee never stored the analysis:\n{analysing_referee.log_tail()}"
     assert not row.error and row.data["decisions"]
     assert {d["seat"] for d in row.data["decisions"]} == {0, 1}

@@ -13,15 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.db import connections
 
 from games import services
 from games.models import Match, Table
 from ratings.models import RatingChange
 from ratings.selectors import rating_of
+from tests.browser.conftest import elsewhere
 from tests.browser.people import PASSWORD, confirmed_user
 from tests.games import helpers
 from tests.games.helpers import play_out
@@ -59,20 +58,6 @@ def nine_earlier_rated_matches(anna, ben, cleo, dora) -> None:
             play_out(table.pk, [player, opponent])
 
 
-def off_the_browser_thread(function, *args):
-    """Run ``function`` in a thread of its own. Playwright keeps an event loop marked running on the test's
-    thread, where the services' after-commit fan-out (async_to_sync) cannot run and would only log errors."""
-
-    def run():
-        try:
-            return function(*args)
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
-
-
 def press_ranked_gin(page) -> None:
     page.goto("/spielen/")
     # The lobby swaps in the pool's own panel; press the button once it is there.
@@ -84,7 +69,7 @@ def test_two_people_play_ranked_gin_and_see_ratings_leaderboard_and_a_verified_r
     new_page, live_server_url, seeded_settings, screenshot
 ):
     anna, ben, cleo, dora = (confirmed_user(n) for n in ("anna", "ben", "cleo", "dora"))
-    off_the_browser_thread(nine_earlier_rated_matches, anna, ben, cleo, dora)
+    elsewhere(nine_earlier_rated_matches, anna, ben, cleo, dora)
     before = {u.pk: rating_of(user=u, game="gin") for u in (anna, ben)}
     assert before[anna.pk].matches == before[ben.pk].matches == 9
     assert before[anna.pk].display == before[ben.pk].display
@@ -110,7 +95,7 @@ def test_two_people_play_ranked_gin_and_see_ratings_leaderboard_and_a_verified_r
     assert {u.pk for u in users} == {anna.pk, ben.pk}
 
     # The match, to its end (announced after commit, so it is rated here and now).
-    finished = off_the_browser_thread(play_out, table_id, users)
+    finished = elsewhere(play_out, table_id, users)
     match = Match.objects.get(pk=finished.current_match_id)
     assert match.status == Match.Status.FINISHED
     rounds = match.rounds.filter(finished_at__isnull=False).count()
@@ -213,7 +198,7 @@ def test_a_deal_that_does_not_match_its_published_hash_shows_red(new_page, live_
         table = services.table_create(user=anna, game="gin", preset="klassisch", options={"target": 50}, bots="simple")
         return Match.objects.get(pk=play_out(table.pk, [anna, None]).current_match_id)
 
-    match = off_the_browser_thread(played)
+    match = elsewhere(played)
     rounds = list(match.rounds.order_by("number"))
     assert len(rounds) >= 2
     # As if the server had published one hash and dealt other cards: that round must show red.

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import re
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connections
 
 from games import services
 from games.models import Match
+from tests.browser.conftest import elsewhere
 from tests.games.helpers import play_out
 
 pytestmark = pytest.mark.browser
@@ -28,20 +27,6 @@ def seeded_settings(settings):
     settings.GAMES_BOT_DELAY_SECONDS = 0
 
 
-def off_the_browser_thread(function):
-    """Playwright keeps an event loop marked running on the test's thread, where the services' after-commit
-    fan-out cannot run: play in a thread of its own."""
-
-    def run():
-        try:
-            return function()
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
-
-
 @pytest.fixture
 def record_text(live_server_url, seeded_settings, new_page) -> str:
     """The signed record of a gin match of several rounds, as the site's download gives it."""
@@ -51,7 +36,7 @@ def record_text(live_server_url, seeded_settings, new_page) -> str:
         table = services.table_create(user=anna, game="gin", preset="klassisch", options={"target": 50}, bots="simple")
         return Match.objects.get(pk=play_out(table.pk, [anna, None]).current_match_id)
 
-    match = off_the_browser_thread(played)
+    match = elsewhere(played)
     assert match.rounds.count() >= 2
     response = new_page().request.get(f"/partie/{match.pk}/partie.json")
     assert response.ok

@@ -5,31 +5,16 @@ test_ranked.py; the page watches as a spectator."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connections
 
 from games import services
 from games.models import Match
 from ratings.models import RatingChange
+from tests.browser.conftest import elsewhere
 from tests.games.helpers import play_out
 
 pytestmark = pytest.mark.browser
-
-
-def off_the_browser_thread(function, *args, **kwargs):
-    """As in test_ranked.py: the services' after-commit fan-out cannot run on Playwright's thread."""
-
-    def run():
-        try:
-            return function(*args, **kwargs)
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
 
 
 def test_a_ranked_table_shows_each_seat_s_wertungszahl_and_after_the_match_each_change(
@@ -38,7 +23,7 @@ def test_a_ranked_table_shows_each_seat_s_wertungszahl_and_after_the_match_each_
     settings.GAMES_TEST_DEAL_SEED = "table-ratings-browser"
     settings.GAMES_BOT_DELAY_SECONDS = 0
     anna, ben = (get_user_model().objects.create_user(n, f"{n}@example.com", "pw-" + n) for n in ("anna", "ben"))
-    table = off_the_browser_thread(services.table_create_seated, game="gin", users=[anna, ben], preset="schnell",
+    table = elsewhere(services.table_create_seated, game="gin", users=[anna, ben], preset="schnell",
                                    ranked=True)
     page = new_page()
     errors: list[str] = []
@@ -53,7 +38,7 @@ def test_a_ranked_table_shows_each_seat_s_wertungszahl_and_after_the_match_each_
     assert bar.locator(".gt-delta").count() == 0
     assert page.locator("#match-end-ratings").is_hidden()
 
-    finished = off_the_browser_thread(play_out, table.pk, [anna, ben])
+    finished = elsewhere(play_out, table.pk, [anna, ben])
     match = Match.objects.get(pk=finished.current_match_id)
     changes = {c.user_id: c for c in RatingChange.objects.filter(match=match)}
     assert set(changes) == {anna.pk, ben.pk}

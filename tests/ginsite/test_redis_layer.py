@@ -286,6 +286,18 @@ def test_a_receive_on_an_empty_channel_outlasts_the_socket_timeout_and_gets_a_me
     assert asyncio.run(run())["n"] == 7
 
 
+async def _read_command(reader: asyncio.StreamReader) -> list[bytes] | None:
+    """The next command a client sent, as its arguments (a RESP array of bulk strings); None when it hung up."""
+    line = await reader.readline()
+    if not line:
+        return None
+    args = []
+    for _ in range(int(line[1:])):
+        size = int((await reader.readline())[1:])
+        args.append((await reader.readexactly(size + 2))[:-2])
+    return args
+
+
 class _SilentRedis:
     """A TCP server that speaks enough Redis to let a client connect, answers the layer's non-blocking script
     with nothing (an empty channel), and never answers a blocking pop: a Redis that hung."""
@@ -296,14 +308,9 @@ class _SilentRedis:
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
-                line = await reader.readline()
-                if not line:
+                args = await _read_command(reader)
+                if args is None:
                     return
-                count = int(line[1:])
-                args = []
-                for _ in range(count):
-                    size = int((await reader.readline())[1:])
-                    args.append((await reader.readexactly(size + 2))[:-2])
                 name = args[0].upper()
                 if name == b"BZPOPMIN":
                     self.pops += 1
@@ -437,14 +444,9 @@ class _DeafRedis:
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
-                line = await reader.readline()
-                if not line:
+                args = await _read_command(reader)
+                if args is None:
                     return
-                count = int(line[1:])
-                args = []
-                for _ in range(count):
-                    size = int((await reader.readline())[1:])
-                    args.append((await reader.readexactly(size + 2))[:-2])
                 if args[0].upper() in (b"EVAL", b"EVALSHA"):
                     await asyncio.sleep(30)  # reads nothing more
                     return
