@@ -79,6 +79,20 @@ def _cpu_busy(seconds: float = 1.0) -> float:
     return 1 - (idle1 - idle0) / max(1, total1 - total0)
 
 
+def _cpu_readings(srv: servers.Servers) -> tuple[float, float, float, float]:
+    """CPU seconds used so far by: the stack's own processes (daphne, the referee), this load generator, the
+    shared services (PostgreSQL, PgBouncer, Redis; nothing on the embedded stack) and the whole machine."""
+    return srv.cpu_seconds(), time.process_time(), servers.services_cpu_seconds(), servers.machine_cpu_seconds()
+
+
+def _cpu_line(kind: str, changes: int, cpu: tuple[float, ...]) -> str:
+    """CPU per change: the stack's processes, the services, the load generator and the whole machine."""
+    server, client, services, machine = (seconds / changes * 1000 for seconds in cpu)
+    return (f"  {kind} CPU per change (all {changes} moves and readies of the run): server {server + services:.2f} ms "
+            f"(daphne and referee {server:.2f}, database and Redis {services:.2f}), load generator {client:.2f} ms; "
+            f"whole machine {machine:.2f} ms")
+
+
 def _plan(profile: dict, now: float) -> players.Plan:
     return players.Plan(think=profile["think"], ramp=profile["ramp"], start_at=now,
                         measure_from=now + profile["warmup"], stop_at=now + profile["seconds"])
@@ -129,7 +143,7 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
     busy = os.getloadavg()[0]
     try:
         time.sleep(0.5)
-        cpu_server, cpu_client = srv.cpu_seconds(), time.process_time()
+        cpu = _cpu_readings(srv)
         # Traced: each server's census (stages.census) once the play is over, every socket still open.
         between = (lambda: stages.ask_census(srv.processes, trace, kind)) if trace is not None else None
         if kind == "site" and name == "tournament":
@@ -137,11 +151,11 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
                 _drive_tournament(info, srv.ports, profile, args.seed, between))
         else:
             figures, tables = asyncio.run(_drive(kind, info, srv.ports, profile, args.seed, between))
-        cpu_server, cpu_client = srv.cpu_seconds() - cpu_server, time.process_time() - cpu_client
+        cpu = tuple(now - then for now, then in zip(_cpu_readings(srv), cpu, strict=True))
     finally:
         srv.stop()
     result = {"figures": figures, "load": busy, "server_errors": srv.errors_logged(),
-              "cpu": (cpu_server, cpu_client), "start": start_figures}
+              "cpu": cpu, "start": start_figures}
     if trace is not None:
         stages.flush(trace / f"{kind}-client.jsonl")
         result["stages"] = stages.summary(stages.read(trace, kind), kind)
@@ -170,7 +184,7 @@ def _run_arena(stack: str, profile: dict, workdir, args) -> dict:
     figures = players.Figures()
     try:
         time.sleep(0.5)
-        cpu_server, cpu_client = srv.cpu_seconds(), time.process_time()
+        cpu = _cpu_readings(srv)
 
         def register() -> None:
             site.register_arena(info["tournament"], [p["user"] for p in info["players"]])
@@ -180,12 +194,12 @@ def _run_arena(stack: str, profile: dict, workdir, args) -> dict:
 
         stats, tables = asyncio.run(players.drive_arena(info, srv.ports, lambda now: _plan(profile, now), figures,
                                                         register, start, random.Random(args.seed)))
-        cpu_server, cpu_client = srv.cpu_seconds() - cpu_server, time.process_time() - cpu_client
+        cpu = tuple(now - then for now, then in zip(_cpu_readings(srv), cpu, strict=True))
     finally:
         srv.stop()
     passes = [p for p in srv.arena_passes() if p["tournament"] == info["tournament"]]
     result = {"figures": figures, "load": busy, "server_errors": srv.errors_logged(),
-              "cpu": (cpu_server, cpu_client), "start": None, "arena": stats, "passes": passes}
+              "cpu": cpu, "start": None, "arena": stats, "passes": passes}
     if result["server_errors"] and args.verbose:
         print(srv.log_tail(), file=sys.stderr)
     result["check"] = site.verify({str(t.id): t.record() for t in tables}, f"{stack}-arena")
@@ -243,9 +257,7 @@ def _arena_report(stack: str, profile: dict, r: dict) -> list[str]:
         f"{ac['told_wrong']} told to someone not seated" + (f" {ac['examples']}" if ac["examples"] else ""))
     changes = f.all_moves + f.other_changes
     if changes:
-        server, client = r["cpu"]
-        lines.append(f"  CPU per move (all {changes} moves and readies of the run, pairing included): server "
-                     f"{server / changes * 1000:.2f} ms, load generator {client / changes * 1000:.2f} ms")
+        lines.append(_cpu_line("site", changes, r["cpu"]).replace("of the run)", "of the run, pairing included)"))
     lines.extend(_arena_goals(r))
     lines.append(f"  machine load average (1 min) at start: {r['load']:.1f}")
     return lines
@@ -275,7 +287,19 @@ def _arena_goals(r: dict) -> list[str]:
 def _cpu_per_change(result: dict) -> float | None:
     f = result["figures"]
     changes = f.all_moves + f.other_changes
-    return result["cpu"][0] / changes if changes else None
+    # The server's CPU: its own processes and the services they use (PostgreSQL, PgBouncer, Redis): on a machine
+    # that runs them all, what one stack saves in daphne by leaving work to the database still counts.
+    return (result["cpu"][0] + result["cpu"][2]) / changes if changes else None
+
+
+def _cpu_parts(result: dict) -> dict | None:
+    """Seconds of CPU per change, by whom: the stack's processes, the load generator, the services, the machine."""
+    f = result["figures"]
+    changes = f.all_moves + f.other_changes
+    if not changes:
+        return None
+    return dict(zip(("server", "load_generator", "services", "machine"),
+                    (seconds / changes for seconds in result["cpu"]), strict=True))
 
 
 def _line(label: str, f: players.Figures) -> str:
@@ -335,11 +359,10 @@ def _report(name: str, stack: str, profile: dict, results: dict) -> list[str]:
             f"sockets behind the table {c['behind']}" + (f" {c['examples']}" if c["examples"] else "")
         )
     for kind, r in results.items():
-        f, (server, client) = r["figures"], r["cpu"]
+        f = r["figures"]
         changes = f.all_moves + f.other_changes
         if changes:
-            lines.append(f"  {kind} CPU per change (all {changes} moves and readies of the run): server "
-                         f"{server / changes * 1000:.2f} ms, load generator {client / changes * 1000:.2f} ms")
+            lines.append(_cpu_line(kind, changes, r["cpu"]))
     if "site" in results and "bare" in results and "stages" in results["site"]:
         lines.append("  where a move's time goes inside the servers (ms; loadtest.stages):")
         lines.append(stages.table(results["site"]["stages"], results["bare"]["stages"]))
@@ -480,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
                                          "failed_connects": result["figures"].failed_connects,
                                          "errors": result["figures"].errors,
                                          "error_kinds": result["figures"].error_kinds, "check": result["check"],
-                                         "cpu_per_change": _cpu_per_change(result),
+                                         "cpu_per_change": _cpu_per_change(result), "cpu_parts": _cpu_parts(result),
                                          "arena": {**{k: v for k, v in a.__dict__.items()
                                                       if k not in ("told", "to_table", "wait")},
                                                    "to_table_p50": players.quantile(a.to_table, .5),
@@ -528,7 +551,7 @@ def main(argv: list[str] | None = None) -> int:
                            "connect_p99": players.quantile(r["figures"].connect, .99),
                            "failed_connects": r["figures"].failed_connects, "errors": r["figures"].errors,
                            "error_kinds": r["figures"].error_kinds, "check": r.get("check"),
-                           "cpu_per_change": _cpu_per_change(r), "stages": r.get("stages"),
+                           "cpu_per_change": _cpu_per_change(r), "cpu_parts": _cpu_parts(r), "stages": r.get("stages"),
                            "start": r["start"].__dict__ if r.get("start") is not None else None}
                     for kind, r in results.items()}})
     if args.json:

@@ -186,6 +186,44 @@ def _redis_flush(url: str) -> None:
         client.close()
 
 
+#: The shared services a scaled stack talks to (PostgreSQL's backends and its own processes, PgBouncer, Redis):
+#: their CPU during a run is the stack's too, though the load test does not start them.
+SERVICE_PROCESSES = ("postgres", "pgbouncer", "redis-server")
+
+
+def _process_cpu(pid: str, *, children: bool = False) -> tuple[str, float]:
+    """(command name, CPU seconds user + system) of one process, from /proc; ("", 0) when it is gone. With
+    ``children``, its children that ended (and were waited for) are counted too."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            text = fh.read()
+    except OSError:
+        return "", 0.0
+    name = text[text.index("(") + 1:text.rindex(")")]
+    fields = text.rsplit(")", 1)[1].split()
+    ticks = sum(int(value) for value in fields[11:15 if children else 13])
+    return name, ticks / os.sysconf("SC_CLK_TCK")
+
+
+def services_cpu_seconds() -> float:
+    """CPU time the shared services' processes have used so far. PostgreSQL's backends come and go: one that
+    ended lives on in its postmaster's children's time, so the sum does not drop when a backend exits."""
+    total = 0.0
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            name, seconds = _process_cpu(pid, children=True)
+            if name in SERVICE_PROCESSES:
+                total += seconds
+    return total
+
+
+def machine_cpu_seconds() -> float:
+    """CPU time the whole machine has spent busy so far (every core, every process, the kernel): /proc/stat."""
+    with open("/proc/stat") as fh:
+        values = [int(v) for v in fh.readline().split()[1:]]
+    return (sum(values[:8]) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def services_available() -> str | None:
     """None if PostgreSQL and Redis answer on 127.0.0.1, else why not."""
     try:
@@ -231,16 +269,7 @@ class Servers:
 
     def cpu_seconds(self) -> float:
         """CPU time (user + system) the stack's processes have used so far."""
-        total = 0.0
-        tick = os.sysconf("SC_CLK_TCK")
-        for process in self.processes:
-            try:
-                with open(f"/proc/{process.pid}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / tick
-            except (OSError, IndexError, ValueError):
-                pass
-        return total
+        return sum(_process_cpu(str(process.pid))[1] for process in self.processes)
 
     def log_tail(self, lines: int = 30) -> str:
         out = []

@@ -65,6 +65,12 @@ def _check(results: list[dict], stack: str) -> None:
         assert list(inside["database"]) == [f"{a} → {b}" for a, b in zip(INSIDE, INSIDE[1:], strict=False)], inside
         assert all(step["p50"] is not None for step in inside["database"].values()), (r["profile"], inside)
         assert inside["handshakes"] > 0 and all(step["p50"] is not None for step in inside["connect"].values()), inside
+        for kind in ("bare", "site"):  # CPU per change, by whom; on the scaled stack the services count too
+            parts = r[kind]["cpu_parts"]
+            assert parts["server"] > 0 and parts["machine"] >= parts["server"], (r["profile"], kind, parts)
+            if stack == "scaled":
+                assert parts["services"] > 0, (r["profile"], kind, parts)
+                assert r[kind]["cpu_per_change"] == pytest.approx(parts["server"] + parts["services"])
         check = r["site"]["check"]
         assert check["seen"] > 0 and check["logged"] >= check["seen"], check
         assert (check["lost"], check["twice"], check["unknown"], check["behind"]) == (0, 0, 0, 0), check
