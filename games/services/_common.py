@@ -95,6 +95,26 @@ def _locked(skip_locked: bool) -> Prepared[Table]:
 _LOCKED, _LOCKED_SKIPPING = _locked(False), _locked(True)
 
 
+def _seat_users_unread() -> list[str]:
+    """The columns of a seat's user that a change and its frames never read: all but the id and the name
+    (``presenters.seat_name``). Left in the database (``defer``): the password hash, the e-mail address, the
+    names, the dates; a field left out would still be read on first use, one query."""
+    from django.contrib.auth import get_user_model
+
+    User = get_user_model()
+    kept = {User._meta.pk.name, User.USERNAME_FIELD}
+    return [f"user__{field.name}" for field in User._meta.concrete_fields if field.name not in kept]
+
+
+#: A table's seats in order with their users, as ``selectors.seats_of`` reads them, but of the users only what
+#: a change reads (``_seat_users_unread``): the seats read with the locked row on every move.
+_SEATS = Prepared(
+    lambda table_id: Seat.objects.filter(table_id=table_id).select_related("user").defer(*_seat_users_unread())
+    .order_by("index"),
+    MARK,
+)
+
+
 @overload
 def locked_table(table_id: Any, *, skip_locked: Literal[False] = False) -> Table: ...
 @overload
@@ -113,11 +133,11 @@ def locked_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
 
 
 def locked_table_and_seats(table_id: Any) -> tuple[Table, list[Seat]]:
-    """``locked_table`` and its ``seats_of``, in one round trip to PostgreSQL (with the transaction's BEGIN:
+    """``locked_table`` and its ``seats_of`` (their users' id and name only: ``_SEATS``), in one round trip to PostgreSQL (with the transaction's BEGIN:
     ``prepared.fetch_together``). The seats' read runs after the lock is held, so it sees the seats as the
     last change to the table committed them."""
     table_id = table_id_of(table_id)
-    found, seats = fetch_together((_LOCKED, (table_id,)), (selectors.SEATS, (table_id,)))
+    found, seats = fetch_together((_LOCKED, (table_id,)), (_SEATS, (table_id,)))
     if not found:
         raise ServiceError("no_table", "Diesen Tisch gibt es nicht.")
     table = _joined(found[0])

@@ -107,6 +107,9 @@ def test_a_plain_move_is_four_statements_or_three_on_postgresql(players, game):
         assert sorted(rounds) == sorted(2 * ["id", "match_id", "number", "deal_hash", "deal", "started_at",
                                              "finished_at"])  # no record, no result
         assert ("games_table", "state") in selected and ("games_match", "result") in selected
+        # The seats come with their users' id and name only: no password hash, e-mail or dates.
+        users = re.findall(r'"auth_user"\."(\w+)"', data[1][2].split(" FROM ", 1)[0])
+        assert users == ["id", "username"]
         # Only what a move changes is written (the turn's deadline moves on with every move).
         written = set(re.findall(r'"(\w+)" = ', update.split(" WHERE ", 1)[0]))
         assert written == {"version", "state", "turn_deadline", "moves_logged", "updated_at"}
