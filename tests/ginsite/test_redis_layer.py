@@ -7,6 +7,7 @@ embedded default, whose layer is in memory."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 
 import pytest
@@ -219,16 +220,14 @@ def test_a_fan_out_over_two_shards_asks_both_side_by_side_and_delivers_each_fram
         for index, group in groups.items():
             await layer.group_add(group, channels[index])
         connection = layer.connection
+        called = {index: False for index in groups}
 
         def patched(index):
             made = connection(index)
-            pipeline = made.pipeline
-
-            def pipe(*args, **kwargs):
-                p = pipeline(*args, **kwargs)
-                p.execute = waiting_for_the_other(index, p.execute)
-                return p
-            made.pipeline = pipe
+            if not called[index]:  # the first script on each shard: the look-up of who is in its group
+                called[index] = True
+                made = copy.copy(made)
+                made.evalsha = waiting_for_the_other(index, made.evalsha)
             return made
 
         layer.connection = patched  # type: ignore[method-assign]
@@ -480,3 +479,36 @@ def test_a_write_redis_does_not_take_fails_after_the_socket_timeout_and_drops_th
     elapsed, connected = asyncio.run(run())
     assert 0.3 <= elapsed < 5, elapsed
     assert connected == 0
+
+
+def test_a_fan_out_to_a_shards_groups_asks_who_is_in_them_in_one_command_and_skips_expired_members(layer, monkeypatch):
+    commands: list[str] = []
+    execute = redis.asyncio.Redis.execute_command
+
+    async def counted(self, *args, **options):
+        commands.append(str(args[0]).upper())
+        return await execute(self, *args, **options)
+
+    async def run() -> tuple[list, list, bool, bool]:
+        fresh, stale, other = [await layer.new_channel() for _ in range(3)]
+        groups = [g for g in (f"fan-{n}" for n in range(100)) if layer.consistent_hash(g) == 0][:2]
+        await layer.group_add(groups[0], fresh)
+        await layer.group_add(groups[0], stale)
+        await layer.group_add(groups[1], other)
+        # ``stale`` joined longer ago than the group expiry: it is no member any more.
+        key = layer._group_key(groups[0])
+        await layer.connection(0).zadd(key, {stale: time.time() - layer.group_expiry - 10})
+        monkeypatch.setattr(redis.asyncio.Redis, "execute_command", counted)
+        await layer.group_send_many([(groups[0], {"type": "x", "n": 0}), (groups[1], {"type": "x", "n": 1})])
+        monkeypatch.undo()
+        got = [await layer.receive(fresh), await layer.receive(other)]
+        left = [m.decode() for m in await layer.connection(0).zrange(key, 0, -1)]
+        return got, left, await _waiting(layer, stale), stale in left
+
+    got, left, stale_waiting, stale_left = asyncio.run(run())
+    assert [m["n"] for m in got] == [0, 1]
+    assert not stale_waiting and not stale_left and len(left) == 1
+    # The look-up of both groups, then the deliveries (to the shard of the receiving process: one or two); a
+    # server that did not hold a script yet got its text once more (EVAL).
+    assert commands[0] == "EVALSHA" and set(commands) <= {"EVALSHA", "EVAL"}, commands
+    assert commands.count("EVALSHA") <= 3, commands
