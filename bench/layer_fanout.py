@@ -8,7 +8,10 @@ empty public group and the lobby group, then both sockets' receives. Variants:
 - ``site``: ``ginsite.layers.RedisChannelLayer`` as it is;
 - ``pipelined look-up``: the same layer asking who is in the groups with redis-py's pipeline of two commands
   per group (``ZREMRANGEBYSCORE`` and ``ZRANGE``, each packed and its reply parsed in Python), as it did before
-  the look-up was one script per shard (``RedisChannelLayer._MEMBERS``).
+  the look-up was one script per shard (``RedisChannelLayer._MEMBERS``);
+- ``two-task receive``: the same layer receiving with channels-redis's ``receive`` (every waiting receive
+  races a Task taking the read lock against a Task getting from its buffer), as it did before its receive
+  waited on one Future (``RedisChannelLayer.receive``).
 
 It prints each variant's median over the rounds of the process's CPU per cycle (``time.process_time``: both
 layers' sides, as one daphne process does both) and its ratio to ``site``.
@@ -29,6 +32,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ginsite.settings")
 import django  # noqa: E402
 
 django.setup()
+
+from channels_redis.core import RedisChannelLayer as _ChannelsRedisChannelLayer  # noqa: E402
 
 from ginsite.layers import RedisChannelLayer, _side_by_side  # noqa: E402
 
@@ -60,7 +65,13 @@ class PipelinedLookUp(RedisChannelLayer):
         await self._deliver_to(messages, members)
 
 
-VARIANTS = {"site": RedisChannelLayer, "pipelined look-up": PipelinedLookUp}
+class TwoTasksReceive(RedisChannelLayer):
+    """The site's layer with channels-redis's own ``receive`` (two Tasks and ``asyncio.wait`` per wait)."""
+
+    receive = _ChannelsRedisChannelLayer.receive
+
+
+VARIANTS = {"site": RedisChannelLayer, "pipelined look-up": PipelinedLookUp, "two-task receive": TwoTasksReceive}
 
 
 async def _cycle_cost(layer_class, url: str, cycles: int) -> float:

@@ -265,6 +265,9 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         self._handed_over: dict[tuple[int, str], bool] = {}
         #: Per channel key: messages popped and backed up in one script, not yet handed over, oldest first.
         self._popped: dict[str, collections.deque[bytes]] = {}
+        #: A receive is reading the process's channel (``receive``); the Futures of the receives waiting, by channel.
+        self._reading = False
+        self._waiting: dict[str, list[asyncio.Future]] = {}
 
     def create_pool(self, index):
         """channels-redis's pool for ``hosts[index]``, its connections writing commands without a Task each
@@ -346,6 +349,82 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
             return None
         _, member, score = reply
         return member, float(score)
+
+    async def receive(self, channel):
+        """channels-redis's ``receive``, with one Future per wait instead of two Tasks and ``asyncio.wait``.
+
+        As there, the sockets of a process share its channel (``specific.<process>!``): one waiting receive at a
+        time reads it (``receive_single``) and puts what it pops in the buffer of the socket it is for, and a
+        receive returns what its socket's buffer holds. channels-redis has every waiting receive race a Task
+        taking the read lock against a Task getting from its buffer, and cancel the loser: two Tasks made,
+        scheduled and one cancelled per message and socket. Here a receive that finds its buffer empty reads
+        if nobody reads, else it waits on a Future of its own, which the reader resolves when it puts a message
+        in that buffer; a reader that ends (its message read, cancelled or failed) wakes one waiting receive
+        whose buffer is still empty to read next. The semantics are channels-redis's: a receive cancelled or
+        failed drops its socket's buffer, a reader's failure is raised by that reader alone (the next one tries
+        again), a full buffer drops its oldest message (``BoundedQueue``)."""
+        assert self.require_valid_channel_name(channel)
+        if "!" not in channel:
+            return (await self.receive_single(channel))[1]
+        real_channel = self.non_local_name(channel)
+        assert real_channel.endswith(self.client_prefix + "!"), "Wrong client prefix"
+        loop = asyncio.get_running_loop()
+        if self.receive_count == 0:
+            self.receive_event_loop = loop
+        elif self.receive_event_loop is not loop:
+            raise RuntimeError("Two event loops are trying to receive() on one channel layer at once!")
+        self.receive_count += 1
+        try:
+            while (buffer := self.receive_buffer.get(channel)) is None or buffer.empty():
+                if not self._reading:
+                    self._reading = True
+                    try:
+                        message_channel, message = await self.receive_single(real_channel)
+                        for name in message_channel if isinstance(message_channel, list) else (message_channel,):
+                            self.receive_buffer[name].put_nowait(message)
+                            self._wake(name)
+                    finally:
+                        self._reading = False
+                else:
+                    waiter = loop.create_future()
+                    self._waiting.setdefault(channel, []).append(waiter)
+                    try:
+                        await waiter
+                    finally:
+                        waiting = self._waiting.get(channel)
+                        if waiting is not None:
+                            with contextlib.suppress(ValueError):
+                                waiting.remove(waiter)
+                            if not waiting:
+                                del self._waiting[channel]
+            message = buffer.get_nowait()
+            if buffer.empty():
+                del self.receive_buffer[channel]
+            return message
+        except BaseException:
+            self.receive_buffer.pop(channel, None)
+            raise
+        finally:
+            self.receive_count -= 1
+            if self.receive_count == 0:
+                self.receive_event_loop = None  # type: ignore[assignment]  # as channels-redis does
+            elif not self._reading:
+                self._wake_a_reader()
+
+    def _wake(self, channel: str) -> None:
+        """Resolve the Futures of the receives waiting on ``channel``: its buffer holds a message now."""
+        for waiter in self._waiting.pop(channel, ()):
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def _wake_a_reader(self) -> None:
+        """Nobody reads the process's channel: wake one waiting receive, which reads next."""
+        for waiting in self._waiting.values():
+            for waiter in waiting:
+                if not waiter.done():
+                    waiter.set_result(None)
+                    return
+            # (a channel whose Futures are all resolved already: its receives run next, one of them reads)
 
     async def receive_single(self, channel):
         """channels-redis's ``receive_single``, taking every waiting message (up to ``receive_batch``) in one

@@ -512,3 +512,33 @@ def test_a_fan_out_to_a_shards_groups_asks_who_is_in_them_in_one_command_and_ski
     # server that did not hold a script yet got its text once more (EVAL).
     assert commands[0] == "EVALSHA" and set(commands) <= {"EVALSHA", "EVAL"}, commands
     assert commands.count("EVALSHA") <= 3, commands
+
+
+def test_sockets_of_a_process_waiting_together_each_get_their_own_messages_when_the_reader_is_cancelled(layer):
+    config = dict(settings.CHANNEL_LAYERS["default"]["CONFIG"])
+    config["prefix"] = layer.prefix
+    sender = RedisChannelLayer(**config)
+
+    async def run() -> tuple[bool, dict, dict]:
+        channels = [await layer.new_channel() for _ in range(6)]
+        waits = [asyncio.ensure_future(layer.receive(channel)) for channel in channels]
+        await asyncio.sleep(0.1)  # the first receive reads (its blocking pop), the others wait for it
+        reading = layer._reading
+        waits[0].cancel()  # the reader goes: another waiting receive must read now
+        await asyncio.gather(waits[0], return_exceptions=True)
+        for n, channel in reversed(list(enumerate(channels[1:], start=1))):
+            await sender.send(channel, {"type": "x", "n": n})
+        first = {n: (await asyncio.wait_for(wait, 5))["n"] for n, wait in enumerate(waits[1:], start=1)}
+        # Messages already waiting, several for one socket, received one by one in their order.
+        for n in (1, 2, 1, 3):
+            await sender.send(channels[n], {"type": "x", "n": n, "at": time.monotonic()})
+        again = {n: [(await asyncio.wait_for(layer.receive(channels[n]), 5))["n"] for _ in range(count)]
+                 for n, count in ((1, 2), (2, 1), (3, 1))}
+        await _flush(sender)
+        return reading, first, again
+
+    reading, first, again = asyncio.run(run())
+    assert reading
+    assert first == {n: n for n in range(1, 6)}
+    assert again == {1: [1, 1], 2: [2], 3: [3]}
+    assert not layer._waiting and not layer._reading and layer.receive_count == 0
