@@ -2,14 +2,17 @@
 only, the site's layer against itself with one lever undone, taking turns in one process on the same Redis.
 
 A cycle is a move's Redis work as the scaled load test makes it: one ``group_send_many`` of a ~6 KB state frame
-to each seat's user group (one socket each, the two sockets on another layer: the other daphne process), an
-empty public group and the lobby group, then both sockets' receives. Variants:
+to each seat's user group (one socket each: the mover's on the sending layer, the other seat's on another layer,
+the other daphne process), an empty public group and the lobby group, then both sockets' receives. Variants:
 
 - ``site``: ``ginsite.layers.RedisChannelLayer`` as it is;
-- ``pipelined look-up``: the same layer asking who is in the groups with redis-py's pipeline of two commands
+- ``through Redis``: the same layer with the mover's own socket's frame going through Redis (packed,
+  delivered, popped and unpacked) as before a socket of the sending process was handed its message in-process
+  (``RedisChannelLayer._hand_over``);
+- ``pipelined look-up``: the layer through Redis asking who is in the groups with redis-py's pipeline of two commands
   per group (``ZREMRANGEBYSCORE`` and ``ZRANGE``, each packed and its reply parsed in Python), as it did before
   the look-up was one script per shard (``RedisChannelLayer._MEMBERS``);
-- ``two-task receive``: the same layer receiving with channels-redis's ``receive`` (every waiting receive
+- ``two-task receive``: the layer through Redis receiving with channels-redis's ``receive`` (every waiting receive
   races a Task taking the read lock against a Task getting from its buffer), as it did before its receive
   waited on one Future (``RedisChannelLayer.receive``).
 
@@ -41,8 +44,15 @@ FRAME = {"type": "table.frame", "audience": "user", "text": "x" * 6000, "version
          "digest": "d" * 24, "delta": "y" * 400, "base": "b" * 24}
 
 
-class PipelinedLookUp(RedisChannelLayer):
-    """The site's layer with the look-up of who is in the groups as it was: a pipeline per shard."""
+class ThroughRedis(RedisChannelLayer):
+    """The site's layer with every group message going through Redis, this process's sockets' too."""
+
+    def _hand_over(self, names, message):
+        return names
+
+
+class PipelinedLookUp(ThroughRedis):
+    """The layer through Redis with the look-up of who is in the groups as it was: a pipeline per shard."""
 
     async def group_send_many(self, messages):
         members: list[list[str]] = [[] for _ in messages]
@@ -65,28 +75,29 @@ class PipelinedLookUp(RedisChannelLayer):
         await self._deliver_to(messages, members)
 
 
-class TwoTasksReceive(RedisChannelLayer):
-    """The site's layer with channels-redis's own ``receive`` (two Tasks and ``asyncio.wait`` per wait)."""
+class TwoTasksReceive(ThroughRedis):
+    """The layer through Redis with channels-redis's own ``receive`` (two Tasks and ``asyncio.wait`` per wait)."""
 
     receive = _ChannelsRedisChannelLayer.receive
 
 
-VARIANTS = {"site": RedisChannelLayer, "pipelined look-up": PipelinedLookUp, "two-task receive": TwoTasksReceive}
+VARIANTS = {"site": RedisChannelLayer, "through Redis": ThroughRedis, "pipelined look-up": PipelinedLookUp,
+            "two-task receive": TwoTasksReceive}
 
 
 async def _cycle_cost(layer_class, url: str, cycles: int) -> float:
     config = {"hosts": [{"address": url, "max_connections": 1000}], "prefix": "bench-layer-fanout",
               "capacity": 1500, "expiry": 30}
     sender, receiver = layer_class(**config), layer_class(**config)
-    sockets = [await receiver.new_channel() for _ in range(2)]
-    await sender.group_add("table.1.user.1", sockets[0])
-    await sender.group_add("table.1.user.2", sockets[1])
+    sockets = [(sender, await sender.new_channel()), (receiver, await receiver.new_channel())]
+    await sender.group_add("table.1.user.1", sockets[0][1])
+    await sender.group_add("table.1.user.2", sockets[1][1])
     messages = [("table.1.user.1", FRAME), ("table.1.user.2", FRAME), ("table.1.public", FRAME),
                 ("lobby", {"type": "lobby.frame", "text": "z" * 300})]
 
     async def cycle() -> None:
         await sender.group_send_many(messages)
-        await asyncio.gather(*(receiver.receive(channel) for channel in sockets))
+        await asyncio.gather(*(layer.receive(channel) for layer, channel in sockets))
 
     try:
         for _ in range(max(20, cycles // 10)):  # connections made, scripts cached

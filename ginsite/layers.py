@@ -268,6 +268,12 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         #: A receive is reading the process's channel (``receive``); the Futures of the receives waiting, by channel.
         self._reading = False
         self._waiting: dict[str, list[asyncio.Future]] = {}
+        #: The channel whose receive reads the process's channel now (``receive``), if one does.
+        self._reader: str | None = None
+        #: Per channel of this process: when a receive on it last began or ended (``time.monotonic``). A group
+        #: message for such a channel is handed to it here, not through Redis (``_deliver_to``).
+        self._receiving: dict[str, float] = {}
+        self._receiving_swept: float = 0.0
 
     def create_pool(self, index):
         """channels-redis's pool for ``hosts[index]``, its connections writing commands without a Task each
@@ -374,17 +380,18 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         elif self.receive_event_loop is not loop:
             raise RuntimeError("Two event loops are trying to receive() on one channel layer at once!")
         self.receive_count += 1
+        self._receiving[channel] = time.monotonic()
         try:
             while (buffer := self.receive_buffer.get(channel)) is None or buffer.empty():
                 if not self._reading:
-                    self._reading = True
+                    self._reading, self._reader = True, channel
                     try:
                         message_channel, message = await self.receive_single(real_channel)
                         for name in message_channel if isinstance(message_channel, list) else (message_channel,):
                             self.receive_buffer[name].put_nowait(message)
                             self._wake(name)
                     finally:
-                        self._reading = False
+                        self._reading, self._reader = False, None
                 else:
                     waiter = loop.create_future()
                     self._waiting.setdefault(channel, []).append(waiter)
@@ -405,6 +412,7 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
             self.receive_buffer.pop(channel, None)
             raise
         finally:
+            self._receiving[channel] = time.monotonic()
             self.receive_count -= 1
             if self.receive_count == 0:
                 self.receive_event_loop = None  # type: ignore[assignment]  # as channels-redis does
@@ -496,6 +504,29 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         for pipe in pipes.values():
             await pipe.execute()
 
+    def _hand_over(self, names: list[str], message: dict) -> list[str]:
+        """Put ``message`` in the buffer of each channel of ``names`` that is a socket of this process receiving
+        (a receive on it began or ended within the layer's ``expiry``), as its receive would have put it there
+        after the round trip through Redis, and wake that receive; the other names, for Redis. A move's own
+        socket gets its frame so, without the message packed, delivered, popped and unpacked. Not the socket
+        whose receive reads the process's channel now: it waits in Redis's blocking pop and sees its buffer
+        only when that returns, so its message goes through Redis. A channel that stopped receiving (a socket
+        gone whose groups were not left) gets its messages through Redis, where they expire."""
+        now = time.monotonic()
+        if now - self._receiving_swept > self.expiry:
+            self._receiving_swept = now
+            for name in [name for name, at in self._receiving.items() if now - at > self.expiry]:
+                del self._receiving[name]
+        rest = []
+        for name in names:
+            at = self._receiving.get(name)
+            if at is None or name == self._reader or now - at > self.expiry:
+                rest.append(name)
+                continue
+            self.receive_buffer[name].put_nowait(dict(message))
+            self._wake(name)
+        return rest
+
     async def group_send(self, group, message):
         await self.group_send_many([(group, message)])
 
@@ -518,10 +549,13 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         await self._deliver_to(messages, members)
 
     async def _deliver_to(self, messages: list[tuple[str, dict]], members: list[list[str]]) -> None:
-        """Each message to the channels ``members`` names for it (per message, in order)."""
+        """Each message to the channels ``members`` names for it (per message, in order): to a socket of this
+        process here (``_hand_over``), to the others through Redis."""
         # Every delivery of every message, one script per shard, the shards side by side.
         deliveries: dict[int, tuple[list, list, list]] = {}
         for (_group, message), names in zip(messages, members, strict=True):
+            if names and self._receiving:
+                names = self._hand_over(names, message)
             if not names:
                 continue
             by_connection, key_message, key_capacity = self._map_channel_keys_to_connection(names, message)

@@ -542,3 +542,48 @@ def test_sockets_of_a_process_waiting_together_each_get_their_own_messages_when_
     assert first == {n: n for n in range(1, 6)}
     assert again == {1: [1, 1], 2: [2], 3: [3]}
     assert not layer._waiting and not layer._reading and layer.receive_count == 0
+
+
+def test_a_group_message_to_a_socket_of_the_same_process_is_handed_over_without_redis(layer, monkeypatch):
+    config = dict(settings.CHANNEL_LAYERS["default"]["CONFIG"])
+    config["prefix"] = layer.prefix
+    other = RedisChannelLayer(**config)  # another daphne process's layer
+    commands: list[str] = []
+    execute = redis.asyncio.Redis.execute_command
+
+    async def counted(self, *args, **options):
+        commands.append(str(args[0]).upper())
+        return await execute(self, *args, **options)
+
+    async def run() -> dict:
+        mine, theirs, reading = await layer.new_channel(), await other.new_channel(), await layer.new_channel()
+        for channel, group in ((mine, "here"), (theirs, "there"), (reading, "reader")):
+            await layer.group_add(group, channel)
+        # ``mine`` has received before and waits again; ``reading`` waited first, so it reads the process's
+        # channel (its blocking pop): its messages keep coming through Redis.
+        await layer.send(mine, {"type": "x", "n": -1})
+        assert (await layer.receive(mine))["n"] == -1
+        waiting_reader = asyncio.ensure_future(layer.receive(reading))
+        await asyncio.sleep(0.05)
+        waiting_mine = asyncio.ensure_future(layer.receive(mine))
+        await asyncio.sleep(0.05)
+        reader = layer._reader
+        monkeypatch.setattr(redis.asyncio.Redis, "execute_command", counted)
+        await layer.group_send_many([("here", {"type": "x", "n": 0, "seated": (1, 2)})])
+        here_commands = list(commands)
+        got_mine = await asyncio.wait_for(waiting_mine, 5)
+        await layer.group_send_many([("there", {"type": "x", "n": 1}), ("reader", {"type": "x", "n": 2})])
+        got_theirs = await asyncio.wait_for(other.receive(theirs), 5)
+        got_reader = await asyncio.wait_for(waiting_reader, 5)
+        monkeypatch.undo()
+        await _flush(other)
+        return {"reader": reader, "mine": mine, "reading": reading, "here_commands": here_commands,
+                "got": [got_mine["n"], got_theirs["n"], got_reader["n"]], "seated": got_mine["seated"]}
+
+    outcome = asyncio.run(run())
+    assert outcome["got"] == [0, 1, 2]
+    assert outcome["reader"] == outcome["reading"]
+    # Only who is in the group was asked: nothing delivered through Redis, nothing popped for ``mine``; the
+    # message as it was sent (through Redis a tuple would come as a list).
+    assert outcome["here_commands"] == ["EVALSHA"], outcome["here_commands"]
+    assert outcome["seated"] == (1, 2)
