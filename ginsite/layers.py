@@ -274,6 +274,7 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         #: message for such a channel is handed to it here, not through Redis (``_deliver_to``).
         self._receiving: dict[str, float] = {}
         self._receiving_swept: float = 0.0
+        self._receiving_loop: asyncio.AbstractEventLoop | None = None
 
     def create_pool(self, index):
         """channels-redis's pool for ``hosts[index]``, its connections writing commands without a Task each
@@ -380,6 +381,9 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         elif self.receive_event_loop is not loop:
             raise RuntimeError("Two event loops are trying to receive() on one channel layer at once!")
         self.receive_count += 1
+        if self._receiving_loop is not loop:  # the channels noted below are this loop's sockets
+            self._receiving.clear()
+            self._receiving_loop = loop
         self._receiving[channel] = time.monotonic()
         try:
             while (buffer := self.receive_buffer.get(channel)) is None or buffer.empty():
@@ -554,7 +558,8 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         # Every delivery of every message, one script per shard, the shards side by side.
         deliveries: dict[int, tuple[list, list, list]] = {}
         for (_group, message), names in zip(messages, members, strict=True):
-            if names and self._receiving:
+            if names and self._receiving and asyncio.get_running_loop() is self._receiving_loop:
+                # (Only on the loop the receives wait on: their buffers and Futures belong to it.)
                 names = self._hand_over(names, message)
             if not names:
                 continue
