@@ -587,3 +587,43 @@ def test_a_group_message_to_a_socket_of_the_same_process_is_handed_over_without_
     # message as it was sent (through Redis a tuple would come as a list).
     assert outcome["here_commands"] == ["EVALSHA"], outcome["here_commands"]
     assert outcome["seated"] == (1, 2)
+
+
+def test_a_group_message_sent_from_another_threads_loop_goes_through_redis_and_arrives(layer):
+    import threading
+
+    async def run() -> tuple[int, list[str]]:
+        mine = await layer.new_channel()
+        await layer.group_add("here", mine)
+        await layer.send(mine, {"type": "x", "n": -1})
+        assert (await layer.receive(mine))["n"] == -1  # a socket of this loop, receiving
+        reader = asyncio.ensure_future(layer.receive(await layer.new_channel()))  # reads the process's channel
+        await asyncio.sleep(0.05)
+        waiting = asyncio.ensure_future(layer.receive(mine))
+        await asyncio.sleep(0.05)
+        assert layer._reader != mine
+        commands: list[str] = []
+        execute = redis.asyncio.Redis.execute_command
+
+        async def counted(self, *args, **options):
+            commands.append(str(args[0]).upper())
+            return await execute(self, *args, **options)
+
+        def elsewhere() -> None:  # a view's thread: async_to_sync there runs its own loop
+            redis.asyncio.Redis.execute_command = counted  # type: ignore[method-assign]
+            try:
+                asyncio.run(layer.group_send_many([("here", {"type": "x", "n": 0})]))
+            finally:
+                redis.asyncio.Redis.execute_command = execute  # type: ignore[method-assign]
+
+        thread = threading.Thread(target=elsewhere)
+        thread.start()
+        await asyncio.get_running_loop().run_in_executor(None, thread.join)
+        got = (await asyncio.wait_for(waiting, 5))["n"]
+        reader.cancel()
+        await asyncio.gather(reader, return_exceptions=True)
+        return got, commands
+
+    got, commands = asyncio.run(run())
+    assert got == 0
+    assert commands.count("EVALSHA") + commands.count("EVAL") >= 2, commands  # the look-up and the delivery
