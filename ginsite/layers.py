@@ -200,7 +200,10 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
       receive's script instead of a command of their own (channels-redis: a ``ZPOPMIN`` per message, fired
       off after it);
     - scripts go by their SHA (``EVALSHA``, :class:`_Script`), and the pool's connections write a command
-      without a Task of its own (:class:`_SendWithoutTask`).
+      without a Task of its own (:class:`_SendWithoutTask`);
+    - a waiting receive waits on one Future (channels-redis: two Tasks and ``asyncio.wait``), and a group
+      message for a socket of this very process is put in its buffer here, not sent round through Redis
+      (``receive``, ``_hand_over``).
 
     Each round trip is a Redis command through redis-py's Python (its replies parsed by hiredis where it is
     installed, as ``requirements.txt`` pins it): a move cost ~20 of them.
