@@ -291,8 +291,12 @@ class TableConsumer(_JsonConsumer):
                 await self._follow(seated=here)
         version = event.get("version")
         if version is not None:
+            if version < self.version:
+                # Overtaken: this socket was sent a newer state already (a frame the layer handed over in this
+                # process can pass one still on its way through Redis). An older state would turn the page back.
+                return
             framecache.moved(self.table_id, version)
-            self.version = max(self.version, version)
+            self.version = version
             # After the first whole state, what changed (docs/protocol.md): the delta when this socket's last
             # state is the one it follows, else the whole frame.
             if self.wants_deltas:

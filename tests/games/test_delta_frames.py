@@ -249,6 +249,44 @@ async def test_a_change_built_by_another_process_still_reaches_the_socket_as_a_d
         await socket.close()
 
 
+@pytest.mark.django_db(transaction=True)
+async def test_a_frame_overtaken_by_a_newer_one_is_not_sent_so_the_page_never_turns_back(players, monkeypatch):
+    """Two changes' messages reaching the socket's consumer newest first (one handed over in this process, the
+    other still on its way through Redis, ``ginsite.layers``): the newer state goes out whole (its delta follows
+    a state this socket never got), the older one not at all, and the next change follows the newer one."""
+    from channels.layers import get_channel_layer
+
+    anna_user, ben_user = players[:2]
+    table = await sync_to_async(services.table_create)(user=anna_user, game="gin", preset="klassisch", options={})
+    await sync_to_async(services.table_join)(table_id=table.pk, user=ben_user)
+    anna = await Socket.open(table.pk, anna_user, deltas=True)
+    version = (await anna.receive())["version"]
+    held: list[list[tuple[str, dict]]] = []
+    wire = events.wire
+
+    def holding(messages):
+        held.append(wire(messages))
+        return []  # nothing sent now: the test delivers them below, in the other order
+
+    monkeypatch.setattr(events, "wire", holding)
+    for _ in range(2):
+        await sync_to_async(one_move)(table.pk, players)
+    monkeypatch.setattr(events, "wire", wire)
+    layer = get_channel_layer()
+    for batch in reversed(held):
+        for group, message in batch:
+            await layer.group_send(group, message)
+    newer = await anna.receive()
+    assert (newer["type"], newer["version"]) == ("state", version + 2)
+    await sync_to_async(one_move)(table.pk, players)
+    after = await anna.receive()
+    assert after["version"] == version + 3, "the overtaken state went out"
+    assert [frame["version"] for frame in anna.frames] == [version, version + 2, version + 3]
+    assert anna.deltas[-1]["after"] == version + 2  # the next change follows the newer state, as a delta
+    assert anna.state == await sync_to_async(selectors.table_state_for)(table_id=table.pk, user=anna_user)
+    await anna.close()
+
+
 def test_entries_sent_before_keep_their_text_and_a_changed_entry_is_written_anew():
     """``StateParts(frame, like)``: the entries ``like`` holds at the same place, equal and in the same key
     order, take their text from it; the whole text is still exactly the frame's JSON."""
