@@ -142,7 +142,7 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
         srv = site.start(trace)
     busy = os.getloadavg()[0]
     try:
-        time.sleep(0.5)
+        srv.settle()  # every process started up, the referee too: its start is not the run's
         cpu = _cpu_readings(srv)
         # Traced: each server's census (stages.census) once the play is over, every socket still open.
         between = (lambda: stages.ask_census(srv.processes, trace, kind)) if trace is not None else None
@@ -183,7 +183,7 @@ def _run_arena(stack: str, profile: dict, workdir, args) -> dict:
     busy = os.getloadavg()[0]
     figures = players.Figures()
     try:
-        time.sleep(0.5)
+        srv.settle()  # every process started up, the referee too: its start is not the run's
         cpu = _cpu_readings(srv)
 
         def register() -> None:

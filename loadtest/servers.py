@@ -271,6 +271,20 @@ class Servers:
         """CPU time (user + system) the stack's processes have used so far."""
         return sum(_process_cpu(str(process.pid))[1] for process in self.processes)
 
+    def settle(self, *, quiet: float = 0.05, timeout: float = 30.0) -> float:
+        """Wait until the stack's processes have started up: their CPU over half a second is under ``quiet`` of
+        one core (a process without a port, the referee, imports and checks the site for a second or more after
+        it is spawned; counted, that start would be charged to the run's changes). Returns the seconds waited."""
+        started = time.perf_counter()
+        before = self.cpu_seconds()
+        while time.perf_counter() - started < timeout:
+            time.sleep(0.5)
+            now = self.cpu_seconds()
+            if now - before < quiet * 0.5:
+                break
+            before = now
+        return time.perf_counter() - started
+
     def log_tail(self, lines: int = 30) -> str:
         out = []
         for log in self.logs:
