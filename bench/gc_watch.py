@@ -62,7 +62,7 @@ def install(folder: str | Path, *, census: bool = False) -> Path:
     """Note every collection of this process into ``folder/gc-<pid>.jsonl`` (flushed every second and at exit)."""
     out = Path(folder) / f"gc-{os.getpid()}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
-    rows: list[dict] = [{"argv": sys.argv, "pid": os.getpid(), "at": time.monotonic()}]
+    rows: list[dict] = [{"argv": list(sys.orig_argv), "pid": os.getpid(), "at": time.monotonic()}]
     lock = threading.Lock()
     local = threading.local()  # a collection's start and end are noted by the thread that runs it
 
@@ -101,9 +101,10 @@ def install(folder: str | Path, *, census: bool = False) -> Path:
 
 
 def load_generator_thresholds(value: str) -> None:
-    """In the load generator's process (``python -m loadtest``: ``sys.argv[0]`` is ``loadtest/__main__.py``)
-    set the collector's thresholds to ``value`` ("700,10,10" is Python's own); elsewhere, or empty, nothing."""
-    if value and sys.argv and sys.argv[0].replace(os.sep, "/").endswith("loadtest/__main__.py"):
+    """In the load generator's process (``python -m loadtest``) set the collector's thresholds to ``value``
+    ("700,10,10" is Python's own); elsewhere, or empty, nothing. (At start-up ``sys.argv`` says only ``-m``.)"""
+    argv = sys.orig_argv
+    if value and any(a == "-m" and b == "loadtest" for a, b in zip(argv, argv[1:], strict=False)):
         gc.set_threshold(*(int(n) for n in value.split(",")))
 
 

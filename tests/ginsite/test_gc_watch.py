@@ -34,7 +34,7 @@ def test_a_process_started_with_the_hook_notes_each_collection_with_what_it_coll
                           timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
     head, *collections = _rows(tmp_path)
-    assert head["argv"] == ["-c"]
+    assert head["argv"][1:] == ["-c", PROBE]
     explicit = [row for row in collections if row["gen"] in (0, 2)][-2:]
     assert [row["gen"] for row in explicit] == [0, 2]
     assert explicit[0]["collected"] >= 300  # the 300 cycles, freed by the young collection
@@ -58,10 +58,13 @@ def test_the_load_generators_thresholds_are_set_in_its_process_only(monkeypatch)
 
     before = gc.get_threshold()
     try:
-        monkeypatch.setattr(sys, "argv", ["/srv/site/manage.py", "referee"])
+        monkeypatch.setattr(sys, "orig_argv", ["python", "manage.py", "referee"])
         gc_watch.load_generator_thresholds("100000,50,1000")
         assert gc.get_threshold() == before
-        monkeypatch.setattr(sys, "argv", [str(ROOT / "loadtest" / "__main__.py"), "--profile", "evening"])
+        monkeypatch.setattr(sys, "orig_argv", ["python", "-m", "loadtest.stages", "site"])
+        gc_watch.load_generator_thresholds("100000,50,1000")
+        assert gc.get_threshold() == before
+        monkeypatch.setattr(sys, "orig_argv", ["python", "-m", "loadtest", "--profile", "evening"])
         gc_watch.load_generator_thresholds("")
         assert gc.get_threshold() == before
         gc_watch.load_generator_thresholds("100000,50,1000")
