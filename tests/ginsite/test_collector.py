@@ -40,7 +40,7 @@ def test_importing_the_application_freezes_what_starting_up_made():
 def test_the_serving_process_collects_with_the_thresholds_of_its_settings():
     done = _probe()
     assert done.returncode == 0, done.stderr[-3000:]
-    assert tuple(json.loads(done.stdout.strip().splitlines()[-1])["thresholds"]) == (100000, 20, 10)
+    assert tuple(json.loads(done.stdout.strip().splitlines()[-1])["thresholds"]) == (20000, 20, 10)
     done = _probe(GC_THRESHOLDS="30000,15,12")
     assert done.returncode == 0, done.stderr[-3000:]
     assert tuple(json.loads(done.stdout.strip().splitlines()[-1])["thresholds"]) == (30000, 15, 12)
