@@ -18,6 +18,12 @@ instead of Python's 700, 10, 10:
   where they died later, unwalked until a full collection. With a larger threshold the move is over before
   the next collection: its objects die young, by their reference counts, and are never promoted (after: 31
   collections of generation 0 in the same evening, none of generation 1 or 2).
+- **Not 100,000** (tried 2026-12-06): with 1,000 sockets a young collection walks mostly what is alive, not
+  garbage: each socket's waiting tasks, futures, coroutines and contexts (channels' receive loop makes them anew
+  for every message), 20,000-70,000 objects, of which it frees ~2-5 %. So a pause costs nearly as much at 20,000
+  as at 100,000 (30 against 85 ms of CPU): at 100,000 the scaled evening's daphnes collected five times less
+  often and stalled a third as long, but the tournament start's pauses grew to 110 ms of CPU (376 ms wall) and
+  its move p99 was worse in both pairs run, so the default stayed (docs/scale.md).
 - **Full collections**: CPython 3.11 starts one when generation 1 was collected ``threshold[2]`` times **and**
   the objects promoted into generation 2 since the last one exceed a quarter of those it held then (the
   frozen ones do not count). So what starts them is the flow of objects promoted, and what they cost is

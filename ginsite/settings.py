@@ -408,7 +408,9 @@ GAMES_HANDSHAKE_BATCH_SECONDS = float(os.environ.get("GAMES_HANDSHAKE_BATCH_SECO
 GAMES_PRESENCE_BATCH_SECONDS = float(os.environ.get("GAMES_PRESENCE_BATCH_SECONDS", "0.25"))
 # The garbage collector's thresholds in a serving process (generation 0, 1, 2; ginsite/collector.py sets them
 # once the application is built and frozen): larger than Python's 700, 10, 10 so that a move's objects die
-# young instead of being promoted and walked by full collections (docs/scale.md, "Garbage collection").
+# young instead of being promoted and walked by full collections (docs/scale.md, "Garbage collection"); 100,000
+# stalled the scaled evening less but the tournament's moves more (docs/scale.md, "The scaled evening's tail and
+# the collector").
 _gc_thresholds = env_list("GC_THRESHOLDS", ["20000", "20", "10"])
 if len(_gc_thresholds) != 3 or not all(n.isdigit() for n in _gc_thresholds) or int(_gc_thresholds[0]) < 1:
     raise ImproperlyConfigured(f"GC_THRESHOLDS must be three whole numbers (the first at least 1), not {_gc_thresholds!r}")
