@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import gc
 import json
 import os
 import random
@@ -77,6 +79,24 @@ def _cpu_busy(seconds: float = 1.0) -> float:
     time.sleep(seconds)
     total1, idle1 = read()
     return 1 - (idle1 - idle0) / max(1, total1 - total0)
+
+
+@contextlib.contextmanager
+def no_collector_pauses():
+    """The load generator's garbage collector off while it drives a stack (and what it held before frozen out
+    of later collections), then on again and run once. One process drives 1,000 sockets of both stacks in turn:
+    its collections paused every socket at once (full ones 120-442 ms, the later and longer ones in the site's
+    part of a run), and its moves went out in bursts after each pause (docs/scale.md, "The scaled evening's
+    tail and the collector"). Real clients are separate machines that never stall together."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.unfreeze()
+        gc.collect()
 
 
 def _cpu_readings(srv: servers.Servers) -> tuple[float, float, float, float]:
@@ -146,11 +166,12 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
         cpu = _cpu_readings(srv)
         # Traced: each server's census (stages.census) once the play is over, every socket still open.
         between = (lambda: stages.ask_census(srv.processes, trace, kind)) if trace is not None else None
-        if kind == "site" and name == "tournament":
-            figures, tables, start_figures = asyncio.run(
-                _drive_tournament(info, srv.ports, profile, args.seed, between))
-        else:
-            figures, tables = asyncio.run(_drive(kind, info, srv.ports, profile, args.seed, between))
+        with no_collector_pauses():
+            if kind == "site" and name == "tournament":
+                figures, tables, start_figures = asyncio.run(
+                    _drive_tournament(info, srv.ports, profile, args.seed, between))
+            else:
+                figures, tables = asyncio.run(_drive(kind, info, srv.ports, profile, args.seed, between))
         cpu = tuple(now - then for now, then in zip(_cpu_readings(srv), cpu, strict=True))
     finally:
         srv.stop()
@@ -192,8 +213,9 @@ def _run_arena(stack: str, profile: dict, workdir, args) -> dict:
         def start() -> int:
             return players.post_start(srv.ports[0], info["tournament"], info["staff"])
 
-        stats, tables = asyncio.run(players.drive_arena(info, srv.ports, lambda now: _plan(profile, now), figures,
-                                                        register, start, random.Random(args.seed)))
+        with no_collector_pauses():
+            stats, tables = asyncio.run(players.drive_arena(info, srv.ports, lambda now: _plan(profile, now), figures,
+                                                            register, start, random.Random(args.seed)))
         cpu = tuple(now - then for now, then in zip(_cpu_readings(srv), cpu, strict=True))
     finally:
         srv.stop()
