@@ -609,6 +609,31 @@ def test_sounds_wait_for_the_first_interaction_and_the_off_switch_is_remembered(
     assert not page.errors
 
 
+def test_a_click_after_the_table_changed_is_a_new_choice_not_the_second_half_of_a_double_click(server_url, open_page):
+    page = open_page(make_user("dora"), LAPTOP)
+    quick_table(page, "gin")
+    my_turn(page, phase="draw")
+    settled(page)
+    # However slow the machine, both clicks below come within the double-click time.
+    page.evaluate("window.gameTable.doubleClickMs = 600000")
+    card = frame(page)["view"]["hand"][0]
+    page.click(f"#hand [data-card='{card}']")
+    assert page.locator(f"#hand [data-card='{card}']").get_attribute("aria-pressed") == "true"
+    version = page.evaluate("window.gameTable.version")
+    page.click("#stock")
+    page.wait_for_function(f"() => window.gameTable.version > {version}")
+    settled(page)
+    drawn = page.evaluate("window.gameTable.version")
+    assert page.locator(f"#hand [data-card='{card}']").get_attribute("aria-pressed") == "true"  # still chosen
+    # The same card clicked again after the draw: it is no longer chosen, and it was not thrown away.
+    page.click(f"#hand [data-card='{card}']")
+    assert page.locator(f"#hand [data-card='{card}']").get_attribute("aria-pressed") == "false"
+    assert page.evaluate("window.gameTable.selected") == []
+    assert page.evaluate("window.gameTable.version") == drawn
+    assert card in frame(page)["view"]["hand"]
+    assert not page.errors
+
+
 def test_keyboard_alone_chooses_and_plays_a_card(server_url, open_page):
     page = open_page(make_user("kai"), LAPTOP)
     quick_table(page, "gin")

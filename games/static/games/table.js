@@ -217,20 +217,24 @@ function offline() {
 }
 
 // A double click discards. Counted here, not by the browser's dblclick: the first click redraws the hand,
-// and a browser does not pair two clicks on different elements.
-let lastCardClick = { key: null, at: 0 };
+// and a browser does not pair two clicks on different elements. Both clicks must meet the same state of the
+// table: a click after a change (a card drawn, a new round dealt that holds the same card again) is a new
+// choice, never the second half of a double click that would throw the card away.
+const DOUBLE_CLICK_MS = 450;
+let lastCardClick = { key: null, at: 0, version: null };
 
 root.addEventListener("click", (event) => {
   const card = event.target.closest("#hand .pcard");
   if (card) {
     const key = card.dataset.key;
     const now = performance.now();
-    if (lastCardClick.key === key && now - lastCardClick.at < 450 && event.detail !== 0) {
-      lastCardClick = { key: null, at: 0 };
+    const paired = lastCardClick.key === key && lastCardClick.version === store.version;
+    if (paired && now - lastCardClick.at < window.gameTable.doubleClickMs && event.detail !== 0) {
+      lastCardClick = { key: null, at: 0, version: null };
       if (!offline()) discardKey(key);
       return;
     }
-    lastCardClick = { key, at: event.detail === 0 ? 0 : now };
+    lastCardClick = { key, at: event.detail === 0 ? 0 : now, version: store.version };
     toggleSelect(key);
     return;
   }
@@ -349,4 +353,7 @@ window.gameTable = {
   get selected() {
     return [...store.selected];
   },
+  // How close two clicks on one card must come to be a double click (a test may widen it, so that what it
+  // checks does not depend on the machine's speed).
+  doubleClickMs: DOUBLE_CLICK_MS,
 };
