@@ -106,13 +106,9 @@ def _seat_users_unread() -> list[str]:
     return [f"user__{field.name}" for field in User._meta.concrete_fields if field.name not in kept]
 
 
-#: A table's seats in order with their users, as ``selectors.seats_of`` reads them, but of the users only what
-#: a change reads (``_seat_users_unread``): the seats read with the locked row on every move.
-_SEATS = Prepared(
-    lambda table_id: Seat.objects.filter(table_id=table_id).select_related("user").defer(*_seat_users_unread())
-    .order_by("index"),
-    MARK,
-)
+#: A table's seats as ``selectors.seats_of`` reads them (its queryset: the order and the users joined), but of
+#: the users only what a change reads (``_seat_users_unread``): the seats read with the locked row on every move.
+_SEATS: Prepared[Seat] = Prepared(lambda table_id: selectors.SEATS.build(table_id).defer(*_seat_users_unread()), MARK)
 
 
 @overload
