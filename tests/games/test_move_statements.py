@@ -26,6 +26,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.test.utils import CaptureQueriesContext
 
 from games import registry, services
+from games.delivery import events
 from games.models import Move, Round, Table
 from games.services import _common
 from tests.games.helpers import choose_action, state_of
@@ -113,6 +114,89 @@ def test_a_plain_move_is_four_statements_or_three_on_postgresql(players, game):
         # Only what a move changes is written (the turn's deadline moves on with every move).
         written = set(re.findall(r'"(\w+)" = ', update.split(" WHERE ", 1)[0]))
         assert written == {"version", "state", "turn_deadline", "moves_logged", "updated_at"}
+
+
+#: The other changes a playing table's players make, whose seats come read with the row (``_common._SEATS``:
+#: the users' id and name only), so a read of any other user field would cost a query per seat. Each is the
+#: same on SQLite and PostgreSQL: the log is written before the round's or the match's end (which read it),
+#: and a change that logs nothing has nothing to join to the row's update.
+ROUND_END = [("SELECT", "games_table"), ("SELECT", "games_seat"), ("INSERT", "games_move"), ("UPDATE", "games_round"),
+             ("UPDATE", "games_table")]
+MATCH_END = [("SELECT", "games_table"), ("SELECT", "games_seat"), ("INSERT", "games_move"), ("UPDATE", "games_round"),
+             ("UPDATE", "games_match"), ("UPDATE", "games_table")]
+#: A "ready" between rounds: the seat's flag; the last one deals the next round and clears every seat's flag.
+READY = [("SELECT", "games_table"), ("SELECT", "games_seat"), ("UPDATE", "games_table"), ("UPDATE", "games_seat")]
+DEAL = [("SELECT", "games_table"), ("SELECT", "games_seat"), ("INSERT", "games_round"), ("UPDATE", "games_table"),
+        ("UPDATE", "games_seat"), ("UPDATE", "games_seat")]
+
+
+def _captured(service, **kwargs) -> list[tuple[str, str, str]]:
+    """The data statements of ``service(**kwargs)``, run as a socket's call runs it: its frames and the work after
+    them (a match's announcement: ratings, tournaments) go to the outbox, not into the change."""
+    token = events.OUTBOX.set([])
+    try:
+        with CaptureQueriesContext(connection) as ctx:
+            service(**kwargs)
+    finally:
+        events.OUTBOX.reset(token)
+    data, control = _statements(ctx.captured_queries)
+    assert len(control) == 2  # one BEGIN, one COMMIT: the change is the outermost transaction
+    return data
+
+
+def _changes(table: Table, users: list):
+    """Play ``table`` out through the services, yielding (kind, statements) of every change: "move",
+    "round_end", "match_end", "ready", "deal"."""
+    for _ in range(3000):
+        table = Table.objects.get(pk=table.pk)
+        if table.status != Table.Status.PLAYING:
+            return
+        state = state_of(table)
+        if state.to_act is None:
+            waiting = list(table.seats.filter(ready=False, left=False, user__isnull=False).select_related("user"))
+            data = _captured(services.round_ready, table_id=table.pk, user=waiting[0].user)
+            yield ("deal" if len(waiting) == 1 else "ready"), data
+            continue
+        action = choose_action(registry.get(table.game).engine.view(state, state.to_act))
+        data = _captured(services.move_apply, table_id=table.pk, user=users[state.to_act], version=table.version,
+                         action=action)
+        after = state_of(Table.objects.get(pk=table.pk))
+        yield ("match_end" if after.over else "round_end" if after.to_act is None else "move"), data
+    raise AssertionError("the table did not finish")
+
+
+def _assert_seats_read_with_id_and_name_only(data: list[tuple[str, str, str]]) -> None:
+    """The seats' read takes their users' id and name; no other statement reads the users (a user field read
+    later than that would be a query of ``auth_user`` of its own, one per seat)."""
+    seats = [sql for verb, target, sql in data if (verb, target) == ("SELECT", "games_seat")]
+    assert len(seats) == 1
+    assert re.findall(r'"auth_user"\."(\w+)"', seats[0].split(" FROM ", 1)[0]) == ["id", "username"]
+    assert not [sql for verb, target, sql in data if target != "games_seat" and "auth_user" in sql]
+
+
+def _first_changes(players, game: str) -> dict[str, list[tuple[str, str, str]]]:
+    """The statements of the first change of each kind in a match of two rounds or more."""
+    if game == "gin":
+        table = services.table_create(user=players[0], game="gin", preset="klassisch", options={"target": 50})
+    else:
+        table = services.table_create(user=players[0], game="romme", preset="standard",
+                                      options={"seats": 2, "rounds": 2})
+    services.table_join(table_id=table.pk, user=players[1])
+    first: dict[str, list[tuple[str, str, str]]] = {}
+    for kind, data in _changes(table, players):
+        first.setdefault(kind, data)
+    return first
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("game", ["gin", "romme"])
+def test_a_round_end_a_match_end_and_the_deal_between_read_no_user_field_per_seat(players, game):
+    first = _first_changes(players, game)
+    assert set(first) == {"move", "round_end", "ready", "deal", "match_end"}
+    expected = {"round_end": ROUND_END, "match_end": MATCH_END, "ready": READY, "deal": DEAL}
+    for kind, statements in expected.items():
+        assert [(verb, target) for verb, target, _ in first[kind]] == statements, kind
+        _assert_seats_read_with_id_and_name_only(first[kind])
 
 
 @pytest.mark.django_db
