@@ -73,8 +73,7 @@ def round_ready(*, table_id: int | str, user: selectors.User, version: object = 
 def match_resign(*, table_id: int | str, user: selectors.User) -> None:
     """Resign: the seat leaves the match, which ends (or goes on without it) as the spec says."""
     with transaction.atomic():
-        table = _common.locked_table(table_id)
-        seats = _common.seats_of(table)
+        table, seats = _common.locked_table_and_seats(table_id)  # as a move reads them
         seat = _common.require_seat(table, seats, user)
         _common.require_status(table, Table.Status.PLAYING)
         if seat.left:

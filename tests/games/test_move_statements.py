@@ -199,6 +199,38 @@ def test_a_round_end_a_match_end_and_the_deal_between_read_no_user_field_per_sea
         _assert_seats_read_with_id_and_name_only(first[kind])
 
 
+#: A player leaving the match (``match_resign``): at gin it ends the match (the round is closed unscored);
+#: at a Rommé table of three the others play on, and the log row joins the row's update as a move's does.
+RESIGN = {
+    "gin": [("SELECT", "games_table"), ("SELECT", "games_seat"), ("INSERT", "games_move"), ("UPDATE", "games_round"),
+            ("UPDATE", "games_match"), ("UPDATE", "games_table"), ("UPDATE", "games_seat")],
+    "romme": {
+        "sqlite": [("SELECT", "games_table"), ("SELECT", "games_seat"), ("INSERT", "games_move"),
+                   ("UPDATE", "games_table"), ("UPDATE", "games_seat")],
+        "postgresql": [("SELECT", "games_table"), ("SELECT", "games_seat"), ("UPDATE", "games_table"),
+                       ("UPDATE", "games_seat")],
+    },
+}
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("game", ["gin", "romme"])
+def test_leaving_the_match_reads_no_user_field_per_seat(players, game):
+    if game == "gin":
+        table = services.table_create(user=players[0], game="gin", preset="klassisch", options={})
+        expected = RESIGN["gin"]
+    else:
+        table = services.table_create(user=players[0], game="romme", preset="standard", options={"seats": 3})
+        services.table_join(table_id=table.pk, user=players[2])
+        expected = RESIGN["romme"][connection.vendor]
+    services.table_join(table_id=table.pk, user=players[1])
+    data = _captured(services.match_resign, table_id=table.pk, user=players[1])
+    table = Table.objects.get(pk=table.pk)
+    assert table.status == (Table.Status.FINISHED if game == "gin" else Table.Status.PLAYING)
+    assert [(verb, target) for verb, target, _ in data] == expected
+    _assert_seats_read_with_id_and_name_only(data)
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("game", ["gin", "romme"])
 def test_the_row_keeps_rounds_and_move_count_as_the_log_has_them(players, game):
