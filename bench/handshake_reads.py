@@ -22,26 +22,23 @@ fewer playing tables than that.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import statistics
 import threading
 import time
 
+from bench import postgres
+
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = postgres.parser("bench.handshake_reads", __doc__)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--tables", type=int, default=2, help="tables per batch (two sockets each)")
     parser.add_argument("--seed-tables", type=int, default=200)
-    args = parser.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ginsite.settings")
-    import django
-
-    django.setup()
-    from django.db import connection, connections
+    args = postgres.setup(parser, measures="PostgreSQL's round trips")
+    from django.db import connections
 
     from games import services
     from games.delivery import framecache
@@ -49,8 +46,6 @@ def main() -> None:
     from games.reads import selectors
     from games.reads.prepared import fetch_in_together
 
-    if connection.vendor != "postgresql":
-        raise SystemExit("bench.handshake_reads measures PostgreSQL's round trips: set DATABASE_URL")
     playing = Table.objects.filter(status="playing")
     if playing.count() < args.seed_tables:
         from django.contrib.auth import get_user_model

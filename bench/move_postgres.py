@@ -32,7 +32,6 @@ Run against a migrated PostgreSQL database of its own, through PgBouncer as the 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -40,6 +39,8 @@ import statistics
 import time
 from collections import defaultdict
 from typing import Any
+
+from bench import postgres
 
 
 def _runtime(pid: int) -> int:
@@ -97,25 +98,19 @@ def _wal_bytes(cursor: Any) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = postgres.parser("bench.move_postgres", __doc__)
     parser.add_argument("--moves", type=int, default=2000, help="moves of each way")
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3000,
                         help="moves played first, not measured: matches some rounds in, as in the load test")
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ginsite.settings")
-    import django
-
-    django.setup()
+    args = postgres.setup(parser, measures="PostgreSQL's CPU")
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
 
     from games import registry, services
     from games.models import Table
 
-    if connection.vendor != "postgresql":
-        raise SystemExit("bench.move_postgres measures PostgreSQL's CPU: set DATABASE_URL")
     dbname = connection.settings_dict["NAME"]
     rng = random.Random(args.seed)
     User = get_user_model()
