@@ -5,7 +5,8 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.core.management import call_command
+from django.core import checks
+from django.core.management import call_command, execute_from_command_line
 from django.db import connection, connections
 from django.utils import timezone
 
@@ -52,6 +53,21 @@ def test_an_overdue_turn_is_played_exactly_once_by_two_referees(players, capsys)
     assert [m.action for m in moves] == expected and {m.by for m in moves} == {"timeout"}
     assert after.seats.get(index=seat).consecutive_timeouts == 1
     assert after.turn_deadline > timezone.now()
+
+
+@pytest.mark.django_db
+def test_the_referee_starts_without_the_system_checks(players, capsys):
+    """A referee keeps time from its first second: the checks run in ``manage.py check``, not at its start
+    (a check that fails would stop any command that runs them)."""
+    def failing(app_configs, **kwargs):
+        return [checks.Error("a failing check", id="tests.E001")]
+
+    checks.register(failing)
+    try:
+        execute_from_command_line(["manage.py", "referee", "--once"])  # as it is started: checks would stop it
+    finally:
+        checks.registry.registry.registered_checks.discard(failing)
+    assert "played" in capsys.readouterr().out
 
 
 @pytest.mark.django_db

@@ -29,6 +29,9 @@ logger = logging.getLogger(__name__)
 
 class Command(BaseCommand):
     help = "Spielt Zeitüberschreitungen und Computerzüge aus (Schleife; --once für einen Durchgang)."
+    # No system checks at start-up: a referee (re)started beside the web processes should keep time at once,
+    # and the checks (the URL conf, the models, the settings) run in ``manage.py check`` and ``migrate``.
+    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser):
         parser.add_argument("--once", action="store_true", help="one pass, then exit")
