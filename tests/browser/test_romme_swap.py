@@ -101,6 +101,21 @@ def test_a_player_swaps_a_joker_and_lays_a_new_meld_with_it_built_on_the_page(li
     assert sorted(state["round"]["melds"][1]["cards"]) == ["5C", "5H", "JK"]
 
 
+def test_a_joker_that_makes_no_new_meld_is_offered_to_lay_off_again_only(live_server_url, open_page):
+    # Opened; the joker of 7D 8D JK TD stands for the 9D of the hand, but KS 2C 5H 8S make no meld with it:
+    # the swap that lays it off again is offered, the one whose new meld the player builds is not.
+    table_id, anna = table_at(["9D KS 2C 5H", "2S 3S 4D"], drawn="8S", melds=((1, "7D 8D JK TD"),), opened=(0,))
+    page = open_page(anna)
+    ready(page, table_id)
+    card(page, "9D#0")
+    page.locator(".btn-swap").wait_for()
+    assert page.locator(".btn-swap").count() == 1 and page.locator(".btn-swap-lay").count() == 0
+    assert page.locator(".btn-swap-take").count() == 0
+    sent_and_answered(page, lambda: page.click(".btn-swap"))
+    assert sorted(view(page)["melds"][0]["cards"]) == ["7D", "8D", "9D", "JK", "TD"]
+    assert not page.errors, page.errors
+
+
 def test_the_tipps_swap_into_the_opening_is_named_and_played_from_its_button_in_english(live_server_url, open_page):
     # Not opened: 30 in queens; the 9D swapped for the joker of 7D 8D JK TD makes KC KS JK: 60, an opening.
     table_id, anna = table_at(["KC KS QH QS QD 2S 9D", "2S 3S 4D"], drawn="3C", melds=((1, "7D 8D JK TD"),),

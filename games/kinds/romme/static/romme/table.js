@@ -74,8 +74,16 @@ function stageMelds(melds) {
 // A joker swap the player composes: the card of the hand (its key, kept back) goes in for the joker of meld
 // `meld`, and the freed joker, shown beside the melds being built as its own card (the key SWAP_KEY), joins a
 // new meld; "Tauschen und auslegen" sends the swap with those melds as its lay (before opening: the opening).
-// Only a swap the legal actions offer for that card and meld may be started (the server still checks it all).
+// Only a swap whose freed joker can make a new meld may be started (the server still checks it all).
 const SWAP_KEY = "JK#swap";
+
+/** The melds (numbers as strings) whose joker the hand's `card` may go in for so that the freed joker makes a
+ * new meld with the hand (before opening: the opening): those the legal actions list a swap into new melds for
+ * (the server's solver, `swap_lays`, tries the hand with the joker instead of the card). A swap whose joker can
+ * only be laid off again is its own button. */
+function jokersToTake(card) {
+  return new Set(legalOf("swap").filter((a) => a.card === card && a.then?.action === "lay").map((a) => String(a.meld)));
+}
 
 // Before opening, lay-offs go with the lay-out in one action (a Hand-Rommé below the opening's minimum may need
 // them): a card dropped on (or sent to) a meld of the table while melds are being built is kept for the lay-out,
@@ -89,12 +97,12 @@ function stagedLayoffs() {
 
 const layoffsOf = (items) => items.map((item) => ({ card: codeOf(item.key), meld: Number(item.meld) }));
 
-/** The swap being composed, if the legal actions still offer its card and meld (else it is dropped). */
+/** The swap being composed, if the legal actions still offer it for its card and meld (else it is dropped). */
 function swapping() {
   const current = store.swapping;
   if (!current) return null;
   const hand = handKeys(view()?.hand || []);
-  const offered = legalOf("swap").some((a) => a.card === current.card && String(a.meld) === String(current.meld));
+  const offered = jokersToTake(current.card).has(String(current.meld));
   if (offered && hand.includes(current.key)) return current;
   store.swapping = null;
   store.selected.delete(SWAP_KEY);
@@ -502,11 +510,9 @@ function renderActions(bar, v) {
     );
   }
   // Each swap the server lists (its joker laid off again, or into the melds its solver found), and for each
-  // joker the card may replace, the swap whose new melds the player builds.
-  const joker = new Set();
+  // joker whose freeing lets a new meld be made, the swap whose new melds the player builds.
   for (const swap of legalOf("swap")) {
     if (swap.card !== card) continue;
-    joker.add(String(swap.meld));
     const lays = swap.then && swap.then.action === "lay";
     const text = lays
       ? t("swap_joker_lay", { card: short(swap.card), n: swap.meld, melds: meldsText(swap.then.melds) })
@@ -514,7 +520,7 @@ function renderActions(bar, v) {
     bar.append(button(text, { kind: "ghost", extra: lays ? "btn-swap btn-swap-lay" : "btn-swap", onclick: () => sendAction(swap) }));
   }
   if (current) return;
-  for (const meld of joker) {
+  for (const meld of jokersToTake(card)) {
     bar.append(button(t("swap_take", { card: short(card), n: meld }), { kind: "ghost", extra: "btn-swap-take", onclick: () => startSwap(key, meld) }));
   }
 }
