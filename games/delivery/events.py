@@ -25,6 +25,7 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 from django.db import transaction
 
 from games.reads import presenters
+from games.web import dbthread
 from games.web.dbthread import in_thread
 
 logger = logging.getLogger(__name__)
@@ -493,10 +494,24 @@ def _send(messages: list[tuple[str, dict]]) -> None:
 OUTBOX: ContextVar[list | None] = ContextVar("games_outbox", default=None)
 
 
+def framed_on_the_loop() -> bool:
+    """Whether a socket's frames are serialised (``wire``) on the event loop, by ``send_now``, rather than on the
+    database thread that made the change: yes where every database call of the process shares one thread
+    (SQLite, or ``GAMES_DB_PARALLEL = False``). That thread is the serial path of every move of the process,
+    and serialising a change's frames was over a third of its Python time (py-spy ``--gil`` of the embedded
+    ceiling), while the loop had most of its time to spare; the frames of a change are serialised on the loop
+    while the database thread already applies the next move. With a pool of database threads (PostgreSQL) they
+    stay on the thread that made the change: the loop is the serial path there."""
+    return not dbthread.parallel()
+
+
 def send_after_commit(messages: list[tuple[str, dict]]) -> None:
     outbox = OUTBOX.get()
     if outbox is not None:
-        transaction.on_commit(lambda: outbox.extend(wire(messages)))
+        if framed_on_the_loop():
+            transaction.on_commit(lambda: outbox.extend(messages))  # send_now wires them, in the same order
+        else:
+            transaction.on_commit(lambda: outbox.extend(wire(messages)))
     else:
         def send() -> None:
             _send(messages)
@@ -592,7 +607,10 @@ on_sent: list = []
 async def send_now(layer: BaseChannelLayer, messages: list[tuple[str, dict]]) -> None:
     """Send the wired messages a socket (or the in-process referee) collected in its OUTBOX, from the event
     loop, in order. A failure is logged, not raised: the change is committed, and clients resync. Work the
-    outbox holds for after the fan-out (``after_fanout``) starts once every frame is handed over."""
+    outbox holds for after the fan-out (``after_fanout``) starts once every frame is handed over. Frames not wired
+    yet (``framed_on_the_loop``) are wired here, before the first ``await``: in the order the changes committed,
+    as the database thread's answers come back in that order."""
+    messages = wire(messages)  # what is wired already passes through as it is
     after = [message["callback"] for _, message in messages if message.get("type") == AFTER]
     if after:
         messages = [(group, message) for group, message in messages if message.get("type") != AFTER]

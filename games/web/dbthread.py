@@ -8,12 +8,16 @@ from django.conf import settings
 from django.db import connection
 
 
+def parallel() -> bool:
+    """Whether ``in_thread``'s calls run side by side in a thread pool (PostgreSQL: rows are locked per table,
+    so tables do not wait on each other), not all on one database thread (SQLite has a single writer anyway,
+    and its in-memory test database must stay on one thread; ``GAMES_DB_PARALLEL = False`` keeps one too)."""
+    return bool(settings.GAMES_DB_PARALLEL) and connection.vendor == "postgresql"
+
+
 def in_thread(function):
-    """Run a database function off the event loop. On PostgreSQL calls run side by side in a thread pool (rows
-    are locked per table, so tables do not wait on each other); SQLite has a single writer anyway, and its
-    in-memory test database must stay on one thread. ``GAMES_DB_PARALLEL = False`` keeps one thread."""
-    parallel = settings.GAMES_DB_PARALLEL and connection.vendor == "postgresql"
-    return database_sync_to_async(function, thread_sensitive=not parallel)
+    """Run a database function off the event loop, on the pool or the one thread ``parallel`` says."""
+    return database_sync_to_async(function, thread_sensitive=not parallel())
 
 
 def readers_apart() -> bool:

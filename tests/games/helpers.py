@@ -90,6 +90,8 @@ class SentFrames:
             send(messages)
 
         async def recorded_send_now(layer, messages):
+            # As send_now sends them: wired (on the loop, where the frames of a change are wired there).
+            messages = events.wire(messages)
             self._record(messages)
             await send_now(layer, messages)
 

@@ -398,3 +398,44 @@ def test_a_texts_digest_fed_in_pieces_is_the_digest_of_the_whole_text(length):
 
     text = ("é" * length)[: length // 2] + "x" * (length - length // 2)
     assert events.text_digest(text) == hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_sockets_move_is_framed_on_the_loop_where_every_database_call_shares_one_thread(players, monkeypatch):
+    """Where the database calls share one thread (SQLite), the frames of a socket's move are serialised by the
+    event loop, after the call (``events.framed_on_the_loop``): the database thread goes on with the next
+    move meanwhile. With a pool of database threads (PostgreSQL), by the thread that made the change."""
+    import threading
+
+    from games.web import dbthread
+
+    anna_user, ben_user = players[:2]
+    table = await sync_to_async(services.table_create)(user=anna_user, game="gin", preset="klassisch", options={})
+    await sync_to_async(services.table_join)(table_id=table.pk, user=ben_user)
+    sockets = [await Socket.open(table.pk, user, deltas=True) for user in (anna_user, ben_user)]
+    for socket in sockets:
+        await socket.until(lambda f: f["type"] == "state")
+    loop_thread = threading.current_thread()
+    framed_on: list[threading.Thread] = []
+    wire = events.wire
+
+    def noting(messages):
+        if any("frame" in message for _, message in messages):  # not yet wired
+            framed_on.append(threading.current_thread())
+        return wire(messages)
+
+    monkeypatch.setattr(events, "wire", noting)
+    current = await sync_to_async(Table.objects.get)(pk=table.pk)
+    state = await sync_to_async(state_of)(current)
+    seat = state.to_act
+    view = registry.get(current.game).engine.view(state, seat)
+    await sockets[seat].send({"type": "move", "version": current.version, "action": choose_action(view)})
+    for socket in sockets:
+        made = await socket.until(lambda f, v=current.version + 1: f["type"] == "state" and f["version"] == v)
+        assert made == await sync_to_async(selectors.table_state_for)(table_id=table.pk, user=socket.user)
+    assert framed_on, "the move's frames were wired"
+    on_the_loop = await sync_to_async(dbthread.parallel)() is False
+    assert events.framed_on_the_loop() is on_the_loop
+    assert all((thread is loop_thread) is on_the_loop for thread in framed_on), framed_on
+    for socket in sockets:
+        await socket.close()
