@@ -170,6 +170,11 @@ class InMemoryChannelLayer(_ChannelsInMemoryChannelLayer):
             with contextlib.suppress(ChannelFull):  # as channels does: a full channel misses a group message
                 self._put(channel, message)
 
+    def heard(self, group: str) -> bool:
+        """Whether a message sent to ``group`` now would reach anyone: this layer holds every socket of the site
+        (one process), so a group without members here has none anywhere."""
+        return bool(self.groups.get(group))
+
     async def group_send_many(self, messages: list[tuple[str, dict]]) -> None:
         """Each ``(group, message)`` in order (the API of :class:`RedisChannelLayer` below)."""
         for group, message in messages:

@@ -610,6 +610,12 @@ async def send_now(layer: BaseChannelLayer, messages: list[tuple[str, dict]]) ->
     outbox holds for after the fan-out (``after_fanout``) starts once every frame is handed over. Frames not wired
     yet (``framed_on_the_loop``) are wired here, before the first ``await``: in the order the changes committed,
     as the database thread's answers come back in that order."""
+    heard = getattr(layer, "heard", None)
+    if heard is not None:
+        # A frame for a group nobody is in (a table nobody watches, a seat whose player has no socket open) is
+        # not serialised at all: the layer says so where it knows every socket (the in-memory layer, one process).
+        # Any socket joining later reads the state after this change, and that group's next frame goes whole.
+        messages = [(group, message) for group, message in messages if "frame" not in message or heard(group)]
     messages = wire(messages)  # what is wired already passes through as it is
     after = [message["callback"] for _, message in messages if message.get("type") == AFTER]
     if after:

@@ -439,3 +439,51 @@ async def test_a_sockets_move_is_framed_on_the_loop_where_every_database_call_sh
     assert all((thread is loop_thread) is on_the_loop for thread in framed_on), framed_on
     for socket in sockets:
         await socket.close()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_frame_for_a_group_nobody_is_in_is_not_serialised_and_a_watcher_who_comes_gets_the_next(players, monkeypatch):
+    """With the in-memory layer (one process: it knows every socket), a change's frame for a group without
+    members (the public one of a table nobody watches) is never wired; once a spectator watches, it is."""
+    from channels.layers import get_channel_layer
+
+    if not hasattr(get_channel_layer(), "heard"):
+        pytest.skip("only a layer that knows every socket of the site (the in-memory one) can tell")
+    anna_user, ben_user, sven_user = players[:3]
+    table = await sync_to_async(services.table_create)(user=anna_user, game="gin", preset="klassisch", options={})
+    await sync_to_async(services.table_join)(table_id=table.pk, user=ben_user)
+    sockets = [await Socket.open(table.pk, user, deltas=True) for user in (anna_user, ben_user)]
+    for socket in sockets:
+        await socket.until(lambda f: f["type"] == "state")
+    wired_for: list[str] = []
+    wire = events.wire
+
+    def noting(messages):
+        wired_for.extend(group for group, message in messages if "frame" in message)
+        return wire(messages)
+
+    monkeypatch.setattr(events, "wire", noting)
+
+    async def socket_move() -> int:
+        current = await sync_to_async(Table.objects.get)(pk=table.pk)
+        state = await sync_to_async(state_of)(current)
+        view = registry.get(current.game).engine.view(state, state.to_act)
+        await sockets[state.to_act].send({"type": "move", "version": current.version, "action": choose_action(view)})
+        for socket in sockets:
+            await socket.until(lambda f, v=current.version + 1: f["type"] == "state" and f["version"] == v)
+        return current.version + 1
+
+    public = events.public_group(table.pk)
+    await socket_move()
+    assert public not in wired_for
+    assert {events.user_group(table.pk, user.pk) for user in (anna_user, ben_user)} <= set(wired_for)
+    sven = await Socket.open(table.pk, sven_user, deltas=True)
+    watching = await sven.until(lambda f: f["type"] == "state")
+    assert watching == await sync_to_async(selectors.table_state_for)(table_id=table.pk, user=sven_user)
+    wired_for.clear()
+    version = await socket_move()
+    assert public in wired_for
+    seen = await sven.until(lambda f: f["type"] == "state" and f["version"] == version)
+    assert seen == await sync_to_async(selectors.table_state_for)(table_id=table.pk, user=sven_user)
+    for socket in (*sockets, sven):
+        await socket.close()
