@@ -77,6 +77,24 @@ def staff(db):
 
 
 @pytest.fixture(autouse=True)
+def _no_current_thread_executor_left():
+    """A test must not leave asgiref's CurrentThreadExecutor of this thread in its context: every later
+    thread-sensitive ``sync_to_async`` on a loop of this thread would fail with "You cannot submit onto
+    CurrentThreadExecutor from its own thread" (CI, 2026-12-06: 110 tests of one worker). One way in: a
+    coroutine stranded in ``sync_to_async`` when an ``async_to_sync`` loop closed, collected later on this thread
+    (tests/ginsite/test_asgiref_context.py). The test during which it appeared fails here, naming it, and the
+    executor is dropped so the tests after it show their own results."""
+    yield
+    from asgiref.sync import AsyncToSync
+
+    left = getattr(AsyncToSync.executors, "current", None)
+    if left is not None:
+        AsyncToSync.executors.current = None
+        pytest.fail(f"this thread's context holds a CurrentThreadExecutor (its thread: {left._work_thread.name}, "
+                    f"broken: {left._broken}) after the test")
+
+
+@pytest.fixture(autouse=True)
 def _close_worker_thread_connections():
     """The sockets' database calls run on asgiref's worker thread, which keeps its connection open between
     calls (persistent connections, CONN_MAX_AGE). Close it after each test, so that a test starts with a
