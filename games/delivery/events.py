@@ -25,8 +25,7 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 from django.db import transaction
 
 from games.reads import presenters
-from games.web import dbthread
-from games.web.dbthread import in_thread
+from games.web.dbthread import in_thread, parallel
 
 logger = logging.getLogger(__name__)
 
@@ -502,7 +501,7 @@ def framed_on_the_loop() -> bool:
     ceiling), while the loop had most of its time to spare; the frames of a change are serialised on the loop
     while the database thread already applies the next move. With a pool of database threads (PostgreSQL) they
     stay on the thread that made the change: the loop is the serial path there."""
-    return not dbthread.parallel()
+    return not parallel()
 
 
 def send_after_commit(messages: list[tuple[str, dict]]) -> None:
