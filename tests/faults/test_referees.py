@@ -18,9 +18,13 @@ OVERDUE_TABLES = 24
 
 
 def idle_tables(site, prefix: str, *, overdue: bool = True) -> tuple[list[int], dict[int, int]]:
-    """Gin tables of two people who do not move, their turn time run out (``overdue``): ids and versions."""
-    tables = [{"game": "gin", "preset": "klassisch", "options": {}, "players": [f"{prefix}{i}a", f"{prefix}{i}b"]}
-              for i in range(OVERDUE_TABLES)]
+    """Gin tables of two people who do not move, their turn time run out (``overdue``): ids and versions.
+
+    The turn time is ten minutes, so no turn runs out on its own while a test lasts: neither a table's first turn
+    before the test makes it overdue (a referee would play it, and making it overdue then would bring a second,
+    rightful timeout), nor the turn after its timeout."""
+    tables = [{"game": "gin", "preset": "klassisch", "options": {"turn_seconds": 600},
+               "players": [f"{prefix}{i}a", f"{prefix}{i}b"]} for i in range(OVERDUE_TABLES)]
     setup = site.setup([p for t in tables for p in t["players"]], tables)
     ids = [t["id"] for t in setup["tables"]]
     if overdue:
