@@ -27,6 +27,8 @@ _MOVE_INSERT = PreparedInsert(Move)
 _TABLE_UPDATE = PreparedUpdate(Table)
 
 
+#: The columns of a seat a change may set.
+_SEAT_FIELDS = ["consecutive_timeouts", "left", "ready"]
 #: The columns of the table row a change may set besides its version and state (``Play.finish``).
 _TRACKED = ("status", "turn_deadline", "bot_due_at", "current_match_id", "current_round_id", "last_round_id",
             "moves_logged")
@@ -140,9 +142,11 @@ class Play:
             if not _TABLE_UPDATE.update(table, ["version", "state", "updated_at", *changed],
                                         inserting=(_MOVE_INSERT, logged)):
                 raise DatabaseError("The table row to save is gone.")  # as save(update_fields=...) says it
-        for seat in self.seats:
-            if seat.index in self.changed_seats:
-                seat.save(update_fields=["consecutive_timeouts", "left", "ready"])
+        changed_seats = [seat for seat in self.seats if seat.index in self.changed_seats]
+        if len(changed_seats) == 1:
+            changed_seats[0].save(update_fields=_SEAT_FIELDS)
+        elif changed_seats:  # a deal clears every seat's "ready": one statement, not one per seat
+            Seat.objects.bulk_update(changed_seats, _SEAT_FIELDS)
         snapshot = _common.snapshot(
             table, self.seats, match=self.match, state=state, current_round=self.round, last_round=last_round
         )

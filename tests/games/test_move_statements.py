@@ -124,10 +124,11 @@ ROUND_END = [("SELECT", "games_table"), ("SELECT", "games_seat"), ("INSERT", "ga
              ("UPDATE", "games_table")]
 MATCH_END = [("SELECT", "games_table"), ("SELECT", "games_seat"), ("INSERT", "games_move"), ("UPDATE", "games_round"),
              ("UPDATE", "games_match"), ("UPDATE", "games_table")]
-#: A "ready" between rounds: the seat's flag; the last one deals the next round and clears every seat's flag.
+#: A "ready" between rounds: the seat's flag; the last one deals the next round and clears every seat's flag,
+#: all seats in one statement.
 READY = [("SELECT", "games_table"), ("SELECT", "games_seat"), ("UPDATE", "games_table"), ("UPDATE", "games_seat")]
 DEAL = [("SELECT", "games_table"), ("SELECT", "games_seat"), ("INSERT", "games_round"), ("UPDATE", "games_table"),
-        ("UPDATE", "games_seat"), ("UPDATE", "games_seat")]
+        ("UPDATE", "games_seat")]
 
 
 def _captured(service, **kwargs) -> list[tuple[str, str, str]]:
