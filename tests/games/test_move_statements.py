@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import re
 import threading
+from datetime import timedelta
 
 import pytest
 from django.db import connection, connections, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from games import registry, services
 from games.delivery import events
@@ -229,6 +231,21 @@ def test_leaving_the_match_reads_no_user_field_per_seat(players, game):
     table = Table.objects.get(pk=table.pk)
     assert table.status == (Table.Status.FINISHED if game == "gin" else Table.Status.PLAYING)
     assert [(verb, target) for verb, target, _ in data] == expected
+    _assert_seats_read_with_id_and_name_only(data)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_referees_timeout_and_staff_taking_a_player_off_read_no_user_field_per_seat(players, staff):
+    table = services.table_create(user=players[0], game="romme", preset="standard", options={"seats": 3})
+    for player in players[1:3]:
+        services.table_join(table_id=table.pk, user=player)
+    Table.objects.filter(pk=table.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    version = Table.objects.get(pk=table.pk).version
+    data = _captured(services.turn_timeout, table_id=table.pk)
+    assert Table.objects.get(pk=table.pk).version == version + 1  # the timeout was played
+    _assert_seats_read_with_id_and_name_only(data)
+    data = _captured(services.seat_remove, table_id=table.pk, seat=1, by=staff)
+    assert Table.objects.get(pk=table.pk).seats.get(index=1).left
     _assert_seats_read_with_id_and_name_only(data)
 
 
