@@ -173,3 +173,30 @@ def test_a_hand_romme_below_the_minimum_lays_its_lay_offs_with_the_melds_in_one_
     assert after["hand"] == ["KS"] and after["opened"][0] is True
     assert sorted(after["melds"][0]["cards"]) == ["6H", "7H", "8H", "9H"]
     assert not page.errors, page.errors
+
+
+def test_a_joker_kept_for_the_opening_that_fits_both_ends_of_a_run_goes_to_the_end_the_player_says(
+        live_server_url, open_page):
+    # Not opened: kings and queens (60) open; the joker fits below and above ben's 5H 6H 7H. A lay-off before
+    # opening goes with the opening lay, which must say the end: the page asks, and sends the end chosen.
+    table_id, anna = table_at(["KH KS KC QH QS QC JK 9D", "2S 3S 4D"], drawn="2C", melds=((1, "5H 6H 7H"),))
+    page = open_page(anna)
+    ready(page, table_id)
+    assert view(page)["lay_off_both_ends"] == [{"card": "JK", "meld": 1}]
+    for meld in (("KH#0", "KS#0", "KC#0"), ("QH#0", "QS#0", "QC#0")):
+        for key in meld:
+            card(page, key)
+        page.click("#btn-stage")
+    page.wait_for_selector("#melds .meld--staged[data-status='ok'] >> nth=1")
+    card(page, "JK#0")
+    page.click("#melds .meld[data-meld='1']")
+    assert "unten an Meldung 1" in page.locator("#btn-staged-end-low").inner_text()
+    assert "oben an Meldung 1" in page.locator("#btn-staged-end-high").inner_text()
+    page.click("#btn-staged-end-low")
+    assert page.locator("#btn-staged-end-low").count() == 0
+    assert "Joker unten an Meldung 1" in page.locator("#melds [data-staged-layoff='JK#0']").inner_text().replace("\n", " ")
+    sent_and_answered(page, lambda: page.click("#btn-lay-out"))
+    after = view(page)
+    assert after["melds"][0]["cards"] == ["JK", "5H", "6H", "7H"] and after["melds"][0]["stands_for"][0] == "4H"
+    assert after["opened"][0] and sorted(after["hand"]) == ["2C", "9D"]
+    assert not page.errors, page.errors

@@ -20,7 +20,16 @@ from games.engine.cards import romme_deck, shuffled
 from games.engine.errors import IllegalAction, RecordsLeftOut
 from games.engine.romme.hints import going_out
 from games.engine.romme.melds import best_opening, hand_augen, meld_codes_sorted
-from games.engine.romme.round import DISCARD, DRAW, HAND_SIZE, OVER, Round, plain_copy, upgraded_result
+from games.engine.romme.round import (
+    DISCARD,
+    DRAW,
+    HAND_SIZE,
+    OVER,
+    Round,
+    layoff_ends,
+    plain_copy,
+    upgraded_result,
+)
 
 GAME = "romme"
 OPENING_POINTS = (40, 30, 0)
@@ -396,7 +405,9 @@ def view(m: Match, seat: int | None) -> dict:
     ``stands_for`` and ``jokers`` — what each joker stands for), ``opened`` and ``left`` per seat,
     ``opening_points``; for a seated player ``hand`` (sorted Kreuz, Pik, Herz, Karo), ``hand_augen`` and
     ``best_opening`` (value, melds, reaches); for the seat to act also ``drawn``/``drawn_from`` and
-    ``going_out`` (actions that end the round this turn, or null). ``scores`` holds the list's facts
+    ``going_out`` (actions that end the round this turn, or null), and ``lay_off_both_ends``: before it has
+    opened, after drawing, ``{"card", "meld"}`` for each card of the hand that fits both ends of a run on the
+    table (a lay-off staged with the opening lay must then say its ``end``), else empty. ``scores`` holds the list's facts
     (:meth:`Match.facts`) and ``result`` is None: points are not the engine's. The game's entry
     (``GameEntry.view``) gives the view with both turned into points (the score sheet and the result) by
     ``games.kinds.romme.points``.
@@ -456,6 +467,12 @@ def view(m: Match, seat: int | None) -> dict:
             # The hint "you can go out now": the actions that end the round this turn, or null.
             v["going_out"] = going_out(hand, [(t.number, t.owner, t.meld) for t in r.melds],
                                        opened=r.opened[seat]) if r.phase == DISCARD and len(hand) > 1 else None
+            # Lay-offs before opening go with the opening lay, which must say at which end of a run a card that
+            # fits both goes: the page asks the player when one of these is staged (empty once opened).
+            v["lay_off_both_ends"] = [
+                {"card": card, "meld": t.number} for card in meld_codes_sorted(set(hand)) for t in r.melds
+                if len(layoff_ends(t.meld, card)) > 1
+            ] if r.phase == DISCARD and not r.opened[seat] and len(hand) > 1 else []
     return v
 
 

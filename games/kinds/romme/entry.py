@@ -66,8 +66,9 @@ class RommeEntry(LastRecordEntry):
     client_module = "romme/client.js"
     stylesheet = "romme/romme.css"
     round_results = {"romme": romme_glossary.ROMME, "hand_romme": romme_glossary.HAND_ROMME}
-    #: The hand's Augen, its best opening, and the card drawn this turn and where from.
-    seat_only_keys = ("hand_augen", "best_opening", "drawn", "drawn_from")
+    #: The hand's Augen, its best opening, the card drawn this turn and where from, and which of the hand's cards
+    #: fit both ends of a run (before opening).
+    seat_only_keys = ("hand_augen", "best_opening", "drawn", "drawn_from", "lay_off_both_ends")
     profile_round_facts = ("winner", "hand_romme")
     #: The meld builder's question, bounded for any input (``romme_hints.PREVIEW_BUDGET``).
     meld_preview = staticmethod(romme_hints.meld_preview)

@@ -59,6 +59,8 @@ def table_words() -> dict[str, Any]:
         ),
         "swap_cancel": _("Tausch abbrechen"),
         "layoff_staged": _("{card} an Meldung {n}: wird mit der Auslage angelegt (antippen nimmt es zurück)"),
+        "layoff_staged_low": _("{card} unten an Meldung {n}: wird mit der Auslage angelegt (antippen nimmt es zurück)"),
+        "layoff_staged_high": _("{card} oben an Meldung {n}: wird mit der Auslage angelegt (antippen nimmt es zurück)"),
         "layoff_item": _("{card} an Meldung {n}"),
         "cannot_lay_off_here": _("{card} passt nicht an Meldung {n}."),
         # --- the Tipp: the expert's move for this seat (a `hint` frame), in words

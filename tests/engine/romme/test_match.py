@@ -12,6 +12,7 @@ from games.engine.errors import IllegalAction
 from games.engine.romme import match as romme
 from games.engine.romme.melds import hand_augen
 from games.engine.romme.round import DISCARD
+from tests.engine.romme.helpers import position
 from tests.points import outcome, score_sheet
 
 RNG = random.Random(0)  # reshuffles only where a test says so
@@ -141,6 +142,23 @@ def test_view_has_augen_best_opening_melds_and_opened():
     assert v["melds"] == [] and v["opened"] == [False] * 4
     assert v["scores"] == m.facts() and v["result"] is None  # points are games.kinds.romme.points'
     assert score_sheet(v["scores"])["mode"] == "casual"
+
+
+def test_view_names_the_cards_that_fit_both_ends_of_a_run_before_opening():
+    # Seat 0 has not opened and has drawn: its joker fits below 5H and above 7H; its 8H only above; the ace of
+    # spades both ends of 2S … KS. Lay-offs before opening go with the opening lay, which must say the end.
+    m = fresh(seats=2, seed=2)
+    m.round = position(["JK 8H AS 3C 9D", "4D 5D"], melds=((1, "5H 6H 7H"), (1, "2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS")),
+                       drawn="KC")
+    assert romme.view(m, 0)["lay_off_both_ends"] == [{"card": "AS", "meld": 2}, {"card": "JK", "meld": 1},
+                                                     {"card": "JK", "meld": 2}]
+    assert "lay_off_both_ends" not in romme.view(m, 1)  # not to act
+    assert "lay_off_both_ends" not in romme.view(m, None)
+    m.round.opened[0] = True  # opened: the legal lay-offs say the ends themselves
+    assert romme.view(m, 0)["lay_off_both_ends"] == []
+    assert {(a["card"], a["meld"], a["end"]) for a in romme.view(m, 0)["legal_actions"]
+            if a["action"] == "lay_off" and "end" in a} == {("JK", 1, "low"), ("JK", 1, "high"), ("AS", 2, "low"),
+                                                            ("AS", 2, "high"), ("JK", 2, "low"), ("JK", 2, "high")}
 
 
 def test_history_names_cards_taken_from_the_discard_pile_only():

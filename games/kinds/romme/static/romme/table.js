@@ -95,7 +95,26 @@ function stagedLayoffs() {
   return store.stagedLayoffs;
 }
 
-const layoffsOf = (items) => items.map((item) => ({ card: codeOf(item.key), meld: Number(item.meld) }));
+const layoffsOf = (items) => items.map((item) => ({ card: codeOf(item.key), meld: Number(item.meld), ...(item.end ? { end: item.end } : {}) }));
+
+/** Keeps the card of `key` for the lay-out, to be laid off on meld `number` (at `end` of a run, if given). */
+function stageLayoff(key, number, end) {
+  store.stagedLayoffs = [...stagedLayoffs().filter((item) => item.key !== key), { key, meld: String(number), ...(end ? { end } : {}) }];
+  store.stagedEnd = null;
+  store.selected.delete(key);
+  rerender();
+}
+
+/** A card kept for the lay-out that fits both ends of a run (the view's `lay_off_both_ends`), waiting for the
+ * player to say which end: {key, meld}, dropped when the card or the melds being built are gone. */
+function stagedEndChoice() {
+  const pending = store.stagedEnd;
+  if (!pending) return null;
+  const hand = new Set(handKeys(view()?.hand || []));
+  const fits = (view()?.lay_off_both_ends || []).some((a) => a.card === codeOf(pending.key) && String(a.meld) === pending.meld);
+  if (!fits || !hand.has(pending.key) || !store.staged.length) store.stagedEnd = null;
+  return store.stagedEnd;
+}
 
 /** The swap being composed, if the legal actions still offer it for its card and meld (else it is dropped). */
 function swapping() {
@@ -168,10 +187,14 @@ function layOff(key, number) {
   if (action) return sendAction(action);
   const opened = Array.isArray(view()?.opened) && view().opened[mySeat()];
   if (!opened && store.staged.length && !store.staged.some((meld) => meld.includes(key)) && key !== store.swapping?.key) {
-    // Not opened yet: the lay-off goes with the melds being built.
-    store.stagedLayoffs = [...stagedLayoffs().filter((item) => item.key !== key), { key, meld: String(number) }];
-    store.selected.delete(key);
-    rerender();
+    // Not opened yet: the lay-off goes with the melds being built; a card that fits both ends of the run (a joker,
+    // an ace on 2 … K) waits for the player to say which.
+    if ((view()?.lay_off_both_ends || []).some((a) => a.card === code && String(a.meld) === String(number))) {
+      store.stagedEnd = { key, meld: String(number) };
+      rerender();
+      return true;
+    }
+    stageLayoff(key, number);
     return true;
   }
   toast(t("cannot_lay_off_here", { card: short(code), n: number }));
@@ -279,7 +302,8 @@ function renderMelds(area, tb, v) {
       row.append(box);
     }
     for (const item of stagedLayoffs()) {
-      const text = t("layoff_staged", { card: short(codeOf(item.key)), n: item.meld });
+      const words = item.end === "low" ? "layoff_staged_low" : item.end === "high" ? "layoff_staged_high" : "layoff_staged";
+      const text = t(words, { card: short(codeOf(item.key)), n: item.meld });
       row.append(el("button", { type: "button", class: "meld-layoff", dataset: { stagedLayoff: item.key }, title: text, "aria-label": text, text }));
     }
     area.append(row);
@@ -412,6 +436,18 @@ function renderActions(bar, v) {
         },
       }),
     );
+  }
+  const pendingEnd = stagedEndChoice();
+  if (pendingEnd) {
+    for (const end of ["low", "high"]) {
+      bar.append(
+        button(t(end === "low" ? "lay_off_low" : "lay_off_high", { card: short(codeOf(pendingEnd.key)), n: pendingEnd.meld }), {
+          id: `btn-staged-end-${end}`,
+          kind: "primary",
+          onclick: () => stageLayoff(pendingEnd.key, pendingEnd.meld, end),
+        }),
+      );
+    }
   }
   // After drawing, any melds may be laid: the page gathers them, the server checks them when sent.
   if (!layingAllowed()) return;
