@@ -110,12 +110,30 @@ def _close_worker_thread_connections():
 #: after the rest (`make test` runs the rest on two workers, then these one at a time).
 SERIAL_FOLDERS = ("browser", "live", "scale", "faults")
 
+#: The serial tests' second queue (`make test SERIAL_WORKERS=2`: ``-n 2 --dist loadgroup``; every other serial
+#: test is in the first, in the order of a run without workers). These start their own processes on files and
+#: databases of their own (``make run``'s SQLite file, the load test's and the scale-out test's databases) and
+#: never touch the test database the first queue's servers share, so the table ids, and with them the seeded
+#: deals, of the first queue's browser tests are those of a run in one process. The two queues take about as
+#: long (2026-12-06: 400 and 495 s of the 920 s of one queue on SQLite).
+SERIAL_SECOND_QUEUE = (
+    "tests/browser/test_tournament_evening.py", "tests/live/", "tests/scale/test_loadtest_arena_smoke.py",
+    "tests/scale/test_loadtest_collector.py", "tests/scale/test_loadtest_cpu_parts.py",
+    "tests/scale/test_loadtest_redis_urls.py", "tests/scale/test_loadtest_sockets.py", "tests/scale/test_scale_out.py",
+    # the load test's smoke on the scaled stack (CI's PostgreSQL + Redis run); on the embedded one it is the first's
+    "tests/scale/test_loadtest_smoke.py::test_every_profile_on_the_scaled_stack",
+)
 
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
     for item in items:
         parts = item.path.parts
         if "tests" in parts and parts[parts.index("tests") + 1] in SERIAL_FOLDERS:
             item.add_marker(pytest.mark.serial)
+        if item.get_closest_marker("serial") is not None:
+            queue = "second" if item.nodeid.startswith(SERIAL_SECOND_QUEUE) else "first"
+            item.add_marker(pytest.mark.xdist_group(f"serial-{queue}"))
 
 
 @pytest.fixture(scope="session")

@@ -6,10 +6,13 @@ Standard library only at the top: a ``manage.py shell`` script imports :func:`se
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -90,6 +93,26 @@ def migrate(env: dict) -> None:
     done = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+_sqlite_template: Path | None = None
+
+
+def migrated_sqlite(env: dict) -> None:
+    """The SQLite file ``env["SQLITE_PATH"]`` as ``migrate`` leaves it on an empty one: the first call of this
+    process migrates a template, every call copies it (the same schema and rows, without Django's start and the
+    migrations each time)."""
+    global _sqlite_template
+    assert "DATABASE_URL" not in env, "for the SQLite file of SQLITE_PATH only"
+    if _sqlite_template is None:
+        folder = Path(tempfile.mkdtemp(prefix="ginsite-migrated-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        migrate({**env, "SQLITE_PATH": str(folder / "template.sqlite3")})
+        _sqlite_template = folder / "template.sqlite3"
+    for suffix in ("", "-wal"):
+        source = _sqlite_template.with_name(_sqlite_template.name + suffix)
+        if source.exists():
+            shutil.copyfile(source, env["SQLITE_PATH"] + suffix)
 
 
 def manage_shell(code: str, env: dict, *, tag: str = "E2E", timeout: float = 60) -> Any:

@@ -116,8 +116,12 @@ class Mail:
 
 @pytest.fixture(autouse=True)
 def _the_servers_password_hashers(settings, _fast_password_hashing):
-    # The server is another process with the real settings: a password set here is hashed as it checks them.
-    settings.PASSWORD_HASHERS = _fast_password_hashing
+    # The server is another process with the real settings: a password set here is hashed as it checks them
+    # (by the real hasher, its hashes remembered when it is PBKDF2's: tests/browser/hashers.py).
+    real = list(_fast_password_hashing)
+    if real and real[0] == "django.contrib.auth.hashers.PBKDF2PasswordHasher":
+        real[0] = "tests.browser.hashers.RememberingPBKDF2PasswordHasher"
+    settings.PASSWORD_HASHERS = real
 
 
 @pytest.fixture(scope="session")

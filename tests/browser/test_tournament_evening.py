@@ -64,7 +64,7 @@ spec = json.loads({spec!r})
 User = get_user_model()
 sessions, ids = {{}}, {{}}
 for name in [spec["staff"], *spec["players"]]:
-    user = User.objects.create_user(name, name + "@example.org", "pw-" + name * 2, is_staff=name == spec["staff"])
+    user = User.objects.create_user(name, name + "@example.org", is_staff=name == spec["staff"])
     user.profile.language = spec["language"]
     user.profile.save()
     session = SessionStore()

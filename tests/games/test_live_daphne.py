@@ -16,7 +16,7 @@ import pytest
 from django.db import connection
 
 from tests.games.helpers import choose_action
-from tests.servers import ROOT, free_port, manage_shell, migrate, start_daphne, stop
+from tests.servers import ROOT, free_port, manage_shell, migrated_sqlite, start_daphne, stop
 
 #: The whole test must finish within this many seconds (the clients stop and the test fails after it).
 TIME_LIMIT = 150
@@ -73,7 +73,7 @@ def e2e_environment(tmp_path) -> dict:
         # SQLite's test database lives in this process's memory: the server gets a file of its own.
         env.pop("DATABASE_URL", None)
         env["SQLITE_PATH"] = str(tmp_path / "e2e.sqlite3")
-        migrate(env)
+        migrated_sqlite(env)
     return env
 
 

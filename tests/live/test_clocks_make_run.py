@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import free_port, manage_shell, migrate, start_daphne, stop
+from tests.servers import free_port, manage_shell, migrated_sqlite, start_daphne, stop
 
 #: The whole scenario must be over within this many seconds once daphne listens.
 TIME_LIMIT = 80
@@ -57,11 +57,11 @@ spec = json.loads({spec!r})
 User = get_user_model()
 users, sessions = {{}}, {{}}
 for name in spec["players"]:
-    user = User.objects.create_user(name, name + "@example.org", "pw-" + name * 2)
+    user = User.objects.create_user(name, name + "@example.org")
     users[name], sessions[name] = user, session_key(user)
 for name, display in spec["ratings"].items():
     Rating.objects.create(user=users[name], game="gin", display=display, mu=25 + (display - 1500) / 60)
-staff = User.objects.create_user("leitung", "leitung@example.org", "pw-leitung", is_staff=True)
+staff = User.objects.create_user("leitung", "leitung@example.org", is_staff=True)
 t = tournaments.tournament_create(
     by=staff, name="Uhrentest", game="gin", format="swiss",
     settings={{"rounds": 2, "check_in_minutes": 0, "break_minutes": spec["break_minutes"], "forfeit_minutes": 1}},
@@ -105,7 +105,7 @@ def make_run_environment(tmp_path) -> dict:
         "RATINGS_POOL_ROMME_STEP_SECONDS": str(ROMME_STEP_SECONDS),
         "TOURNAMENTS_MINUTE_SECONDS": str(MINUTE_SECONDS),
     })
-    migrate(env)
+    migrated_sqlite(env)
     return env
 
 

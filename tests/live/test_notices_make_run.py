@@ -25,7 +25,7 @@ from tests.servers import session_key
 User = get_user_model()
 sessions, ids = {}, {}
 for name, staff in (("leitung", True), ("nora", False), ("nils", False)):
-    user = User.objects.create_user(name, name + "@example.org", "pw-" + name * 2, is_staff=staff)
+    user = User.objects.create_user(name, name + "@example.org", is_staff=staff)
     sessions[name], ids[name] = session_key(user), user.pk
 staff = User.objects.get(username="leitung")
 t = tournaments.tournament_create(by=staff, name="Live-Hinweis", game="gin", format="swiss",

@@ -24,7 +24,7 @@ from tests.servers import session_key
 User = get_user_model()
 sessions, users = {}, {}
 for name in ("anna", "ben"):
-    user = User.objects.create_user(name, name + "@example.org", "pw-" + name * 2)
+    user = User.objects.create_user(name, name + "@example.org")
     sessions[name], users[name] = session_key(user), user
 table = services.table_create(user=users["anna"], game="gin", preset="klassisch", options={})
 services.table_join(table_id=table.pk, user=users["ben"])
