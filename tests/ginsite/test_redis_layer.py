@@ -7,6 +7,7 @@ embedded default, whose layer is in memory."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 
 import pytest
@@ -219,16 +220,14 @@ def test_a_fan_out_over_two_shards_asks_both_side_by_side_and_delivers_each_fram
         for index, group in groups.items():
             await layer.group_add(group, channels[index])
         connection = layer.connection
+        called = {index: False for index in groups}
 
         def patched(index):
             made = connection(index)
-            pipeline = made.pipeline
-
-            def pipe(*args, **kwargs):
-                p = pipeline(*args, **kwargs)
-                p.execute = waiting_for_the_other(index, p.execute)
-                return p
-            made.pipeline = pipe
+            if not called[index]:  # the first script on each shard: the look-up of who is in its group
+                called[index] = True
+                made = copy.copy(made)
+                made.evalsha = waiting_for_the_other(index, made.evalsha)
             return made
 
         layer.connection = patched  # type: ignore[method-assign]
@@ -480,3 +479,151 @@ def test_a_write_redis_does_not_take_fails_after_the_socket_timeout_and_drops_th
     elapsed, connected = asyncio.run(run())
     assert 0.3 <= elapsed < 5, elapsed
     assert connected == 0
+
+
+def test_a_fan_out_to_a_shards_groups_asks_who_is_in_them_in_one_command_and_skips_expired_members(layer, monkeypatch):
+    commands: list[str] = []
+    execute = redis.asyncio.Redis.execute_command
+
+    async def counted(self, *args, **options):
+        commands.append(str(args[0]).upper())
+        return await execute(self, *args, **options)
+
+    async def run() -> tuple[list, list, bool, bool]:
+        fresh, stale, other = [await layer.new_channel() for _ in range(3)]
+        groups = [g for g in (f"fan-{n}" for n in range(100)) if layer.consistent_hash(g) == 0][:2]
+        await layer.group_add(groups[0], fresh)
+        await layer.group_add(groups[0], stale)
+        await layer.group_add(groups[1], other)
+        # ``stale`` joined longer ago than the group expiry: it is no member any more.
+        key = layer._group_key(groups[0])
+        await layer.connection(0).zadd(key, {stale: time.time() - layer.group_expiry - 10})
+        monkeypatch.setattr(redis.asyncio.Redis, "execute_command", counted)
+        await layer.group_send_many([(groups[0], {"type": "x", "n": 0}), (groups[1], {"type": "x", "n": 1})])
+        monkeypatch.undo()
+        got = [await layer.receive(fresh), await layer.receive(other)]
+        left = [m.decode() for m in await layer.connection(0).zrange(key, 0, -1)]
+        return got, left, await _waiting(layer, stale), stale in left
+
+    got, left, stale_waiting, stale_left = asyncio.run(run())
+    assert [m["n"] for m in got] == [0, 1]
+    assert not stale_waiting and not stale_left and len(left) == 1
+    # The look-up of both groups, then the deliveries (to the shard of the receiving process: one or two); a
+    # server that did not hold a script yet got its text once more (EVAL).
+    assert commands[0] == "EVALSHA" and set(commands) <= {"EVALSHA", "EVAL"}, commands
+    assert commands.count("EVALSHA") <= 3, commands
+
+
+def test_sockets_of_a_process_waiting_together_each_get_their_own_messages_when_the_reader_is_cancelled(layer):
+    config = dict(settings.CHANNEL_LAYERS["default"]["CONFIG"])
+    config["prefix"] = layer.prefix
+    sender = RedisChannelLayer(**config)
+
+    async def run() -> tuple[bool, dict, dict]:
+        channels = [await layer.new_channel() for _ in range(6)]
+        waits = [asyncio.ensure_future(layer.receive(channel)) for channel in channels]
+        await asyncio.sleep(0.1)  # the first receive reads (its blocking pop), the others wait for it
+        reading = layer._reading
+        waits[0].cancel()  # the reader goes: another waiting receive must read now
+        await asyncio.gather(waits[0], return_exceptions=True)
+        for n, channel in reversed(list(enumerate(channels[1:], start=1))):
+            await sender.send(channel, {"type": "x", "n": n})
+        first = {n: (await asyncio.wait_for(wait, 5))["n"] for n, wait in enumerate(waits[1:], start=1)}
+        # Messages already waiting, several for one socket, received one by one in their order.
+        for n in (1, 2, 1, 3):
+            await sender.send(channels[n], {"type": "x", "n": n, "at": time.monotonic()})
+        again = {n: [(await asyncio.wait_for(layer.receive(channels[n]), 5))["n"] for _ in range(count)]
+                 for n, count in ((1, 2), (2, 1), (3, 1))}
+        await _flush(sender)
+        return reading, first, again
+
+    reading, first, again = asyncio.run(run())
+    assert reading
+    assert first == {n: n for n in range(1, 6)}
+    assert again == {1: [1, 1], 2: [2], 3: [3]}
+    assert not layer._waiting and not layer._reading and layer.receive_count == 0
+
+
+def test_a_group_message_to_a_socket_of_the_same_process_is_handed_over_without_redis(layer, monkeypatch):
+    config = dict(settings.CHANNEL_LAYERS["default"]["CONFIG"])
+    config["prefix"] = layer.prefix
+    other = RedisChannelLayer(**config)  # another daphne process's layer
+    commands: list[str] = []
+    execute = redis.asyncio.Redis.execute_command
+
+    async def counted(self, *args, **options):
+        commands.append(str(args[0]).upper())
+        return await execute(self, *args, **options)
+
+    async def run() -> dict:
+        mine, theirs, reading = await layer.new_channel(), await other.new_channel(), await layer.new_channel()
+        for channel, group in ((mine, "here"), (theirs, "there"), (reading, "reader")):
+            await layer.group_add(group, channel)
+        # ``mine`` has received before and waits again; ``reading`` waited first, so it reads the process's
+        # channel (its blocking pop): its messages keep coming through Redis.
+        await layer.send(mine, {"type": "x", "n": -1})
+        assert (await layer.receive(mine))["n"] == -1
+        waiting_reader = asyncio.ensure_future(layer.receive(reading))
+        await asyncio.sleep(0.05)
+        waiting_mine = asyncio.ensure_future(layer.receive(mine))
+        await asyncio.sleep(0.05)
+        reader = layer._reader
+        monkeypatch.setattr(redis.asyncio.Redis, "execute_command", counted)
+        await layer.group_send_many([("here", {"type": "x", "n": 0, "seated": (1, 2)})])
+        here_commands = list(commands)
+        got_mine = await asyncio.wait_for(waiting_mine, 5)
+        await layer.group_send_many([("there", {"type": "x", "n": 1}), ("reader", {"type": "x", "n": 2})])
+        got_theirs = await asyncio.wait_for(other.receive(theirs), 5)
+        got_reader = await asyncio.wait_for(waiting_reader, 5)
+        monkeypatch.undo()
+        await _flush(other)
+        return {"reader": reader, "mine": mine, "reading": reading, "here_commands": here_commands,
+                "got": [got_mine["n"], got_theirs["n"], got_reader["n"]], "seated": got_mine["seated"]}
+
+    outcome = asyncio.run(run())
+    assert outcome["got"] == [0, 1, 2]
+    assert outcome["reader"] == outcome["reading"]
+    # Only who is in the group was asked: nothing delivered through Redis, nothing popped for ``mine``; the
+    # message as it was sent (through Redis a tuple would come as a list).
+    assert outcome["here_commands"] == ["EVALSHA"], outcome["here_commands"]
+    assert outcome["seated"] == (1, 2)
+
+
+def test_a_group_message_sent_from_another_threads_loop_goes_through_redis_and_arrives(layer):
+    import threading
+
+    async def run() -> tuple[int, list[str]]:
+        mine = await layer.new_channel()
+        await layer.group_add("here", mine)
+        await layer.send(mine, {"type": "x", "n": -1})
+        assert (await layer.receive(mine))["n"] == -1  # a socket of this loop, receiving
+        reader = asyncio.ensure_future(layer.receive(await layer.new_channel()))  # reads the process's channel
+        await asyncio.sleep(0.05)
+        waiting = asyncio.ensure_future(layer.receive(mine))
+        await asyncio.sleep(0.05)
+        assert layer._reader != mine
+        commands: list[str] = []
+        execute = redis.asyncio.Redis.execute_command
+
+        async def counted(self, *args, **options):
+            commands.append(str(args[0]).upper())
+            return await execute(self, *args, **options)
+
+        def elsewhere() -> None:  # a view's thread: async_to_sync there runs its own loop
+            redis.asyncio.Redis.execute_command = counted  # type: ignore[method-assign]
+            try:
+                asyncio.run(layer.group_send_many([("here", {"type": "x", "n": 0})]))
+            finally:
+                redis.asyncio.Redis.execute_command = execute  # type: ignore[method-assign]
+
+        thread = threading.Thread(target=elsewhere)
+        thread.start()
+        await asyncio.get_running_loop().run_in_executor(None, thread.join)
+        got = (await asyncio.wait_for(waiting, 5))["n"]
+        reader.cancel()
+        await asyncio.gather(reader, return_exceptions=True)
+        return got, commands
+
+    got, commands = asyncio.run(run())
+    assert got == 0
+    assert commands.count("EVALSHA") + commands.count("EVAL") >= 2, commands  # the look-up and the delivery
