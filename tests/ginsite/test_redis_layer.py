@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import gc
+import sys
 import time
 
 import pytest
@@ -524,7 +526,7 @@ def test_sockets_of_a_process_waiting_together_each_get_their_own_messages_when_
         channels = [await layer.new_channel() for _ in range(6)]
         waits = [asyncio.ensure_future(layer.receive(channel)) for channel in channels]
         await asyncio.sleep(0.1)  # the first receive reads (its blocking pop), the others wait for it
-        reading = layer._reading
+        reading = layer._receives.reading
         waits[0].cancel()  # the reader goes: another waiting receive must read now
         await asyncio.gather(waits[0], return_exceptions=True)
         for n, channel in reversed(list(enumerate(channels[1:], start=1))):
@@ -542,7 +544,8 @@ def test_sockets_of_a_process_waiting_together_each_get_their_own_messages_when_
     assert reading
     assert first == {n: n for n in range(1, 6)}
     assert again == {1: [1, 1], 2: [2], 3: [3]}
-    assert not layer._waiting and not layer._reading and layer.receive_count == 0
+    assert not layer._receives.waiting and not layer._receives.reading and layer._receives.count == 0
+    assert layer.receive_count == 0
 
 
 def test_a_group_message_to_a_socket_of_the_same_process_is_handed_over_without_redis(layer, monkeypatch):
@@ -568,7 +571,7 @@ def test_a_group_message_to_a_socket_of_the_same_process_is_handed_over_without_
         await asyncio.sleep(0.05)
         waiting_mine = asyncio.ensure_future(layer.receive(mine))
         await asyncio.sleep(0.05)
-        reader = layer._reader
+        reader = layer._receives.reader
         monkeypatch.setattr(redis.asyncio.Redis, "execute_command", counted)
         await layer.group_send_many([("here", {"type": "x", "n": 0, "seated": (1, 2)})])
         here_commands = list(commands)
@@ -602,7 +605,7 @@ def test_a_group_message_sent_from_another_threads_loop_goes_through_redis_and_a
         await asyncio.sleep(0.05)
         waiting = asyncio.ensure_future(layer.receive(mine))
         await asyncio.sleep(0.05)
-        assert layer._reader != mine
+        assert layer._receives.reader != mine
         commands: list[str] = []
         execute = redis.asyncio.Redis.execute_command
 
@@ -628,3 +631,71 @@ def test_a_group_message_sent_from_another_threads_loop_goes_through_redis_and_a
     got, commands = asyncio.run(run())
     assert got == 0
     assert commands.count("EVALSHA") + commands.count("EVAL") >= 2, commands  # the look-up and the delivery
+
+
+def _strand_a_reader_and_a_waiter(layer) -> tuple[asyncio.AbstractEventLoop, list[asyncio.Task]]:
+    """Two receives of a loop that then closes without ending them (as a Task made while ``asyncio.run``
+    shuts its loop down is never cancelled): the reader in its pop, holding the read lock of the process's
+    channel, and a socket waiting on a Future for it."""
+
+    async def never(*args, **kwargs):
+        await asyncio.get_running_loop().create_future()
+
+    loop = asyncio.new_event_loop()
+    layer._brpop_with_clean = never  # a pop that never answers: no Redis connection of this loop
+    try:
+        channels = [loop.run_until_complete(layer.new_channel()) for _ in range(2)]
+        stranded = [loop.create_task(layer.receive(channel)) for channel in channels]
+        loop.run_until_complete(asyncio.sleep(0.05))
+        assert layer._receives.reading and layer._receives.waiting
+    finally:
+        del layer._brpop_with_clean
+    loop.close()
+    return loop, stranded
+
+
+def test_receives_a_closed_loop_left_behind_neither_keep_the_next_loop_from_receiving_nor_disturb_it(layer):
+    """The next loop's receives begin afresh instead of waiting for the receives a closed loop left behind
+    (channels-redis: "Two event loops are trying to receive()", or a reader waiting for the lock forever);
+    when the garbage collector ends the stranded ones later, here in the middle of the next loop's read,
+    their clean-up changes nothing of it."""
+    _, stranded = _strand_a_reader_and_a_waiter(layer)
+
+    async def run() -> tuple[list[int], tuple]:
+        channel = await layer.new_channel()
+        await layer.send(channel, {"type": "x", "n": 1})
+        got = [(await asyncio.wait_for(layer.receive(channel), 5))["n"]]
+        waiting = asyncio.ensure_future(layer.receive(channel))
+        await asyncio.sleep(0.05)  # it reads: the blocking pop, holding the read lock
+        stranded.clear()
+        gc.collect()  # the stranded receives' coroutines end here, on this loop's thread
+        state = (layer._receives.reading, layer._receives.reader == channel, layer._receives.count)
+        await layer.send(channel, {"type": "x", "n": 2})
+        got.append((await asyncio.wait_for(waiting, 5))["n"])
+        return got, state
+
+    got, state = asyncio.run(run())
+    assert got == [1, 2]
+    assert state == (True, True, 1)
+    assert layer._receives.count == 0 and layer.receive_count == 0
+
+
+def test_receives_a_closed_loop_left_behind_end_without_resolving_its_futures_when_collected(layer):
+    """Collected before any other loop received: their clean-up (the reader waking a waiting receive) must
+    not touch a Future of the closed loop ("Event loop is closed", raised out of the collection)."""
+    _, stranded = _strand_a_reader_and_a_waiter(layer)
+    raised: list = []
+    hook = sys.unraisablehook
+    sys.unraisablehook = raised.append
+    try:
+        stranded.clear()
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    assert [(r.exc_value, r.object) for r in raised] == []
+    # The reader ended (its read lock released); the waiter's Future is still in its loop's state, which
+    # the next loop's receive drops.
+    assert not layer._receives.reading and layer._receives.count == 1
+    assert not layer.receive_clean_locks.locks
+    layer._receives = None
+    gc.collect()
