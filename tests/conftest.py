@@ -85,11 +85,7 @@ def _no_current_thread_executor_left():
     (tests/ginsite/test_asgiref_context.py). The test during which it appeared fails here, naming it, and the
     executor is dropped so the tests after it show their own results."""
     yield
-    import gc
-
     from asgiref.sync import AsyncToSync
-
-    gc.collect()  # (while looking for the leak: a task stranded by this test is collected in this test)
 
     left = getattr(AsyncToSync.executors, "current", None)
     if left is not None:
