@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import redis.exceptions
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer as _ChannelsInMemoryChannelLayer
+from channels_redis.core import ChannelLock
 from channels_redis.core import RedisChannelLayer as _ChannelsRedisChannelLayer
 
 logger = logging.getLogger(__name__)
@@ -192,7 +193,7 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
     """channels-redis's layer (``channels_redis.core``) with the same keys, messages and semantics (capacity,
     expiry, group expiry), sent in fewer round trips to Redis:
 
-    - ``group_send`` asks for the group's members in one pipelined round trip (channels-redis: two) and
+    - ``group_send`` asks for the group's members in one script (channels-redis: two round trips) and
       delivers to every member in one script that also drops expired messages (channels-redis: a pipeline
       and a script);
     - ``group_send_many`` does that for several groups at once, so a move's frames (one per seated user,
@@ -205,7 +206,10 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
       receive's script instead of a command of their own (channels-redis: a ``ZPOPMIN`` per message, fired
       off after it);
     - scripts go by their SHA (``EVALSHA``, :class:`_Script`), and the pool's connections write a command
-      without a Task of its own (:class:`_SendWithoutTask`).
+      without a Task of its own (:class:`_SendWithoutTask`);
+    - a waiting receive waits on one Future (channels-redis: two Tasks and ``asyncio.wait``), and a group
+      message for a socket of this very process is put in its buffer here, not sent round through Redis
+      (``receive``, ``_hand_over``).
 
     Each round trip is a Redis command through redis-py's Python (its replies parsed by hiredis where it is
     installed, as ``requirements.txt`` pins it): a move cost ~20 of them.
@@ -249,6 +253,18 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         return popped
     """)
 
+    # Who is in each group KEYS[i]: its members that joined after ARGV[1] (the others, expired, leave it first),
+    # a list per group. One command and one reply for all of a shard's groups: redis-py's pipeline of two
+    # commands per group packed and parsed each of its replies in Python (a tenth of a busy daphne's CPU).
+    _MEMBERS = _Script("""
+        local members = {}
+        for i = 1, #KEYS do
+            redis.call('ZREMRANGEBYSCORE', KEYS[i], 0, ARGV[1])
+            members[i] = redis.call('ZRANGE', KEYS[i], 0, -1)
+        end
+        return members
+    """)
+
     #: The most messages one receive takes off a channel in one script (the rest wait in this process).
     receive_batch = 100
 
@@ -258,6 +274,8 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         self._handed_over: dict[tuple[int, str], bool] = {}
         #: Per channel key: messages popped and backed up in one script, not yet handed over, oldest first.
         self._popped: dict[str, collections.deque[bytes]] = {}
+        #: The receives of the event loop that receives on this layer now, or did last (``receive``).
+        self._receives: _Receives | None = None
 
     def create_pool(self, index):
         """channels-redis's pool for ``hosts[index]``, its connections writing commands without a Task each
@@ -340,6 +358,93 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         _, member, score = reply
         return member, float(score)
 
+    async def receive(self, channel):
+        """channels-redis's ``receive``, with one Future per wait instead of two Tasks and ``asyncio.wait``.
+
+        As there, the sockets of a process share its channel (``specific.<process>!``): one waiting receive at a
+        time reads it (``receive_single``) and puts what it pops in the buffer of the socket it is for, and a
+        receive returns what its socket's buffer holds. channels-redis has every waiting receive race a Task
+        taking the read lock against a Task getting from its buffer, and cancel the loser: two Tasks made,
+        scheduled and one cancelled per message and socket. Here a receive that finds its buffer empty reads
+        if nobody reads, else it waits on a Future of its own, which the reader resolves when it puts a message
+        in that buffer; a reader that ends (its message read, cancelled or failed) wakes one waiting receive
+        whose buffer is still empty to read next. The semantics are channels-redis's: a receive cancelled or
+        failed drops its socket's buffer, a reader's failure is raised by that reader alone (the next one tries
+        again), a full buffer drops its oldest message (``BoundedQueue``).
+
+        Who reads, who waits and on which Futures is kept per event loop (:class:`_Receives`). A loop that
+        closed with receives still pending (a Task made while ``asyncio.run`` shuts its loop down is never
+        cancelled) leaves them behind for good: the next loop's receives begin afresh rather than wait for
+        them, and when such a receive's coroutine is collected later, on whatever thread, its clean-up touches
+        only its own loop's state and resolves no Future."""
+        assert self.require_valid_channel_name(channel)
+        if "!" not in channel:
+            return (await self.receive_single(channel))[1]
+        real_channel = self.non_local_name(channel)
+        assert real_channel.endswith(self.client_prefix + "!"), "Wrong client prefix"
+        receives = self._receives_of(asyncio.get_running_loop())
+        receives.count += 1
+        self.receive_count, self.receive_event_loop = receives.count, receives.loop  # channels-redis's, as there
+        receives.receiving[channel] = time.monotonic()
+        try:
+            while (buffer := self.receive_buffer.get(channel)) is None or buffer.empty():
+                if not receives.reading:
+                    receives.reading, receives.reader = True, channel
+                    try:
+                        message_channel, message = await self.receive_single(real_channel)
+                        for name in message_channel if isinstance(message_channel, list) else (message_channel,):
+                            self.receive_buffer[name].put_nowait(message)
+                            receives.wake(name)
+                    finally:
+                        receives.reading, receives.reader = False, None
+                else:
+                    waiter = receives.loop.create_future()
+                    receives.waiting.setdefault(channel, []).append(waiter)
+                    try:
+                        await waiter
+                    finally:
+                        waiting = receives.waiting.get(channel)
+                        if waiting is not None:
+                            with contextlib.suppress(ValueError):
+                                waiting.remove(waiter)
+                            if not waiting:
+                                del receives.waiting[channel]
+            message = buffer.get_nowait()
+            if buffer.empty():
+                del self.receive_buffer[channel]
+            return message
+        except BaseException:
+            if receives is self._receives:
+                self.receive_buffer.pop(channel, None)
+            raise
+        finally:
+            receives.receiving[channel] = time.monotonic()
+            receives.count -= 1
+            if receives is self._receives:
+                self.receive_count = receives.count
+                if receives.count == 0:
+                    self.receive_event_loop = None  # type: ignore[assignment]  # as channels-redis does
+                elif not receives.reading:
+                    receives.wake_a_reader()
+
+    def _receives_of(self, loop: asyncio.AbstractEventLoop) -> _Receives:
+        """The receives of ``loop`` on this layer: those of the last loop that received if that is ``loop``,
+        else afresh (with channels-redis's check that two loops do not receive at once). A loop that closed
+        while receives of its own were pending never ends them: they count no more, and what they held (the
+        read lock of the process's channel, their sockets' buffers) is dropped with them."""
+        receives = self._receives
+        if receives is not None and receives.loop is loop:
+            return receives
+        if receives is not None and receives.count:
+            if not receives.loop.is_closed():
+                raise RuntimeError("Two event loops are trying to receive() on one channel layer at once!")
+            for channel in receives.receiving:
+                self.receive_buffer.pop(channel, None)
+            # A reader left behind holds the lock of the process's channel (``receive_single``) for good.
+            self.receive_clean_locks = ChannelLock()
+        receives = self._receives = _Receives(loop)
+        return receives
+
     async def receive_single(self, channel):
         """channels-redis's ``receive_single``, taking every waiting message (up to ``receive_batch``) in one
         script and handing them over one per call, and without its clean-up command per message: the backup
@@ -353,7 +458,8 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         else:
             index = next(self._receive_index_generator)
         channel_key = self.prefix + channel
-        await self.receive_clean_locks.acquire(channel_key)
+        locks = self.receive_clean_locks  # (a receive that a closed loop left behind releases its own)
+        await locks.acquire(channel_key)
         try:
             waiting = self._popped.get(channel_key)
             if not waiting:
@@ -370,7 +476,7 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
                 del self._popped[channel_key]
                 self._handed_over[(index, channel_key)] = True
         finally:
-            self.receive_clean_locks.release(channel_key)
+            locks.release(channel_key)
         message = self.deserialize(content)
         if "__asgi_channel__" in message:
             channel = message["__asgi_channel__"]
@@ -410,11 +516,35 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         for pipe in pipes.values():
             await pipe.execute()
 
+    def _hand_over(self, receives: _Receives, names: list[str], message: dict) -> list[str]:
+        """Put ``message`` in the buffer of each channel of ``names`` that is a socket of this process receiving
+        on this loop (a receive on it began or ended within the layer's ``expiry``), as its receive would have
+        put it there after the round trip through Redis, and wake that receive; the other names, for Redis. A
+        move's own socket gets its frame so, without the message packed, delivered, popped and unpacked. Not
+        the socket whose receive reads the process's channel now: it waits in Redis's blocking pop and sees
+        its buffer only when that returns, so its message goes through Redis. A channel that stopped receiving
+        (a socket gone whose groups were not left) gets its messages through Redis, where they expire."""
+        now = time.monotonic()
+        receiving = receives.receiving
+        if now - receives.swept > self.expiry:
+            receives.swept = now
+            for name in [name for name, at in receiving.items() if now - at > self.expiry]:
+                del receiving[name]
+        rest = []
+        for name in names:
+            at = receiving.get(name)
+            if at is None or name == receives.reader or now - at > self.expiry:
+                rest.append(name)
+                continue
+            self.receive_buffer[name].put_nowait(dict(message))
+            receives.wake(name)
+        return rest
+
     async def group_send(self, group, message):
         await self.group_send_many([(group, message)])
 
     async def group_send_many(self, messages: list[tuple[str, dict]]) -> None:
-        # Who is in each group: one pipeline per Redis shard, the shards asked side by side.
+        # Who is in each group: one script per Redis shard, the shards asked side by side.
         members: list[list[str]] = [[] for _ in messages]
         by_shard: dict[int, list[int]] = {}
         for i, (group, _) in enumerate(messages):
@@ -423,19 +553,25 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         oldest = int(time.time()) - self.group_expiry
 
         async def look_up(index: int, positions: list[int]) -> None:
-            pipe = self.connection(index).pipeline(transaction=False)
-            for i in positions:
-                key = self._group_key(messages[i][0])
-                pipe.zremrangebyscore(key, min=0, max=oldest)
-                pipe.zrange(key, 0, -1)
-            results = await pipe.execute()
-            for n, i in enumerate(positions):
-                members[i] = [name.decode("utf8") for name in results[2 * n + 1]]
+            keys = [self._group_key(messages[i][0]) for i in positions]
+            results = await self._MEMBERS(self.connection(index), len(keys), *keys, oldest)
+            for i, names in zip(positions, results, strict=True):
+                members[i] = [name.decode("utf8") for name in names]
 
         await _side_by_side(look_up(index, positions) for index, positions in by_shard.items())
+        await self._deliver_to(messages, members)
+
+    async def _deliver_to(self, messages: list[tuple[str, dict]], members: list[list[str]]) -> None:
+        """Each message to the channels ``members`` names for it (per message, in order): to a socket of this
+        process here (``_hand_over``), to the others through Redis."""
         # Every delivery of every message, one script per shard, the shards side by side.
         deliveries: dict[int, tuple[list, list, list]] = {}
+        receives = self._receives
+        if receives is not None and (not receives.receiving or receives.loop is not asyncio.get_running_loop()):
+            receives = None  # (a hand-over only on the loop the receives wait on: their Futures are of it)
         for (_group, message), names in zip(messages, members, strict=True):
+            if names and receives is not None:
+                names = self._hand_over(receives, names, message)
             if not names:
                 continue
             by_connection, key_message, key_capacity = self._map_channel_keys_to_connection(names, message)
@@ -454,6 +590,46 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
                 logger.info("%s of %s channels over capacity", over, len(keys))
 
         await _side_by_side(deliver(index, *parts) for index, parts in deliveries.items())
+
+
+class _Receives:
+    """The receives of one event loop on a :class:`RedisChannelLayer` (``receive``): how many are under way,
+    whether one of them reads the process's channel and for which socket, the Futures the others wait on (by
+    channel), and when a receive on each socket last began or ended (``time.monotonic``; a group message for
+    such a socket is handed to it in the process, ``_hand_over``). Every Future here is of ``loop``, and only
+    code running on ``loop`` resolves one (``wake``, ``wake_a_reader``)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = loop
+        self.count = 0
+        self.reading = False
+        self.reader: str | None = None
+        self.waiting: dict[str, list[asyncio.Future]] = {}
+        self.receiving: dict[str, float] = {}
+        self.swept = 0.0
+
+    def _on_loop(self) -> bool:
+        # A receive's clean-up runs off its loop when its coroutine is collected after the loop closed.
+        return asyncio._get_running_loop() is self.loop
+
+    def wake(self, channel: str) -> None:
+        """Resolve the Futures of the receives waiting on ``channel``: its buffer holds a message now."""
+        if not self._on_loop():
+            return
+        for waiter in self.waiting.pop(channel, ()):
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def wake_a_reader(self) -> None:
+        """Nobody reads the process's channel: wake one waiting receive, which reads next."""
+        if not self._on_loop():
+            return
+        for waiting in self.waiting.values():
+            for waiter in waiting:
+                if not waiter.done():
+                    waiter.set_result(None)
+                    return
+            # (a channel whose Futures are all resolved already: its receives run next, one of them reads)
 
 
 async def _side_by_side(calls) -> None:

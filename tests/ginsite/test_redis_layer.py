@@ -7,6 +7,9 @@ embedded default, whose layer is in memory."""
 from __future__ import annotations
 
 import asyncio
+import copy
+import gc
+import sys
 import time
 
 import pytest
@@ -62,7 +65,8 @@ def test_waiting_messages_arrive_once_each_in_order_in_one_command_for_all(layer
     got, backed_up = asyncio.run(run())
     assert got == [0, 1, 2, 3, 4, 5]
     # channels-redis: a clean-up script, BZPOPMIN, ZADD and a ZPOPMIN fired off after it, per message.
-    assert commands == ["EVALSHA"] or commands == ["EVAL"], commands
+    # (A Redis that does not hold the script yet answers EVALSHA with NOSCRIPT, and gets its text: EVAL.)
+    assert commands == ["EVALSHA"] or commands == ["EVALSHA", "EVAL"], commands
     # The first batch's backup copies went with the next script: only the message received last is backed up.
     assert backed_up == [5]
 
@@ -219,16 +223,14 @@ def test_a_fan_out_over_two_shards_asks_both_side_by_side_and_delivers_each_fram
         for index, group in groups.items():
             await layer.group_add(group, channels[index])
         connection = layer.connection
+        called = {index: False for index in groups}
 
         def patched(index):
             made = connection(index)
-            pipeline = made.pipeline
-
-            def pipe(*args, **kwargs):
-                p = pipeline(*args, **kwargs)
-                p.execute = waiting_for_the_other(index, p.execute)
-                return p
-            made.pipeline = pipe
+            if not called[index]:  # the first script on each shard: the look-up of who is in its group
+                called[index] = True
+                made = copy.copy(made)
+                made.evalsha = waiting_for_the_other(index, made.evalsha)
             return made
 
         layer.connection = patched  # type: ignore[method-assign]
@@ -480,3 +482,220 @@ def test_a_write_redis_does_not_take_fails_after_the_socket_timeout_and_drops_th
     elapsed, connected = asyncio.run(run())
     assert 0.3 <= elapsed < 5, elapsed
     assert connected == 0
+
+
+def test_a_fan_out_to_a_shards_groups_asks_who_is_in_them_in_one_command_and_skips_expired_members(layer, monkeypatch):
+    commands: list[str] = []
+    execute = redis.asyncio.Redis.execute_command
+
+    async def counted(self, *args, **options):
+        commands.append(str(args[0]).upper())
+        return await execute(self, *args, **options)
+
+    async def run() -> tuple[list, list, bool, bool]:
+        fresh, stale, other = [await layer.new_channel() for _ in range(3)]
+        groups = [g for g in (f"fan-{n}" for n in range(100)) if layer.consistent_hash(g) == 0][:2]
+        await layer.group_add(groups[0], fresh)
+        await layer.group_add(groups[0], stale)
+        await layer.group_add(groups[1], other)
+        # ``stale`` joined longer ago than the group expiry: it is no member any more.
+        key = layer._group_key(groups[0])
+        await layer.connection(0).zadd(key, {stale: time.time() - layer.group_expiry - 10})
+        monkeypatch.setattr(redis.asyncio.Redis, "execute_command", counted)
+        await layer.group_send_many([(groups[0], {"type": "x", "n": 0}), (groups[1], {"type": "x", "n": 1})])
+        monkeypatch.undo()
+        got = [await layer.receive(fresh), await layer.receive(other)]
+        left = [m.decode() for m in await layer.connection(0).zrange(key, 0, -1)]
+        return got, left, await _waiting(layer, stale), stale in left
+
+    got, left, stale_waiting, stale_left = asyncio.run(run())
+    assert [m["n"] for m in got] == [0, 1]
+    assert not stale_waiting and not stale_left and len(left) == 1
+    # The look-up of both groups, then the deliveries (to the shard of the receiving process: one or two); a
+    # server that did not hold a script yet got its text once more (EVAL).
+    assert commands[0] == "EVALSHA" and set(commands) <= {"EVALSHA", "EVAL"}, commands
+    assert commands.count("EVALSHA") <= 3, commands
+
+
+def test_sockets_of_a_process_waiting_together_each_get_their_own_messages_when_the_reader_is_cancelled(layer):
+    config = dict(settings.CHANNEL_LAYERS["default"]["CONFIG"])
+    config["prefix"] = layer.prefix
+    sender = RedisChannelLayer(**config)
+
+    async def run() -> tuple[bool, dict, dict]:
+        channels = [await layer.new_channel() for _ in range(6)]
+        waits = [asyncio.ensure_future(layer.receive(channel)) for channel in channels]
+        await asyncio.sleep(0.1)  # the first receive reads (its blocking pop), the others wait for it
+        reading = layer._receives.reading
+        waits[0].cancel()  # the reader goes: another waiting receive must read now
+        await asyncio.gather(waits[0], return_exceptions=True)
+        for n, channel in reversed(list(enumerate(channels[1:], start=1))):
+            await sender.send(channel, {"type": "x", "n": n})
+        first = {n: (await asyncio.wait_for(wait, 5))["n"] for n, wait in enumerate(waits[1:], start=1)}
+        # Messages already waiting, several for one socket, received one by one in their order.
+        for n in (1, 2, 1, 3):
+            await sender.send(channels[n], {"type": "x", "n": n, "at": time.monotonic()})
+        again = {n: [(await asyncio.wait_for(layer.receive(channels[n]), 5))["n"] for _ in range(count)]
+                 for n, count in ((1, 2), (2, 1), (3, 1))}
+        await _flush(sender)
+        return reading, first, again
+
+    reading, first, again = asyncio.run(run())
+    assert reading
+    assert first == {n: n for n in range(1, 6)}
+    assert again == {1: [1, 1], 2: [2], 3: [3]}
+    assert not layer._receives.waiting and not layer._receives.reading and layer._receives.count == 0
+    assert layer.receive_count == 0
+
+
+def test_a_group_message_to_a_socket_of_the_same_process_is_handed_over_without_redis(layer, monkeypatch):
+    config = dict(settings.CHANNEL_LAYERS["default"]["CONFIG"])
+    config["prefix"] = layer.prefix
+    other = RedisChannelLayer(**config)  # another daphne process's layer
+    commands: list[str] = []
+    execute = redis.asyncio.Redis.execute_command
+
+    async def counted(self, *args, **options):
+        commands.append(str(args[0]).upper())
+        return await execute(self, *args, **options)
+
+    async def run() -> dict:
+        mine, theirs, reading = await layer.new_channel(), await other.new_channel(), await layer.new_channel()
+        for channel, group in ((mine, "here"), (theirs, "there"), (reading, "reader")):
+            await layer.group_add(group, channel)
+        # ``mine`` has received before and waits again; ``reading`` waited first, so it reads the process's
+        # channel (its blocking pop): its messages keep coming through Redis.
+        await layer.send(mine, {"type": "x", "n": -1})
+        assert (await layer.receive(mine))["n"] == -1
+        waiting_reader = asyncio.ensure_future(layer.receive(reading))
+        await asyncio.sleep(0.05)
+        waiting_mine = asyncio.ensure_future(layer.receive(mine))
+        await asyncio.sleep(0.05)
+        reader = layer._receives.reader
+        monkeypatch.setattr(redis.asyncio.Redis, "execute_command", counted)
+        await layer.group_send_many([("here", {"type": "x", "n": 0, "seated": (1, 2)})])
+        here_commands = list(commands)
+        got_mine = await asyncio.wait_for(waiting_mine, 5)
+        await layer.group_send_many([("there", {"type": "x", "n": 1}), ("reader", {"type": "x", "n": 2})])
+        got_theirs = await asyncio.wait_for(other.receive(theirs), 5)
+        got_reader = await asyncio.wait_for(waiting_reader, 5)
+        monkeypatch.undo()
+        await _flush(other)
+        return {"reader": reader, "mine": mine, "reading": reading, "here_commands": here_commands,
+                "got": [got_mine["n"], got_theirs["n"], got_reader["n"]], "seated": got_mine["seated"]}
+
+    outcome = asyncio.run(run())
+    assert outcome["got"] == [0, 1, 2]
+    assert outcome["reader"] == outcome["reading"]
+    # Only who is in the group was asked: nothing delivered through Redis, nothing popped for ``mine``; the
+    # message as it was sent (through Redis a tuple would come as a list).
+    assert outcome["here_commands"] == ["EVALSHA"], outcome["here_commands"]
+    assert outcome["seated"] == (1, 2)
+
+
+def test_a_group_message_sent_from_another_threads_loop_goes_through_redis_and_arrives(layer):
+    import threading
+
+    async def run() -> tuple[int, list[str]]:
+        mine = await layer.new_channel()
+        await layer.group_add("here", mine)
+        await layer.send(mine, {"type": "x", "n": -1})
+        assert (await layer.receive(mine))["n"] == -1  # a socket of this loop, receiving
+        reader = asyncio.ensure_future(layer.receive(await layer.new_channel()))  # reads the process's channel
+        await asyncio.sleep(0.05)
+        waiting = asyncio.ensure_future(layer.receive(mine))
+        await asyncio.sleep(0.05)
+        assert layer._receives.reader != mine
+        commands: list[str] = []
+        execute = redis.asyncio.Redis.execute_command
+
+        async def counted(self, *args, **options):
+            commands.append(str(args[0]).upper())
+            return await execute(self, *args, **options)
+
+        def elsewhere() -> None:  # a view's thread: async_to_sync there runs its own loop
+            redis.asyncio.Redis.execute_command = counted  # type: ignore[method-assign]
+            try:
+                asyncio.run(layer.group_send_many([("here", {"type": "x", "n": 0})]))
+            finally:
+                redis.asyncio.Redis.execute_command = execute  # type: ignore[method-assign]
+
+        thread = threading.Thread(target=elsewhere)
+        thread.start()
+        await asyncio.get_running_loop().run_in_executor(None, thread.join)
+        got = (await asyncio.wait_for(waiting, 5))["n"]
+        reader.cancel()
+        await asyncio.gather(reader, return_exceptions=True)
+        return got, commands
+
+    got, commands = asyncio.run(run())
+    assert got == 0
+    assert commands.count("EVALSHA") + commands.count("EVAL") >= 2, commands  # the look-up and the delivery
+
+
+def _strand_a_reader_and_a_waiter(layer) -> tuple[asyncio.AbstractEventLoop, list[asyncio.Task]]:
+    """Two receives of a loop that then closes without ending them (as a Task made while ``asyncio.run``
+    shuts its loop down is never cancelled): the reader in its pop, holding the read lock of the process's
+    channel, and a socket waiting on a Future for it."""
+
+    async def never(*args, **kwargs):
+        await asyncio.get_running_loop().create_future()
+
+    loop = asyncio.new_event_loop()
+    layer._brpop_with_clean = never  # a pop that never answers: no Redis connection of this loop
+    try:
+        channels = [loop.run_until_complete(layer.new_channel()) for _ in range(2)]
+        stranded = [loop.create_task(layer.receive(channel)) for channel in channels]
+        loop.run_until_complete(asyncio.sleep(0.05))
+        assert layer._receives.reading and layer._receives.waiting
+    finally:
+        del layer._brpop_with_clean
+    loop.close()
+    return loop, stranded
+
+
+def test_receives_a_closed_loop_left_behind_neither_keep_the_next_loop_from_receiving_nor_disturb_it(layer):
+    """The next loop's receives begin afresh instead of waiting for the receives a closed loop left behind
+    (channels-redis: "Two event loops are trying to receive()", or a reader waiting for the lock forever);
+    when the garbage collector ends the stranded ones later, here in the middle of the next loop's read,
+    their clean-up changes nothing of it."""
+    _, stranded = _strand_a_reader_and_a_waiter(layer)
+
+    async def run() -> tuple[list[int], tuple]:
+        channel = await layer.new_channel()
+        await layer.send(channel, {"type": "x", "n": 1})
+        got = [(await asyncio.wait_for(layer.receive(channel), 5))["n"]]
+        waiting = asyncio.ensure_future(layer.receive(channel))
+        await asyncio.sleep(0.05)  # it reads: the blocking pop, holding the read lock
+        stranded.clear()
+        gc.collect()  # the stranded receives' coroutines end here, on this loop's thread
+        state = (layer._receives.reading, layer._receives.reader == channel, layer._receives.count)
+        await layer.send(channel, {"type": "x", "n": 2})
+        got.append((await asyncio.wait_for(waiting, 5))["n"])
+        return got, state
+
+    got, state = asyncio.run(run())
+    assert got == [1, 2]
+    assert state == (True, True, 1)
+    assert layer._receives.count == 0 and layer.receive_count == 0
+
+
+def test_receives_a_closed_loop_left_behind_end_without_resolving_its_futures_when_collected(layer):
+    """Collected before any other loop received: their clean-up (the reader waking a waiting receive) must
+    not touch a Future of the closed loop ("Event loop is closed", raised out of the collection)."""
+    _, stranded = _strand_a_reader_and_a_waiter(layer)
+    raised: list = []
+    hook = sys.unraisablehook
+    sys.unraisablehook = raised.append
+    try:
+        stranded.clear()
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    assert [(r.exc_value, r.object) for r in raised] == []
+    # The reader ended (its read lock released); the waiter's Future is still in its loop's state, which
+    # the next loop's receive drops.
+    assert not layer._receives.reading and layer._receives.count == 1
+    assert not layer.receive_clean_locks.locks
+    layer._receives = None
+    gc.collect()
