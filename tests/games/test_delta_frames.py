@@ -276,12 +276,13 @@ async def test_a_frame_overtaken_by_a_newer_one_is_not_sent_so_the_page_never_tu
     for batch in reversed(held):
         for group, message in batch:
             await layer.group_send(group, message)
-    newer = await anna.receive()
-    assert (newer["type"], newer["version"]) == ("state", version + 2)
+    # Anna's own presence frame may come between them on a busy machine: the states are what is looked at.
+    newer = await anna.until(lambda f: f["type"] == "state")
+    assert newer["version"] == version + 2
     await sync_to_async(one_move)(table.pk, players)
-    after = await anna.receive()
+    after = await anna.until(lambda f: f["type"] == "state")
     assert after["version"] == version + 3, "the overtaken state went out"
-    assert [frame["version"] for frame in anna.frames] == [version, version + 2, version + 3]
+    assert [f["version"] for f in anna.frames if f["type"] == "state"] == [version, version + 2, version + 3]
     assert anna.deltas[-1]["after"] == version + 2  # the next change follows the newer state, as a delta
     assert anna.state == await sync_to_async(selectors.table_state_for)(table_id=table.pk, user=anna_user)
     await anna.close()
