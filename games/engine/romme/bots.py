@@ -289,6 +289,11 @@ def _wants_discard(view: dict, hand: list[str], level: str) -> bool:
     top = view.get("discard_top")
     if top is None or not any(a == {"action": "draw", "from": "discard"} for a in view.get("legal_actions", [])):
         return False
+    if any(move.get("action") == "draw" and move.get("from") == "discard" and move.get("card") == top
+           for move in view.get("history", [])):
+        # Taken from the pile before in this round and back on it: taken again, it could go to and fro between
+        # two hands for ever (taking the open card and putting it straight back is allowed), the stock untouched.
+        return False
     if top == JOKER:
         return True
     if level == "expert" and TAKE_FOR_LAYOFF and _lays_off_this_turn(view, hand, top):

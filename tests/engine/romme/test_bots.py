@@ -97,6 +97,32 @@ def test_bot_draws_the_open_card_only_when_it_helps():
     assert m.round.phase != DISCARD
 
 
+@pytest.mark.parametrize("level", ["simple", "advanced", "expert"])
+def test_bot_does_not_take_again_an_open_card_taken_before_in_the_round(level):
+    # The 7D would help (7C 7S 7D), but seat 1 took it from the pile and put it straight back: taken again, it
+    # could go to and fro for ever (the rules allow putting the open card straight back). The stock instead.
+    r = position(["7C 7S 2H 9S 4D KH", "2S 3S 4D"], upcard="7D")
+    r.moves = [{"seat": 1, "action": "draw", "from": "discard"}, {"seat": 1, "action": "discard", "card": "7D"}]
+    m, v = view_of(r)
+    assert v["history"][0] == {"seat": 1, "action": "draw", "from": "discard", "card": "7D"}
+    assert choose_action(v, level, random.Random(1)) == {"action": "draw", "from": "stock"}
+    fresh = position(["7C 7S 2H 9S 4D KH", "2S 3S 4D"], upcard="7D")
+    assert choose_action(view_of(fresh)[1], level, random.Random(1)) == {"action": "draw", "from": "discard"}
+
+
+@pytest.mark.parametrize(("level", "seed"), [("expert", 10), ("simple", 19)])
+def test_two_bots_do_not_pass_one_card_to_and_fro_for_ever(level, seed):
+    # Two seats that each took the open card and put it straight back, turn after turn (the ace of diamonds for
+    # the experts, the joker for the simple ones): the list never ended, nor would a table of computer players.
+    rng = random.Random(seed)
+    m = romme.new_match({"rounds": 1, "tournament": seed % 2 == 1}, seats=2, rng=rng)
+    for _ in range(2000):
+        if m.over:
+            break
+        m = romme.apply_action(m, m.to_act, choose_action(romme.view(m, m.to_act), level, rng), rng=rng)
+    assert m.over
+
+
 def test_expert_counts_as_unseen_only_what_it_has_not_seen():
     """Unseen cards: the 110 less the seat's hand, the melds on the table and the discard pile it saw built."""
     from collections import Counter
