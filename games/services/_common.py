@@ -137,9 +137,7 @@ def locked_table_and_seats(table_id: Any) -> tuple[Table, list[Seat]]:
     if not found:
         raise ServiceError("no_table", "Diesen Tisch gibt es nicht.")
     table = _joined(found[0])
-    for seat in seats:
-        seat.table = table  # as seats_of sets it
-    return table, seats
+    return table, _of_table(seats, table)
 
 
 def _joined(table: Table) -> Table:
@@ -152,7 +150,10 @@ def _joined(table: Table) -> Table:
 
 def seats_of(table: Table) -> list[Seat]:
     """The seats of a locked table in order, their users' id and name only (``_SEATS``), as a move reads them."""
-    seats = _SEATS.fetch(table.pk)
+    return _of_table(_SEATS.fetch(table.pk), table)
+
+
+def _of_table(seats: list[Seat], table: Table) -> list[Seat]:
     for seat in seats:
         seat.table = table  # as a related manager's queryset sets it
     return seats
