@@ -120,6 +120,14 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def server_environ(*, drop: tuple[str, ...]) -> dict:
+    """This process's environment for a server of the load test, without the names in ``drop`` (prefixes) and
+    without pytest's: run from the test suite's worker ``gw1``, a daphne that inherited ``PYTEST_XDIST_WORKER``
+    moved its ``REDIS_URL`` to the worker's own database (``ginsite.settings.redis_url_of_worker``: 14 became 16,
+    which Redis has not), away from where the load test put the sessions, and answered HTTP 500."""
+    return {k: v for k, v in os.environ.items() if not k.startswith((*drop, "PYTEST_"))}
+
+
 def _wait_listening(port: int, process: subprocess.Popen, log: Path, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -342,7 +350,7 @@ class SiteStack:
         self.workdir = workdir
         self.backlog = backlog
         self.referee = referee
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "GAMES_"))}
+        env = server_environ(drop=("DJANGO_", "GAMES_"))
         env.pop("DATABASE_URL", None)
         env.pop("REDIS_URL", None)
         env.update({
@@ -470,7 +478,7 @@ class BareStack:
         self.stack = stack
         self.workdir = workdir
         self.backlog = backlog
-        env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+        env = server_environ(drop=("DJANGO_",))
         env.pop("DATABASE_URL", None)
         env.pop("REDIS_URL", None)
         env.update({"PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(STACKBENCH)})

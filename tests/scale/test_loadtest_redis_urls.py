@@ -5,6 +5,7 @@ server when one answers there, else over TCP; the same URL for both stacks, with
 from __future__ import annotations
 
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -58,3 +59,23 @@ def test_run_scaled_shards_over_the_second_servers_socket_when_the_first_url_is_
     finally:
         for listening in sockets:
             listening.close()
+
+
+def test_the_site_servers_keep_the_load_tests_redis_database_when_started_from_a_test_worker(tmp_path, monkeypatch):
+    """Run from pytest-xdist's worker ``gw1`` (``make test SERIAL_WORKERS=2``), a daphne that inherited
+    ``PYTEST_XDIST_WORKER`` moved its cache and sessions to the worker's Redis database (14 + 1 + 1 = 16, which
+    Redis has not) and the arena's staff start answered HTTP 500. The servers read the database it set."""
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    site = servers.SiteStack("scaled", tmp_path)
+    site.env["DATABASE_URL"] = "postgres://ginsite:ginsite@127.0.0.1:5432/ginsite_loadtest"
+    site.env["REDIS_URL"] = servers.redis_url("redis://127.0.0.1:6379", servers.SITE_REDIS_DB)
+    env = site.serving_env()
+    assert not [name for name in env if name.startswith("PYTEST_")]
+    read = subprocess.run(
+        [sys.executable, "-c", "from django.conf import settings; print(settings.REDIS_URL)"],
+        env={**env, "DATABASE_URL": "sqlite:///:memory:"}, cwd=servers.ROOT, capture_output=True, text=True,
+        check=True, timeout=60,
+    )
+    assert read.stdout.strip() == f"redis://127.0.0.1:6379/{servers.SITE_REDIS_DB}"
+    bare = servers.BareStack("scaled", tmp_path)
+    assert not [name for name in bare.env if name.startswith("PYTEST_")]
