@@ -58,8 +58,7 @@ loadtest: $(VENV)/.dev messages
 ## browser (marked `serial`, tests/conftest.py) one at a time, so their timings are not shared with a neighbour.
 ## SERIAL_WORKERS=2 runs those in two queues side by side instead, each one test at a time (the browser tests on
 ## the shared test database in one, those with processes and databases of their own in the other): about 40 %
-## less time. .ci/run uses it on SQLite; on PostgreSQL + Redis the scaled load test's smoke failed beside the
-## other queue (its arena start answered HTTP 500), cause not yet found.
+## less time. .ci/run uses it on both stacks.
 TEST_WORKERS ?= 2
 SERIAL_WORKERS ?= 0
 test: $(VENV)/.dev messages
