@@ -47,6 +47,7 @@ def _check(results: list[dict], stack: str) -> None:
     arena = results.pop()
     assert arena["stack"] == stack and "bare" not in arena and arena["site"]["failed_connects"] == 0, arena
     assert arena["site"]["arena"]["check"]["paired"] == 2 * TABLES, arena["site"]["arena"]
+    assert "of the bare ceiling" in arena["settings"]["pace"], arena["settings"]  # paced as the others
     assert any(goal.startswith("  goal: nothing lost") and goal.endswith(": met") for goal in arena["goals"])
     for r in results:
         assert r["stack"] == stack
