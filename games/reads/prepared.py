@@ -12,6 +12,7 @@ that count a move's statements see the same ones.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -120,10 +121,14 @@ class Prepared(Generic[M]):
 
 class PreparedIn(Prepared[M]):
     """A read whose one parameter is a list of values (``build(values)`` filters ``field__in=values``), its SQL
-    compiled once on PostgreSQL: the list goes as one array parameter (``field = ANY(%s)``), so the statement
-    is the same however many values it gets. Django compiles a filtered queryset anew on every evaluation,
-    and for a handshake batch's reads (``selectors.table_openings_many``) that was about half their CPU.
-    Elsewhere ``fetch`` evaluates ``build(values)`` as it is."""
+    compiled once: the list goes as one parameter, so the statement is the same however many values it gets;
+    on PostgreSQL an array (``field = ANY(%s)``), on SQLite a JSON array the statement unpacks (``field IN
+    (SELECT value FROM json_each(%s))``). Django compiles a filtered queryset anew on every evaluation, and for
+    a handshake batch's reads (``selectors.table_openings_many``) that was about half their CPU. Elsewhere
+    ``fetch`` evaluates ``build(values)`` as it is."""
+
+    #: The databases whose statement takes the whole list as one parameter.
+    VENDORS = ("postgresql", "sqlite")
 
     def __init__(self, build: Callable[[list], QuerySet[M]]):
         super().__init__(lambda marker: build([marker]), MARK)
@@ -137,11 +142,19 @@ class PreparedIn(Prepared[M]):
         start, end = placeholders[position].span()
         sql = compiled.sql
         assert sql[:start].endswith(" IN (") and sql[end:].startswith(")"), "the values' placeholder is IN (%s)"
-        compiled.sql = f"{sql[:start - len(' IN (')]} = ANY({sql[start:end]}){sql[end + 1:]}"
+        if connections[alias].vendor == "postgresql":
+            compiled.sql = f"{sql[:start - len(' IN (')]} = ANY({sql[start:end]}){sql[end + 1:]}"
+        else:
+            compiled.sql = f"{sql[:start]}SELECT value FROM json_each({sql[start:end]}){sql[end:]}"
         return compiled
 
+    def _send(self, cursor: Any, values: tuple[object, ...], using: str) -> _Compiled:
+        if connections[using].vendor == "sqlite":  # json_each's one parameter: the values as a JSON array
+            values = (json.dumps(values[0]),)
+        return super()._send(cursor, values, using)
+
     def fetch(self, *values: object, using: str = "default") -> list[M]:
-        if connections[using].vendor != "postgresql":
+        if connections[using].vendor not in self.VENDORS:
             return list(self.build_in(list(values[0])))  # type: ignore[call-overload]
         return super().fetch(list(values[0]), using=using)  # type: ignore[call-overload]
 

@@ -105,6 +105,9 @@ def test_the_replay_says_a_rounds_end_in_the_glossarys_words_with_plural_forms(
     word, and "1 Punkt" / "25 Punkte"."""
     page = new_page(locale=locale)
     paste(page, record_text)
+    # The viewer takes its keys once gin's part of it has loaded (replay.js's startViewer, asynchronous): before
+    # that, End does nothing (this test failed once so on a loaded machine).
+    page.wait_for_selector("#replay[data-ready='true']")
     data = page.evaluate("JSON.parse(document.getElementById('replay-data').textContent)")
     page.locator("#rv-board").click()
     page.keyboard.press("End")

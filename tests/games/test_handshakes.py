@@ -136,9 +136,9 @@ def test_a_batchs_table_reads_take_two_round_trips_on_postgresql(players, specta
 
 def test_a_batchs_reads_of_ids_are_one_statement_whatever_their_number_and_give_what_the_queryset_gives(
         players, spectator):
-    """``prepared.PreparedIn`` (the handshake batch's users and tables): on PostgreSQL the ids go as one array
-    parameter, so the statement is the same for one id or three (compiled once per process); everywhere the
-    objects are the queryset's own, ids that name nothing and an empty list included."""
+    """``prepared.PreparedIn`` (the handshake batch's users and tables): the ids go as one parameter (on
+    PostgreSQL an array, on SQLite a JSON array), so the statement is the same for one id or three (compiled
+    once per process); the objects are the queryset's own, ids that name nothing and an empty list included."""
     from django.contrib.auth import get_user_model
 
     ids = [players[0].pk, 10**12, spectator.pk, players[1].pk]
@@ -154,6 +154,9 @@ def test_a_batchs_reads_of_ids_are_one_statement_whatever_their_number_and_give_
         # The same statement, its values apart (the captured SQL shows them bound into it).
         assert " = ANY(" in statements[0] and " IN (" not in statements[0]
         assert statements[0].split(" = ANY(")[0] == statements[1].split(" = ANY(")[0]
+    else:
+        assert all(" IN (SELECT value FROM json_each(" in sql for sql in statements)
+        assert len({sql.split("json_each(")[0] for sql in statements}) == 1
 
 
 def test_a_kept_seat_view_never_reaches_anyone_else(players, spectator):
