@@ -7,6 +7,7 @@ from django.test.utils import override_settings
 from hypothesis import HealthCheck, settings
 
 from tests.factories import UserFactory, users
+from tests.play import bots_without_slips
 
 # Property tests: enough examples to find rule bugs, bounded so `make test` stays quick on 2 cores.
 settings.register_profile(
@@ -55,12 +56,7 @@ def _bots_without_slips(request, monkeypatch):
     bots by the heuristics alone, so that a test's course never depends on what its worker ran before; the
     engine's tests (tests/engine) keep the slips, where they are measured and tested."""
     if "engine" not in request.node.path.relative_to(request.config.rootpath).parts[:2]:
-        from games import registry
-
-        for entry in registry.entries():
-            slips = getattr(getattr(entry, "bots", None), "SLIPS", None)
-            for level in slips or ():
-                monkeypatch.setitem(slips, level, 0.0)
+        bots_without_slips(monkeypatch)
     yield
 
 

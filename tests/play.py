@@ -4,7 +4,12 @@ test names its own deal seed with ``@pytest.mark.deal_seed("...")`` (the cards i
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
 import pytest
+
+T = TypeVar("T")
 
 
 def play_settings(settings, request: pytest.FixtureRequest, *, seed: str) -> None:
@@ -21,3 +26,48 @@ def play_settings(settings, request: pytest.FixtureRequest, *, seed: str) -> Non
     settings.GAMES_DB_PARALLEL = False
     # The test players' choices do not depend on which tests ran before.
     helpers._RNG.seed(mark.kwargs.get("players", 5) if mark else 5)
+
+
+def bots_without_slips(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every game's bots play by their heuristics alone, never slipping (tests/conftest.py says why)."""
+    from games import registry
+
+    for entry in registry.entries():
+        slips = getattr(getattr(entry, "bots", None), "SLIPS", None)
+        for level in slips or ():
+            monkeypatch.setitem(slips, level, 0.0)
+
+
+def rows_kept_for_the_scope(django_db_blocker, make: Callable[[], T], *, seed: str, players: int = 5) -> Iterator[T]:
+    """For a module- or class-scoped fixture (``yield from``): what ``make`` writes (matches played out, say),
+    made once for the scope's tests instead of once per test. ``make`` runs as a test of this folder would play:
+    the play settings (deal seed ``seed``, test players' seed ``players``), the site's language, no analysis on
+    the clock, bots without slips. Its rows live in a transaction rolled back when the scope ends; each test still
+    runs in its own savepoint inside it (pytest-django), so what a test writes is gone before the next one and
+    every test starts from the rows ``make`` left."""
+    from django.db import transaction
+    from django.test.utils import override_settings
+    from django.utils import translation
+
+    from tests.games import helpers
+
+    with django_db_blocker.unblock():
+        scope = transaction.atomic()
+        scope.__enter__()
+        try:
+            translation.deactivate()
+            helpers._RNG.seed(players)
+            with override_settings(GAMES_TEST_DEAL_SEED=seed, GAMES_BOT_DELAY_SECONDS=0, GAMES_STATE_POLL_SECONDS=0,
+                                   GAMES_DB_PARALLEL=False, GAMES_ANALYSIS_SECONDS=0), pytest.MonkeyPatch.context() as patch:
+                bots_without_slips(patch)
+                made = make()
+        except BaseException:
+            transaction.set_rollback(True)
+            scope.__exit__(None, None, None)
+            raise
+    try:
+        yield made
+    finally:
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            scope.__exit__(None, None, None)

@@ -9,9 +9,10 @@ from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.core.cache import cache
 from django.db import connection, connections
 from django.http import StreamingHttpResponse
-from django.test import AsyncClient, Client
+from django.test import AsyncClient, Client, TestCase
 from django.test.utils import CaptureQueriesContext
 from django.urls import resolve, reverse
 
@@ -19,16 +20,41 @@ from api import selectors as api_selectors
 from games.models import Match
 from games.reads import history
 from games.reads import records as records_export
-from tests.api.conftest import connection_kept, get_json
+from tests.api.conftest import connection_kept, finished_match, get_json
+from tests.play import rows_kept_for_the_scope
 
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _played(django_db_setup, django_db_blocker):
+    """The module's people and matches, played once for its tests, which only read them (what a test writes is
+    rolled back after it: tests/play.py); ids of the people and the matches."""
+    from django.contrib.auth import get_user_model
+
+    def make():
+        cache.clear()
+        anna, ben, cleo = [get_user_model().objects.create_user(n, f"{n}@example.org", "pw-" + n * 2)
+                           for n in ("anna", "ben", "cleo")]
+        capture = TestCase.captureOnCommitCallbacks
+        matches = [finished_match([anna, ben], capture=capture, ranked=True),
+                   finished_match([anna, ben], capture=capture), finished_match([anna, cleo], capture=capture)]
+        return [p.pk for p in (anna, ben, cleo)], [m.pk for m in matches]
+
+    yield from rows_kept_for_the_scope(django_db_blocker, make, seed="api-tests", players=11)
+
+
 @pytest.fixture
-def three(people, play):
-    """anna plays ben (ranked), ben again (casual), cleo (casual): three finished matches, oldest first."""
-    anna, ben, cleo = people
-    return [play([anna, ben], ranked=True), play([anna, ben]), play([anna, cleo])]
+def people(_played, django_user_model):
+    """anna, ben and cleo (the module's, read afresh for each test)."""
+    return [django_user_model.objects.get(pk=pk) for pk in _played[0]]
+
+
+@pytest.fixture
+def three(_played):
+    """anna plays ben (ranked), ben again (casual), cleo (casual): three finished matches, oldest first (the
+    module's, read afresh for each test)."""
+    return [Match.objects.get(pk=pk) for pk in _played[1]]
 
 
 def test_matches_are_listed_newest_first_as_the_player_fared(three):

@@ -11,7 +11,7 @@ import json
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from django.core.exceptions import ImproperlyConfigured
-from django.test import Client
+from django.test import Client, TestCase
 from django.urls import reverse
 
 from games import panels, services
@@ -20,9 +20,11 @@ from games.reads import records as records_export
 from ratings.models import RatingChange
 from tests.factories import users
 from tests.games.helpers import play_out
+from tests.play import rows_kept_for_the_scope
 from tests.points import replay as replay_record
 
-pytestmark = [pytest.mark.django_db, pytest.mark.deal_seed("records-export-tests", players=7)]
+SEED = pytest.mark.deal_seed("records-export-tests", players=7)
+pytestmark = [pytest.mark.django_db, SEED]
 
 
 @pytest.fixture(autouse=True)
@@ -31,29 +33,45 @@ def _signing_key_of_its_own(settings, tmp_path):
     settings.RECORDS_SIGNING_KEY_FILE = str(tmp_path / "records-signing-key.dev")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _played(django_db_setup, django_db_blocker):
+    """The module's two players and their two matches, played once for its tests, which only read them (what
+    a test writes is rolled back after it: tests/play.py): a ranked gin match of several rounds, played out and
+    rated (its announcement run), then anna's against a computer player, each as if first (the test players'
+    choices from the seed). Ids of the people, the ranked match and the bot match."""
+    from tests.games import helpers
+
+    def make():
+        anna, ben = users("anna", "ben")
+        table = services.table_create_seated(game="gin", users=[anna, ben], preset="klassisch",
+                                             options={"target": 50}, ranked=True)
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            ranked = play_out(table.pk, [anna, ben]).current_match_id
+        helpers._RNG.seed(SEED.kwargs["players"])
+        table = services.table_create(user=anna, game="gin", preset="schnell", bots="simple")
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            bot = play_out(table.pk, [anna, None]).current_match_id
+        return [anna.pk, ben.pk], ranked, bot
+
+    yield from rows_kept_for_the_scope(django_db_blocker, make, seed=SEED.args[0], players=SEED.kwargs["players"])
+
+
 @pytest.fixture
-def people(db):
+def people(_played, django_user_model):
     """Two players: anna, ben."""
-    return users("anna", "ben")
+    return [django_user_model.objects.get(pk=pk) for pk in _played[0]]
 
 
 @pytest.fixture
-def ranked_match(people, django_capture_on_commit_callbacks) -> Match:
-    """A ranked gin match of several rounds, played out and rated (the announcement runs in the test)."""
-    anna, ben = people
-    table = services.table_create_seated(game="gin", users=[anna, ben], preset="klassisch", options={"target": 50},
-                                         ranked=True)
-    with django_capture_on_commit_callbacks(execute=True):
-        table = play_out(table.pk, [anna, ben])
-    return Match.objects.get(pk=table.current_match_id)
+def ranked_match(_played) -> Match:
+    """A ranked gin match of several rounds, played out and rated (anna and ben)."""
+    return Match.objects.get(pk=_played[1])
 
 
 @pytest.fixture
-def bot_match(people, django_capture_on_commit_callbacks) -> Match:
-    table = services.table_create(user=people[0], game="gin", preset="schnell", bots="simple")
-    with django_capture_on_commit_callbacks(execute=True):
-        table = play_out(table.pk, [people[0], None])
-    return Match.objects.get(pk=table.current_match_id)
+def bot_match(_played) -> Match:
+    """anna's gin match against a computer player, played out."""
+    return Match.objects.get(pk=_played[2])
 
 
 def download(match: Match) -> dict:

@@ -17,7 +17,9 @@ from games.kinds.base import GameEntry
 from games.models import Match, Round, Table
 from games.reads.records import record_export
 from games.services import _course
+from tests.factories import users
 from tests.games import helpers
+from tests.play import rows_kept_for_the_scope
 
 #: The moment the compared records are signed at.
 SIGNED_AT = datetime(2026, 12, 6, 10, 0, 0, tzinfo=UTC)
@@ -65,16 +67,31 @@ def records_in(game: str, data: dict) -> list:
     return [rec for rec, _ in data["finished"]] if game == "gin" else data["finished"]
 
 
-@pytest.fixture
-def both(settings, players, monkeypatch, request):
-    settings.GAMES_TEST_DEAL_SEED = "issue-24"
+@pytest.fixture(scope="module")
+def _both_played(request, django_db_setup, django_db_blocker):
+    """The game's match played both ways, once for the module's tests of that game, which only read it (what a
+    test writes is rolled back after it: tests/play.py): the game, the tables' ids and the states each stored."""
     game = request.param
-    whole_table, whole_states = play(game, players, monkeypatch, whole=True)
-    compact_table, compact_states = play(game, players, monkeypatch, whole=False)
-    return game, (whole_table, whole_states), (compact_table, compact_states)
+
+    def make():
+        players = users("anna", "ben", "cleo", "dora")
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            whole_table, whole_states = play(game, players, monkeypatch, whole=True)
+            compact_table, compact_states = play(game, players, monkeypatch, whole=False)
+        return game, (whole_table.pk, whole_states), (compact_table.pk, compact_states)
+
+    yield from rows_kept_for_the_scope(django_db_blocker, make, seed="issue-24")
 
 
-@pytest.mark.parametrize("both", ["gin", "romme"], indirect=True)
+@pytest.fixture
+def both(_both_played):
+    """The game, and each way's table (read afresh) with the states it stored (a copy for each test)."""
+    game, (whole_id, whole_states), (compact_id, compact_states) = _both_played
+    return (game, (Table.objects.get(pk=whole_id), copy.deepcopy(whole_states)),
+            (Table.objects.get(pk=compact_id), copy.deepcopy(compact_states)))
+
+
+@pytest.mark.parametrize("_both_played", ["gin", "romme"], indirect=True)
 def test_the_stored_state_has_only_the_last_rounds_record_and_the_same_summaries_scores_and_views(both):
     game, (_, whole_states), (compact_table, compact_states) = both
     entry = registry.get(game)
@@ -97,7 +114,7 @@ def test_the_stored_state_has_only_the_last_rounds_record_and_the_same_summaries
     assert several > 0  # the match had states after three finished rounds or more
 
 
-@pytest.mark.parametrize("both", ["gin", "romme"], indirect=True)
+@pytest.mark.parametrize("_both_played", ["gin", "romme"], indirect=True)
 def test_a_match_played_to_its_end_stores_the_same_round_records_and_match_record_as_with_the_whole_state(both):
     game, (whole_table, _), (compact_table, _) = both
     whole_match, compact_match = Match.objects.get(table=whole_table), Match.objects.get(table=compact_table)
