@@ -6,7 +6,7 @@ import pytest
 from django.test.utils import override_settings
 from hypothesis import HealthCheck, settings
 
-from tests.factories import UserFactory, users
+from tests.factories import PLAYERS, UserFactory, users
 from tests.play import bots_without_slips
 
 # Property tests: enough examples to find rule bugs, bounded so `make test` stays quick on 2 cores.
@@ -63,7 +63,7 @@ def _bots_without_slips(request, monkeypatch):
 @pytest.fixture
 def players(db):
     """Four signed-up players: anna, ben, cleo, dora."""
-    return users("anna", "ben", "cleo", "dora")
+    return users(*PLAYERS)
 
 
 @pytest.fixture

@@ -17,6 +17,10 @@ class UserFactory(factory.django.DjangoModelFactory):
     password = factory.django.Password(factory.LazyAttribute(lambda user: f"pw-{user.username * 2}"))
 
 
+#: The suite's four players (``players`` in tests/conftest.py).
+PLAYERS = ("anna", "ben", "cleo", "dora")
+
+
 def users(*names: str, **extra) -> list:
     """One signed-up person per name, in that order."""
     return [UserFactory(username=name, **extra) for name in names]

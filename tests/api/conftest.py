@@ -77,7 +77,12 @@ def one_window(monkeypatch):
 
 @pytest.fixture
 def people(django_user_model):
-    return [django_user_model.objects.create_user(n, f"{n}@example.org", "pw-" + n * 2) for n in ("anna", "ben", "cleo")]
+    return three_people(django_user_model)
+
+
+def three_people(user_model) -> list:
+    """anna, ben and cleo, each with a password of their own."""
+    return [user_model.objects.create_user(n, f"{n}@example.org", "pw-" + n * 2) for n in ("anna", "ben", "cleo")]
 
 
 def finished_match(users, *, capture, ranked: bool = False, target: int = 50, **table_kwargs) -> Match:

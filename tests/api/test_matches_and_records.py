@@ -20,7 +20,7 @@ from api import selectors as api_selectors
 from games.models import Match
 from games.reads import history
 from games.reads import records as records_export
-from tests.api.conftest import connection_kept, finished_match, get_json
+from tests.api.conftest import connection_kept, finished_match, get_json, three_people
 from tests.play import rows_kept_for_the_scope
 
 pytestmark = pytest.mark.django_db
@@ -34,8 +34,7 @@ def _played(django_db_setup, django_db_blocker):
 
     def make():
         cache.clear()
-        anna, ben, cleo = [get_user_model().objects.create_user(n, f"{n}@example.org", "pw-" + n * 2)
-                           for n in ("anna", "ben", "cleo")]
+        anna, ben, cleo = three_people(get_user_model())
         capture = TestCase.captureOnCommitCallbacks
         matches = [finished_match([anna, ben], capture=capture, ranked=True),
                    finished_match([anna, ben], capture=capture), finished_match([anna, cleo], capture=capture)]

@@ -17,7 +17,7 @@ from games.kinds.base import GameEntry
 from games.models import Match, Round, Table
 from games.reads.records import record_export
 from games.services import _course
-from tests.factories import users
+from tests.factories import PLAYERS, users
 from tests.games import helpers
 from tests.play import rows_kept_for_the_scope
 
@@ -74,7 +74,7 @@ def _both_played(request, django_db_setup, django_db_blocker):
     game = request.param
 
     def make():
-        players = users("anna", "ben", "cleo", "dora")
+        players = users(*PLAYERS)
         with pytest.MonkeyPatch.context() as monkeypatch:
             whole_table, whole_states = play(game, players, monkeypatch, whole=True)
             compact_table, compact_states = play(game, players, monkeypatch, whole=False)
