@@ -320,15 +320,23 @@ def table_openings(*, table_id: int | str, viewers: list[tuple[User, str]], tabl
     return out
 
 
-def table_openings_many(requests: dict[int, list[tuple[User, str]]]) -> dict[int, list[Opening]]:
+def opening_reads(table_ids: Iterable[int]) -> list[tuple[PreparedIn, list[int]]]:
+    """The first reads of :func:`table_openings_many` (the tables, their chat), for a caller that sends them in
+    a round trip of its own together with reads of its own (``prepared.fetch_in_together``)."""
+    ids = [table_id for table_id in table_ids if -(2**63) <= table_id < 2**63]
+    return [(_OPENING_TABLES, ids), (_OPENING_CHATS, ids)]
+
+
+def table_openings_many(requests: dict[int, list[tuple[User, str]]], *,
+                        read: tuple[list[Table], list[ChatMessage]] | None = None) -> dict[int, list[Opening]]:
     """:func:`table_openings` for the sockets of many tables at once (a burst after a restart or a
     tournament's start opens hundreds of tables together): the tables, their seats, their last rounds, their
     versions and their chat read in one statement each for all of them, not five per table. A table whose
-    version moved while its rows were read is read again alone, as ``table_snapshot`` does."""
-    ids = [table_id for table_id in requests if -(2**63) <= table_id < 2**63]
+    version moved while its rows were read is read again alone, as ``table_snapshot`` does. ``read``: what
+    :func:`opening_reads` gave for these tables, read already."""
     # The tables and their chat in one round trip to PostgreSQL, then the rows of their snapshots in another
     # (their seats, rounds and versions: ``_snapshots_many``), each statement compiled once per process.
-    found, lines = fetch_in_together((_OPENING_TABLES, ids), (_OPENING_CHATS, ids))
+    found, lines = read if read is not None else fetch_in_together(*opening_reads(requests))
     tables = {table.pk: table for table in found}
     chats = _chats_grouped(lines)
     snapshots = _snapshots_many(list(tables.values()))

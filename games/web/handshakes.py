@@ -3,10 +3,10 @@ open sockets per person and per address; and the per-person group through which 
 
 **Handshakes.** A socket is accepted before any database work (games.web.consumers), then asks here for what it
 needs. Requests that arrive together (within ``GAMES_HANDSHAKE_BATCH_SECONDS``, by default the same turn of
-the event loop, and all that arrive while a batch is in the database) go to the database in one trip: each
-socket's session and user, then for
-all their tables one read of the tables, one of their seats, rounds, versions and chat
-(``selectors.table_openings_many``), every socket's view built from its table's snapshot. A burst of
+the event loop, and all that arrive while a batch is in the database) are read together: the sockets'
+sessions, then in one round trip the users they name with their tables and the tables' chat, then in another
+the tables' seats, rounds and versions (``selectors.table_openings_many``), every socket's view built from its
+table's snapshot. A burst of
 sockets after a restart or at a tournament's start is what this is for.
 
 **Presence** is per person: ``online`` when a person's first socket at a table opens, ``offline`` when their
@@ -57,7 +57,7 @@ from django.utils.html import escape
 
 from games.delivery import events
 from games.reads import selectors
-from games.reads.prepared import PreparedIn
+from games.reads.prepared import PreparedIn, fetch_in_together
 from games.web.dbthread import readers_apart, reading
 
 logger = logging.getLogger(__name__)
@@ -185,10 +185,10 @@ def _store(scope: dict) -> Any:
     return session
 
 
-def _sessions_and_users(scopes: list[dict]) -> dict:
-    """Read the sessions and users of many sockets in a few trips, not two or three per socket: each database-
-    backed session of ``scopes`` gets its data as ``load()`` would have read it; returns the users they name,
-    by pk. Cached sessions (Django's ``cached_db``, the scaled stack's) are looked up in their cache in one
+def _sessions_read(scopes: list[dict]) -> list:
+    """Read the sessions of many sockets in a trip or two, not one or two per socket: each database-backed
+    session of ``scopes`` gets its data as ``load()`` would have read it; returns the primary keys of the users
+    they name (read by the caller, ``_USERS``, in a round trip with the batch's tables). Cached sessions (Django's ``cached_db``, the scaled stack's) are looked up in their cache in one
     ``get_many``; the rest, and those the cache lacks, in one statement, and the latter put in the cache (as
     ``load()`` would, for no longer than the shortest of their lives left)."""
     # The stores' private cache is what load() fills: set here as load() would (hence Any, not SessionStore).
@@ -244,7 +244,7 @@ def _sessions_and_users(scopes: list[dict]) -> dict:
             key = get_user_model()._meta.pk.to_python(value)
             if not isinstance(key, int) or -(2**63) <= key < 2**63:
                 keys.append(key)
-    return {user.pk: user for user in _USERS.fetch(keys)} if keys else {}
+    return keys
 
 
 #: Every user of a handshake batch in one statement, compiled once per process (``prepared.PreparedIn``).
@@ -277,13 +277,20 @@ def _user_of(scope: dict, users: dict):
     return user
 
 
+def _unresolved(scopes: list[dict]) -> list[dict]:
+    return [scope for scope in scopes if "session" in scope and (
+        scope.get("user") is None or (isinstance(scope["user"], UserLazyObject) and scope["user"]._wrapped is empty))]
+
+
 def _resolve_users(scopes: list[dict]) -> None:
     """``resolve_user`` for many sockets at once (two statements for all of them)."""
-    waiting = [scope for scope in scopes if "session" in scope and (
-        scope.get("user") is None or (isinstance(scope["user"], UserLazyObject) and scope["user"]._wrapped is empty))]
-    if not waiting:
-        return
-    users = _sessions_and_users(waiting)
+    waiting = _unresolved(scopes)
+    if waiting:
+        keys = _sessions_read(waiting)
+        _resolve_with(waiting, {user.pk: user for user in _USERS.fetch(keys)} if keys else {})
+
+
+def _resolve_with(waiting: list[dict], users: dict) -> None:
     for scope in waiting:
         user = _user_of(scope, users)
         if isinstance(scope.get("user"), UserLazyObject):
@@ -296,8 +303,20 @@ def _open_batch(batch: list[_Request]) -> list:
     """In the database thread: each socket's user, then each table's opening for all its sockets."""
     results: list = [None] * len(batch)
     by_table: dict[int, list[int]] = {}
+    # The sessions first (a Redis round trip where they are cached), then in one round trip to the database
+    # the users they name with the batch's tables and their chat (``prepared.fetch_in_together``).
+    read: tuple[list, list] | None = None
     try:
-        _resolve_users([request.scope for request in batch])
+        waiting = _unresolved([request.scope for request in batch])
+        keys = _sessions_read(waiting) if waiting else []
+        table_ids = list(dict.fromkeys(r.table_id for r in batch if r.table_id is not None))
+        reads = ([(_USERS, keys)] if keys else []) + (selectors.opening_reads(table_ids) if table_ids else [])
+        rows = fetch_in_together(*reads) if reads else []
+        users = rows.pop(0) if keys else []
+        if table_ids:
+            read = (rows[0], rows[1])
+        if waiting:
+            _resolve_with(waiting, {user.pk: user for user in users})
     except Exception:  # noqa: BLE001 - one at a time below, so that only a broken session fails
         logger.exception("reading the sessions of %s handshakes together failed", len(batch))
     for i, request in enumerate(batch):
@@ -314,7 +333,7 @@ def _open_batch(batch: list[_Request]) -> list:
                 for table_id, indices in by_table.items()}
     try:
         # Every table of the batch in one statement per kind of row (tables, seats, rounds, versions, chat).
-        openings_by_table = selectors.table_openings_many(requests)
+        openings_by_table = selectors.table_openings_many(requests, read=read)
     except Exception:  # noqa: BLE001 - table by table below, so that only a broken table fails
         logger.exception("reading %s tables' openings together failed", len(requests))
         openings_by_table = {}

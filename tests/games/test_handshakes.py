@@ -134,6 +134,45 @@ def test_a_batchs_table_reads_take_two_round_trips_on_postgresql(players, specta
     assert all(" = ANY(" in sql and " IN (" not in sql for sql in first + second)
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="pipeline mode is PostgreSQL's")
+def test_a_batch_reads_its_users_in_the_round_trip_of_its_tables(players, spectator, monkeypatch):
+    """A batch of handshakes: its sessions, then in one round trip to PostgreSQL the users they name with the
+    batch's tables and their chat, then the tables' seats, rounds and versions: two round trips in all, and every
+    socket signed in as and shown what it would be one at a time."""
+    import psycopg
+    from channels.auth import UserLazyObject
+    from django.contrib.sessions.backends.db import SessionStore
+
+    tables = [_playing_gin(players) for _ in range(2)]
+    cookies = [session_cookie(user) for user in (players[0], players[1], spectator)]
+    batch = [handshakes._Request({"session": SessionStore(key), "user": UserLazyObject()}, table.pk, "", None)
+             for table in tables for key in cookies]
+    pipelines: list[list[str]] = []
+    pipeline = psycopg.Connection.pipeline
+
+    @contextlib.contextmanager
+    def noted(self):
+        start = len(sent.captured_queries)
+        with pipeline(self) as opened:
+            yield opened
+        pipelines.append([query["sql"] for query in sent.captured_queries[start:]])
+
+    monkeypatch.setattr(psycopg.Connection, "pipeline", noted)
+    framecache.clear()
+    with CaptureQueriesContext(connection) as sent:
+        results = handshakes._open_batch(batch)
+    monkeypatch.undo()
+    framecache.clear()
+    users = [user for user, _ in results]
+    assert [user.pk for user in users] == [players[0].pk, players[1].pk, spectator.pk] * 2
+    for table, (user, opened) in zip([t for t in tables for _ in cookies], results, strict=True):
+        assert opened == selectors.table_openings(table_id=table.pk, viewers=[(user, "")])[0]
+    outside = [q["sql"] for q in sent.captured_queries if not any(q["sql"] in trip for trip in pipelines)]
+    assert len(pipelines) == 2 and [len(trip) for trip in pipelines] == [3, 3], pipelines
+    assert '"auth_user"' in pipelines[0][0].split(" WHERE ")[0] and 'FROM "games_table"' in pipelines[0][1]
+    assert all('"django_session"' in sql for sql in outside), outside  # only the sessions, before
+
+
 def test_a_batchs_reads_of_ids_are_one_statement_whatever_their_number_and_give_what_the_queryset_gives(
         players, spectator):
     """``prepared.PreparedIn`` (the handshake batch's users and tables): the ids go as one parameter (on
