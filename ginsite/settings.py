@@ -237,7 +237,8 @@ CACHES: dict[str, dict[str, Any]]
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's Redis cache, its client made once per pool, not per call (ginsite/cache.py).
+            "BACKEND": "ginsite.cache.KeptClientRedisCache",
             "LOCATION": os.environ.get("REDIS_CACHE_URL") or REDIS_URL,
             "KEY_PREFIX": os.environ.get("REDIS_PREFIX", "asgi"),
         }

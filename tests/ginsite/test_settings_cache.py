@@ -54,7 +54,7 @@ def test_without_redis_the_cache_is_a_table_in_the_sites_database(tmp_path):
 
 def test_with_redis_the_cache_is_redis_under_the_sites_prefix():
     cache = json.loads(run_python(PRINT_CACHE, REDIS_URL="redis://127.0.0.1:6379/4", REDIS_PREFIX="site-a"))
-    assert cache["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert cache["BACKEND"] == "ginsite.cache.KeptClientRedisCache"
     assert cache["LOCATION"] == "redis://127.0.0.1:6379/4"
     assert cache["KEY_PREFIX"] == "site-a"
 

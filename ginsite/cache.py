@@ -1,0 +1,38 @@
+"""Django's Redis cache with its client kept: one ``redis.Redis`` per connection pool, made once.
+
+Django's ``RedisCacheClient.get_client`` makes a new ``redis.Redis`` for every cache call. redis-py 8 builds
+that object's table of response callbacks (~170 entries, each key upper-cased) in its constructor, and that
+was a fifth of the CPU of a socket's handshake read on the scaled stack (its sessions come from the cache:
+cProfile of ``games.web.handshakes._open_batch``, 400 handshakes one by one, docs/scale.md). The client holds
+no state of its own besides its pool and is safe to share between threads (redis-py's documentation), so one
+per pool serves every thread of the process. Django names ``get_client`` as the place a custom client changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+
+
+class KeptRedisCacheClient(RedisCacheClient):
+    """``get_client`` returns the same ``redis.Redis`` for the same connection pool."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._clients: dict[int, Any] = {}
+
+    def get_client(self, key=None, *, write=False):
+        pool = self._get_connection_pool(write)
+        client = self._clients.get(id(pool))
+        if client is None:  # two threads may both make one: either serves, the pool is the same
+            client = self._clients[id(pool)] = self._client(connection_pool=pool)
+        return client
+
+
+class KeptClientRedisCache(RedisCache):
+    """Django's ``RedisCache`` with :class:`KeptRedisCacheClient`."""
+
+    def __init__(self, server, params) -> None:
+        super().__init__(server, params)
+        self._class = KeptRedisCacheClient

@@ -1,0 +1,50 @@
+"""The site's Redis cache keeps its ``redis.Redis`` client (ginsite/cache.py): Django's makes one per call, and
+redis-py's constructor was a fifth of a handshake read's CPU on the scaled stack."""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+
+import pytest
+
+from ginsite.cache import KeptClientRedisCache
+
+
+def test_every_call_of_the_cache_uses_the_one_client_of_its_pool():
+    cache = KeptClientRedisCache("redis://127.0.0.1:6379/4", {"KEY_PREFIX": "kept"})
+    client = cache._cache.get_client("a")
+    assert cache._cache.get_client("b") is client
+    assert cache._cache.get_client("c", write=True) is client  # one server: reads and writes share its pool
+
+
+def test_a_cache_of_two_servers_keeps_one_client_per_server():
+    cache = KeptClientRedisCache("redis://127.0.0.1:6379/4;redis://127.0.0.1:6380/4", {})
+    writer = cache._cache.get_client(write=True)
+    reader = cache._cache.get_client()  # Django reads from the servers after the first
+    assert writer is not reader
+    assert cache._cache.get_client(write=True) is writer and cache._cache.get_client() is reader
+    assert writer.connection_pool.connection_kwargs["port"] == 6379
+    assert reader.connection_pool.connection_kwargs["port"] == 6380
+
+
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs a Redis server (REDIS_URL), as CI's second run has")
+def test_threads_sharing_the_kept_client_each_read_what_they_wrote():
+    cache = KeptClientRedisCache(os.environ["REDIS_URL"], {"KEY_PREFIX": f"kept-{uuid.uuid4().hex}"})
+    wrong: list[str] = []
+
+    def work(n: int) -> None:
+        for i in range(50):
+            cache.set(f"{n}-{i}", {"n": n, "i": i}, 30)
+            if cache.get_many([f"{n}-{i}"]) != {f"{n}-{i}": {"n": n, "i": i}}:
+                wrong.append(f"{n}-{i}")
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert wrong == []
+    assert cache.get("3-49") == {"n": 3, "i": 49}
+    cache.delete_many([f"{n}-{i}" for n in range(8) for i in range(50)])
