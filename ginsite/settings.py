@@ -421,8 +421,13 @@ GAMES_SOCKET_REFUSALS_TO_CLOSE = int(os.environ.get("GAMES_SOCKET_REFUSALS_TO_CL
 # Open or running tables one person may have opened at once (too_many_tables); 0: no cap.
 GAMES_MAX_OPEN_TABLES = int(os.environ.get("GAMES_MAX_OPEN_TABLES", "5"))
 # The live layer's database calls side by side in a thread pool (PostgreSQL only; SQLite has one writer and
-# its in-memory test database must stay on one thread): off keeps them on one thread.
-GAMES_DB_PARALLEL = env_bool("GAMES_DB_PARALLEL", True)
+# its in-memory test database must stay on one thread). Off (the default) keeps them on one thread per process,
+# as the bare stack does: on two cores the pool made every thread, the event loop's included, wait for the
+# interpreter's lock, and the scaled evening's connects took twice as long (docs/scale.md, "Two lanes").
+GAMES_DB_PARALLEL = env_bool("GAMES_DB_PARALLEL", False)
+# Threads of the handshakes' reads, beside the moves' thread (PostgreSQL, a SQLite file; games.web.dbthread):
+# as many handshake batches may be in the database at once. 0: the reads share the moves' thread.
+GAMES_DB_READERS = int(os.environ.get("GAMES_DB_READERS", "1"))
 
 # --- Tournament settings --------------------------------------------------------------------------------
 # How long an arena player's last sign of life (a page of the arena or of its table open) counts as present,

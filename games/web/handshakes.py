@@ -47,7 +47,7 @@ from django.contrib.sessions.backends.cached_db import SessionStore as CachedDbS
 from django.contrib.sessions.backends.db import SessionStore as DbSessionStore
 from django.contrib.sessions.models import Session
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models.signals import post_delete
 from django.dispatch import receiver
 from django.utils import timezone
@@ -58,7 +58,7 @@ from django.utils.html import escape
 from games.delivery import events
 from games.reads import selectors
 from games.reads.prepared import PreparedIn, fetch_in_together
-from games.web.dbthread import readers_apart, reading
+from games.web.dbthread import readers_apart, readers_count, reading
 
 logger = logging.getLogger(__name__)
 
@@ -119,10 +119,9 @@ def _batcher() -> _Batcher:
 
 
 def _parallel() -> int:
-    """How many batches may be in the database at once: one where reads share the single database thread."""
-    if not readers_apart():
-        return 1
-    return 4 if connection.vendor == "postgresql" else 2
+    """How many batches may be in the database at once: one per reader thread, one where reads share the
+    single database thread."""
+    return readers_count() if readers_apart() else 1
 
 
 async def open_table(scope: dict, table_id: int, invite: str):

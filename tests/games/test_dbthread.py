@@ -16,23 +16,36 @@ def _connection(vendor: str, in_memory: bool = False):
     return SimpleNamespace(vendor=vendor, is_in_memory_db=lambda: in_memory)
 
 
-@pytest.mark.parametrize(("vendor", "in_memory", "parallel", "apart"), [
-    ("postgresql", False, True, True),
-    ("sqlite", False, True, True),    # a SQLite file in WAL mode (make run)
-    ("sqlite", True, True, False),    # the tests' in-memory database lives on one connection
-    ("sqlite", False, False, False),  # GAMES_DB_PARALLEL = False: one thread for everything
-    ("postgresql", False, False, False),
+@pytest.mark.parametrize(("vendor", "in_memory", "readers", "apart"), [
+    ("postgresql", False, 1, True),
+    ("sqlite", False, 1, True),    # a SQLite file in WAL mode (make run)
+    ("sqlite", True, 1, False),    # the tests' in-memory database lives on one connection
+    ("sqlite", False, 0, False),   # GAMES_DB_READERS = 0: the reads share the moves' thread
+    ("postgresql", False, 0, False),
 ])
 def test_reads_run_beside_the_writes_only_where_the_database_allows(settings, monkeypatch, vendor, in_memory,
-                                                                     parallel, apart):
-    settings.GAMES_DB_PARALLEL = parallel
+                                                                     readers, apart):
+    settings.GAMES_DB_READERS = readers
     monkeypatch.setattr(dbthread, "connection", _connection(vendor, in_memory))
     assert dbthread.readers_apart() is apart
 
 
+@pytest.mark.parametrize(("vendor", "parallel", "pool"), [
+    ("postgresql", False, False),  # the default: the moves on one thread, as the bare stack's
+    ("postgresql", True, True),
+    ("sqlite", True, False),       # SQLite has one writer whatever GAMES_DB_PARALLEL says
+])
+def test_the_moves_share_one_database_thread_unless_a_pool_is_asked_for_on_postgresql(settings, monkeypatch, vendor,
+                                                                                      parallel, pool):
+    settings.GAMES_DB_PARALLEL = parallel
+    monkeypatch.setattr(dbthread, "connection", _connection(vendor))
+    assert dbthread.parallel() is pool
+    assert dbthread.in_thread(lambda: None)._thread_sensitive is not pool
+
+
 @pytest.mark.django_db  # the readers' own threads keep what a test before opened there: it may be checked
 def test_a_read_is_answered_while_the_database_thread_is_busy_with_a_write(settings, monkeypatch):
-    settings.GAMES_DB_PARALLEL = True
+    settings.GAMES_DB_READERS = 1
     monkeypatch.setattr(dbthread, "connection", _connection("sqlite"))
     release = threading.Event()
 

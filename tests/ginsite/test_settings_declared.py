@@ -58,20 +58,22 @@ def test_the_settings_once_read_with_defaults_are_declared_with_them():
     assert site_settings.GAMES_SOCKET_RATE == 5.0
     assert site_settings.GAMES_SOCKET_BURST == 60
     assert site_settings.GAMES_MAX_OPEN_TABLES == 5
-    assert site_settings.GAMES_DB_PARALLEL is True
+    assert site_settings.GAMES_DB_PARALLEL is False  # one database thread per process (docs/scale.md, "Two lanes")
+    assert site_settings.GAMES_DB_READERS == 1
     assert site_settings.TOURNAMENTS_ROMME_ROUNDS == (6, 12, 18, 24)
 
 
 PRINT_LIMITS = (
     "import json, django; django.setup(); from django.conf import settings as s; "
-    "print(json.dumps([s.GAMES_SOCKET_RATE, s.GAMES_SOCKET_BURST, s.GAMES_MAX_OPEN_TABLES, s.GAMES_DB_PARALLEL]))"
+    "print(json.dumps([s.GAMES_SOCKET_RATE, s.GAMES_SOCKET_BURST, s.GAMES_MAX_OPEN_TABLES, s.GAMES_DB_PARALLEL, s.GAMES_DB_READERS]))"
 )
 
 
 def test_the_live_limits_are_read_from_the_environment():
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "ginsite.settings", "GAMES_SOCKET_RATE": "2.5",
-                   "GAMES_SOCKET_BURST": "7", "GAMES_MAX_OPEN_TABLES": "0", "GAMES_DB_PARALLEL": "0"}
+                   "GAMES_SOCKET_BURST": "7", "GAMES_MAX_OPEN_TABLES": "0", "GAMES_DB_PARALLEL": "1",
+                   "GAMES_DB_READERS": "3"}
     done = subprocess.run([sys.executable, "-c", PRINT_LIMITS], cwd=ROOT, env=environment,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == [2.5, 7, 0, False]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [2.5, 7, 0, True, 3]
