@@ -3,8 +3,8 @@ players' forms: create, and every action (edit, publish, start, next stage, paus
 reinstate, correct a result) on drafts, a tournament open for registration and running Rommé and gin
 tournaments with finished tables, with forged, missing, repeated, oversized, NUL-laden and badly encoded
 fields, by staff, a player and an anonymous visitor. None is a server error (5xx) or logs at ERROR, and a
-refused post (400) changes nothing. Each example runs in a transaction that is rolled back afterwards, so
-every example meets the same tournaments."""
+refused post (400) changes nothing. The tournaments are made once for the module; each example runs in a
+transaction that is rolled back afterwards, inside its test's own, so every example meets the same tournaments."""
 
 from __future__ import annotations
 
@@ -20,13 +20,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from games.models import Table
-from tests.factories import users
+from tests.factories import UserFactory, users
 from tests.games.fuzzing import FUZZ
+from tests.play import rows_committed_for_the_scope
 from tests.tournaments.helpers import play_stage, started
 from tournaments import services as tournament_services
 from tournaments.models import AuditEntry, Entry, StageTable, Tournament
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 #: What a refused or accepted staff post may answer; never 5xx.
 ALLOWED = {200, 302, 400, 403, 404, 405, 413}
@@ -54,8 +55,20 @@ raw_bodies = st.one_of(st.binary(max_size=200), st.sampled_from([b"\xff\xfe=\xff
                                                                  b"&".join(b"f%d=1" % i for i in range(1200))]))
 
 
-@pytest.fixture
-def world(staff, django_user_model):
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker):
+    # Made once for the module's twelve tests (each made them anew before: about 160 s of the suite), as the
+    # tournaments' tests play (tests/tournaments/conftest.py): with Rommé lists of one round.
+    yield from rows_committed_for_the_scope(django_db_blocker, _world, seed="tournament-tests",
+                                            TOURNAMENTS_ROMME_ROUNDS=(1, 2, 6, 12, 18, 24))
+
+
+def _world():
+    from django.contrib.auth import get_user_model
+
+    django_user_model = get_user_model()
+    staff = UserFactory(username="leitung", is_staff=True)
+
     def players(prefix, n):
         return users(*(f"{prefix}{i}" for i in range(n)))
 
