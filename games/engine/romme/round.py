@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine.cards import JOKER, RANKS, check_card, shuffled
+from games.engine.cards import ALL_CARDS, JOKER, RANKS, check_card, shuffled
 from games.engine.errors import IllegalAction, InvalidCard
 from games.engine.romme.melds import (
     RUN,
@@ -413,9 +413,24 @@ class Round:
         if not hand:
             self._finish(winner=seat, result="hand_romme" if not self.opened_before_turn else "romme")
             return
+        if self.cannot_be_won():
+            # As when there is nothing to shuffle: the round ends without a winner and no points.
+            self._finish(winner=None, result="dead")
+            return
         self.to_act = (seat + 1) % self.seats
         self.phase = DRAW
         self._new_turn()
+
+    def cannot_be_won(self) -> bool:
+        """True when nobody can ever go out: every player holds a single card and no card of the deck fits any
+        meld on the table. A turn then holds two cards at most: too few to lay a meld and keep one to discard;
+        nothing can be laid off, and a joker taken by a swap could be laid nowhere; a joker may not be
+        discarded while another card is held. So every turn is a draw and a discard, for ever (the stock is
+        reshuffled from the discard pile). Read as the rule for an empty stock with nothing to shuffle: no
+        winner, no points. (Only this provable case: with a player holding more cards the round plays on.)"""
+        if any(len(hand) != 1 for hand in self.hands):
+            return False
+        return not any(layoff_ends(t.meld, card) for t in self.melds for card in (*ALL_CARDS, JOKER))
 
     def _lay_action(self, seat: int, action: dict, jokers_before: int) -> None:
         kind = action["action"]

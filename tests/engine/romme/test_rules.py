@@ -387,6 +387,34 @@ def test_nothing_to_reshuffle_ends_the_round_without_winner_or_points():
     assert r.result["minus"] == [0, 0] and round_wertungspunkte(r.result) == [0, 0]
 
 
+# Every meld on the table full: four suits each (the joker stands for the ace of diamonds), no run.
+CLOSED_TABLE = ((0, "AC AH AS JK"), (1, "KC KD KH KS"), (0, "5C 5D 5H 5S"), (1, "TC TD TH TS"))
+
+
+def test_a_round_nobody_can_win_ends_without_winner_or_points():
+    # Each player holds a joker alone, and no card fits any meld: with two cards in a turn nobody can lay a meld,
+    # lay off or swap, and the joker may not be discarded while another card is held. Drawing and discarding
+    # would go on for ever: as with nothing to shuffle, the round ends without a winner.
+    r = position(["JK", "JK"], melds=CLOSED_TABLE, drawn="9C")
+    r.apply(0, {"action": "discard", "card": "9C"})
+    assert r.phase == OVER
+    assert r.result["result"] == "dead" and r.result["winner"] is None
+    assert r.result["hands"] == [["JK"], ["JK"]]
+    assert r.result["minus"] == [0, 0] and round_wertungspunkte(r.result) == [0, 0]
+
+
+def test_a_round_plays_on_while_a_card_could_still_be_laid_off():
+    r = position(["JK", "JK"], melds=(*CLOSED_TABLE, (1, "7C 7D 7H")), drawn="9C")  # a 7S would fit
+    r.apply(0, {"action": "discard", "card": "9C"})
+    assert r.phase == DRAW and r.to_act == 1 and r.result is None
+
+
+def test_a_round_plays_on_while_a_player_holds_more_than_one_card():
+    r = position(["JK", "JK 2D"], melds=CLOSED_TABLE, drawn="9C")
+    r.apply(0, {"action": "discard", "card": "9C"})
+    assert r.phase == DRAW and r.to_act == 1 and r.result is None
+
+
 # -- going out ----------------------------------------------------------------------------------------------
 
 def test_going_out_by_discarding_the_last_card():
