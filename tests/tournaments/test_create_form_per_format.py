@@ -21,7 +21,9 @@ from tournaments.errors import TournamentError
 from tournaments.formats.base import TournamentFormat
 from tournaments.models import AuditEntry, StageTable, Tournament
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each transactional test flushes the database after it (seconds each): only the tests that need committed rows
+# are (those playing a stage).
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
@@ -245,6 +247,7 @@ def test_the_minimum_counts_who_checked_in(staff_client, staff, make_players):
     assert "Tournament cancelled: only 3 players checked in at the start, at least 4 needed" in log
 
 
+@pytest.mark.django_db(transaction=True)  # plays a stage: the tables end only on commit
 def test_the_minimum_reached_starts_the_tournament(staff_client, staff, make_players):
     t = _open_with(staff_client, staff, make_players, registered=4, min_players="4", check_in_minutes="0",
                    rounds="1", target="0")
@@ -315,6 +318,7 @@ def test_the_migrations_state_carries_no_list_of_formats():
 # --- the abort refusal asks the format -------------------------------------------------------------------------
 
 
+@pytest.mark.django_db(transaction=True)  # plays a stage: the tables end only on commit
 def test_the_forfeit_note_of_an_abort_refusal_comes_from_the_format_in_the_readers_language(staff, make_players):
     t = started(staff, make_players(2), name="Gin", game="gin", format="swiss",
                 settings={"rounds": 1, "forfeit_minutes": 1, "check_in_minutes": 0, "break_minutes": 0},
@@ -326,6 +330,7 @@ def test_the_forfeit_note_of_an_abort_refusal_comes_from_the_format_in_the_reade
         assert hooks.abort_refusal_note(table).startswith("Whoever has not made a move of their own 1 minute")
 
 
+@pytest.mark.django_db(transaction=True)  # plays a stage: the tables end only on commit
 def test_a_format_without_a_forfeit_rule_adds_no_note(staff, make_players):
     t = started(staff, make_players(3), name="Serie", game="romme", format="series",
                 settings={"series": 1, "rounds": 1, "check_in_minutes": 0, "break_minutes": 0}, options={})

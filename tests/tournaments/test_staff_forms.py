@@ -18,7 +18,9 @@ from tests.tournaments.helpers import play_stage, started
 from tournaments import services as tournament_services
 from tournaments.models import AuditEntry, Entry, Tournament
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each transactional test flushes the database after it (seconds each): only the tests that need committed rows
+# are (those playing a stage).
+pytestmark = pytest.mark.django_db
 
 SITE_ZONE = zoneinfo.ZoneInfo(django_settings.TIME_ZONE)
 FAST = {"check_in_minutes": 0, "break_minutes": 0}
@@ -331,6 +333,7 @@ def test_removing_someone_who_is_not_in_the_tournament_is_a_field_error(staff_cl
     assert snapshot() == before
 
 
+@pytest.mark.django_db(transaction=True)  # plays a stage: the tables end only on commit
 def test_a_service_refusal_is_shown_on_the_page_and_keeps_the_reason(staff_client, staff, make_players):
     players = make_players(4)
     t = started(staff, players, name="K.-o.", game="gin", format="knockout", settings=FAST, options={"target": 0})
@@ -354,6 +357,7 @@ def gin_running(staff, make_players):
     return t, st
 
 
+@pytest.mark.django_db(transaction=True)  # plays a stage: the tables end only on commit
 @pytest.mark.parametrize("margin", ["-5", "4.5", "9" * 5000, "x", ""])
 def test_a_correction_with_a_bad_margin_is_a_field_error(staff_client, gin_running, margin):
     t, st = gin_running
@@ -367,6 +371,7 @@ def test_a_correction_with_a_bad_margin_is_a_field_error(staff_client, gin_runni
     assert 'value="Schiedsrichter"' in response.content.decode()
 
 
+@pytest.mark.django_db(transaction=True)  # plays a stage: the tables end only on commit
 def test_a_correction_naming_a_winner_who_did_not_play_is_a_field_error(staff_client, gin_running, staff):
     t, st = gin_running
     before = snapshot(), st.result
@@ -377,6 +382,7 @@ def test_a_correction_naming_a_winner_who_did_not_play_is_a_field_error(staff_cl
     assert (snapshot(), st.result) == before
 
 
+@pytest.mark.django_db(transaction=True)  # plays a stage: the tables end only on commit
 def test_a_correction_of_a_table_of_another_tournament_is_a_field_error(staff_client, gin_running, draft):
     t, st = gin_running
     before = snapshot()
@@ -386,6 +392,7 @@ def test_a_correction_of_a_table_of_another_tournament_is_a_field_error(staff_cl
     assert snapshot() == before
 
 
+@pytest.mark.django_db(transaction=True)  # plays a stage: the tables end only on commit
 def test_a_valid_gin_correction_is_recorded(staff_client, gin_running):
     t, st = gin_running
     response = action(staff_client, t, "correct", stage_table_id=str(st.pk), winner=str(st.users[1]),
@@ -412,6 +419,7 @@ def romme_fields(st, **override):
     return fields
 
 
+@pytest.mark.django_db(transaction=True)  # plays a stage: the tables end only on commit
 @pytest.mark.parametrize("field, value", [("wp", "9" * 5000), ("augen", "-1"), ("won", "1.5"), ("augen", "\x00")])
 def test_a_romme_correction_with_a_bad_number_is_a_field_error(staff_client, romme_running, field, value):
     t, st = romme_running
@@ -423,6 +431,7 @@ def test_a_romme_correction_with_a_bad_number_is_a_field_error(staff_client, rom
     assert (snapshot(), st.result) == before
 
 
+@pytest.mark.django_db(transaction=True)  # plays a stage: the tables end only on commit
 def test_a_valid_romme_correction_is_recorded(staff_client, romme_running):
     t, st = romme_running
     u = st.users[0]
@@ -471,6 +480,7 @@ def test_every_input_of_the_create_form_has_a_label(staff_client):
     assert unlabelled(staff_client.get(reverse("tournaments:staff_create")).content.decode()) == []
 
 
+@pytest.mark.django_db(transaction=True)  # plays a stage: the tables end only on commit
 def test_every_input_of_the_staff_page_has_a_label(staff_client, staff, draft, gin_running, romme_running):
     pages = []
     for t in (draft, gin_running[0], romme_running[0]):
