@@ -96,32 +96,38 @@ def test_sockets_of_many_tables_share_one_read_of_each_kind_and_get_what_each_ta
     assert len(together) == 5  # tables, seats, rounds, versions, chat: not five per table
 
 
+@contextlib.contextmanager
+def _pipelines_sent():
+    """Every statement sent inside (a ``CaptureQueriesContext``), and the statements of each PostgreSQL pipeline
+    opened inside, a list per pipeline (one round trip each)."""
+    import psycopg
+
+    pipelines: list[list[str]] = []
+    pipeline = psycopg.Connection.pipeline
+    with CaptureQueriesContext(connection) as sent, pytest.MonkeyPatch.context() as patch:
+        @contextlib.contextmanager
+        def noted(self):
+            start = len(sent.captured_queries)
+            with pipeline(self) as opened:
+                yield opened
+            pipelines.append([query["sql"] for query in sent.captured_queries[start:]])
+
+        patch.setattr(psycopg.Connection, "pipeline", noted)
+        yield sent, pipelines
+
+
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="pipeline mode is PostgreSQL's")
-def test_a_batchs_table_reads_take_two_round_trips_on_postgresql(players, spectator, monkeypatch):
+def test_a_batchs_table_reads_take_two_round_trips_on_postgresql(players, spectator):
     """On PostgreSQL the five reads of a batch's tables go in two round trips (``prepared.fetch_in_together``):
     the tables with their chat, then the seats, rounds and versions of those not kept, the versions last;
     each statement the same however many tables (``= ANY(%s)``: compiled once, ``prepared.PreparedIn``).
     Each socket still gets what its table's own ``table_openings`` gives (the test above, on every database)."""
-    import psycopg
-
     tables = [_playing_gin(players) for _ in range(3)]
     services.chat_post(table_id=tables[0].pk, user=players[0], text="Hallo")
     requests = {table.pk: [(players[0], ""), (spectator, "")] for table in tables}
-    pipelines: list[list[str]] = []
-    pipeline = psycopg.Connection.pipeline
-
-    @contextlib.contextmanager
-    def noted(self):
-        start = len(together.captured_queries)
-        with pipeline(self) as opened:
-            yield opened
-        pipelines.append([query["sql"] for query in together.captured_queries[start:]])
-
-    monkeypatch.setattr(psycopg.Connection, "pipeline", noted)
     framecache.clear()
-    with CaptureQueriesContext(connection) as together:
+    with _pipelines_sent() as (together, pipelines):
         many = selectors.table_openings_many(requests)
-    monkeypatch.undo()
     framecache.clear()
     assert many == {table_id: selectors.table_openings(table_id=table_id, viewers=viewers)
                     for table_id, viewers in requests.items()}
@@ -135,11 +141,10 @@ def test_a_batchs_table_reads_take_two_round_trips_on_postgresql(players, specta
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="pipeline mode is PostgreSQL's")
-def test_a_batch_reads_its_users_in_the_round_trip_of_its_tables(players, spectator, monkeypatch):
+def test_a_batch_reads_its_users_in_the_round_trip_of_its_tables(players, spectator):
     """A batch of handshakes: its sessions, then in one round trip to PostgreSQL the users they name with the
     batch's tables and their chat, then the tables' seats, rounds and versions: two round trips in all, and every
     socket signed in as and shown what it would be one at a time."""
-    import psycopg
     from channels.auth import UserLazyObject
     from django.contrib.sessions.backends.db import SessionStore
 
@@ -147,21 +152,9 @@ def test_a_batch_reads_its_users_in_the_round_trip_of_its_tables(players, specta
     cookies = [session_cookie(user) for user in (players[0], players[1], spectator)]
     batch = [handshakes._Request({"session": SessionStore(key), "user": UserLazyObject()}, table.pk, "", None)
              for table in tables for key in cookies]
-    pipelines: list[list[str]] = []
-    pipeline = psycopg.Connection.pipeline
-
-    @contextlib.contextmanager
-    def noted(self):
-        start = len(sent.captured_queries)
-        with pipeline(self) as opened:
-            yield opened
-        pipelines.append([query["sql"] for query in sent.captured_queries[start:]])
-
-    monkeypatch.setattr(psycopg.Connection, "pipeline", noted)
     framecache.clear()
-    with CaptureQueriesContext(connection) as sent:
+    with _pipelines_sent() as (sent, pipelines):
         results = handshakes._open_batch(batch)
-    monkeypatch.undo()
     framecache.clear()
     users = [user for user, _ in results]
     assert [user.pk for user in users] == [players[0].pk, players[1].pk, spectator.pk] * 2
