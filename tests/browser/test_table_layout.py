@@ -163,6 +163,13 @@ def assert_on_screen(page, selector, size, *, at_least=1):
         assert inside, f"{selector} ({box['what']}) is outside the {size['width']}×{size['height']} viewport: {box}"
 
 
+def font_size(page, selector: str) -> float:
+    """The font size in px of the first element ``selector`` finds, found and read in one turn of the page's
+    script: a frame may draw the hand anew between a locator's finding and its reading, and an element no
+    longer in the document has no computed size (``NaN``)."""
+    return page.evaluate("s => parseFloat(getComputedStyle(document.querySelector(s)).fontSize)", selector)
+
+
 def assert_turn_fits(page, size, *, opponents, cards=10):
     """Everything a turn needs is on screen without scrolling."""
     assert page.evaluate("document.scrollingElement.scrollTop") == 0
@@ -177,7 +184,7 @@ def assert_turn_fits(page, size, *, opponents, cards=10):
     assert_on_screen(page, "#actions .btn", size)  # every button of the moment, enabled or not
     assert_on_screen(page, "#actions .btn:not([disabled])", size, at_least=0)
     # Cards are big enough to read and to tap.
-    rank = page.locator("#hand .pcard__rank").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    rank = font_size(page, "#hand .pcard__rank")
     assert rank >= 12
     for box in boxes(page, "#actions .btn, #stock, #pile"):
         assert box["bottom"] - box["top"] >= 44, box
@@ -358,7 +365,7 @@ def test_romme_turn_with_four_seats_and_long_melds_fits_the_screen(server_url, o
     # The melds carry their numbers (the swap and lay-off buttons name them), with readable cards.
     numbers = page.locator("#melds .meld__no").all_inner_texts()
     assert numbers == [str(n) for n in range(1, len(LONG_MELDS) + 1)]
-    rank = page.locator("#melds .pcard__rank").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    rank = font_size(page, "#melds .pcard__rank")
     assert rank >= 12
     version = page.evaluate("window.gameTable.version")
     page.click("#stock")
