@@ -334,6 +334,8 @@ def table_openings_many(requests: dict[int, list[tuple[User, str]]], *,
     versions and their chat read in one statement each for all of them, not five per table. A table whose
     version moved while its rows were read is read again alone, as ``table_snapshot`` does. ``read``: what
     :func:`opening_reads` gave for these tables, read already."""
+    if not requests:  # a batch of notice sockets only: no table to read
+        return {}
     # The tables and their chat in one round trip to PostgreSQL, then the rows of their snapshots in another
     # (their seats, rounds and versions: ``_snapshots_many``), each statement compiled once per process.
     found, lines = read if read is not None else fetch_in_together(*opening_reads(requests))

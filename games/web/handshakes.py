@@ -281,14 +281,6 @@ def _unresolved(scopes: list[dict]) -> list[dict]:
         scope.get("user") is None or (isinstance(scope["user"], UserLazyObject) and scope["user"]._wrapped is empty))]
 
 
-def _resolve_users(scopes: list[dict]) -> None:
-    """``resolve_user`` for many sockets at once (two statements for all of them)."""
-    waiting = _unresolved(scopes)
-    if waiting:
-        keys = _sessions_read(waiting)
-        _resolve_with(waiting, {user.pk: user for user in _USERS.fetch(keys)} if keys else {})
-
-
 def _resolve_with(waiting: list[dict], users: dict) -> None:
     for scope in waiting:
         user = _user_of(scope, users)

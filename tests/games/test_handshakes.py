@@ -404,6 +404,13 @@ async def test_a_refused_socket_still_learns_why(players, spectator):
     assert missing["type"] == "websocket.close" and missing["code"] == 4404
 
 
+def _opened_as_one_batch(scopes):
+    """The sockets of ``scopes`` opened as one handshake batch opens them, with no table (notice sockets): in the
+    database thread, their users read together (``handshakes._open_batch``)."""
+    results = handshakes._open_batch([handshakes._Request(scope, None, "", None) for scope in scopes])
+    assert not [result for result in results if isinstance(result, Exception)]
+
+
 def test_sessions_read_together_sign_in_whom_one_at_a_time_would(players, django_user_model):
     from channels.auth import UserLazyObject
     from django.contrib.sessions.backends.db import SessionStore
@@ -424,7 +431,7 @@ def test_sessions_read_together_sign_in_whom_one_at_a_time_would(players, django
         handshakes.resolve_user(scope)
     together = scopes()
     with CaptureQueriesContext(connection) as queries:
-        handshakes._resolve_users(together)
+        _opened_as_one_batch(together)
     expected = [anna.pk, ben.pk, None, None, None, None]
     assert [s["user"].pk if s["user"].is_authenticated else None for s in one_by_one] == expected
     assert [s["user"].pk if s["user"].is_authenticated else None for s in together] == expected
@@ -485,7 +492,7 @@ def test_cached_sessions_read_together_take_one_cache_trip_and_the_database_only
         setattr(cache, name, counted(name, getattr(cache, name)))
     cold = scopes()
     with CaptureQueriesContext(connection) as queries:
-        handshakes._resolve_users(cold)
+        _opened_as_one_batch(cold)
     assert signed_in(cold) == expected
     selects = [q for q in queries if q["sql"].lstrip().upper().startswith("SELECT")]
     assert len(selects) == 2 and "django_session" in selects[0]["sql"]  # the sessions the cache lacked, the users
@@ -495,7 +502,7 @@ def test_cached_sessions_read_together_take_one_cache_trip_and_the_database_only
     calls.clear()
     warm = scopes()
     with CaptureQueriesContext(connection) as queries:
-        handshakes._resolve_users(warm)
+        _opened_as_one_batch(warm)
     assert signed_in(warm) == expected
     selects = [q for q in queries if q["sql"].lstrip().upper().startswith("SELECT")]
     # Found in the cache: no session read (the unknown key is looked for again, as load() would).
