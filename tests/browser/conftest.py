@@ -247,11 +247,21 @@ def _wait_until_serving(server: LiveServer) -> None:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     # A failing browser test often has its cause in the server: show the end of daphne's log with the failure.
+    # And the JavaScript errors of every page still open: a page whose script stopped half-way through drawing
+    # a frame looks, to the test, like a page that never got it.
     outcome = yield
     report = outcome.get_result()
-    server = getattr(item, "funcargs", {}).get("daphne_server")
-    if report.failed and isinstance(server, LiveServer):
-        report.sections.append(("live server log (last lines)", server.log_tail()))
+    if not report.failed:
+        return
+    funcargs = getattr(item, "funcargs", {})
+    for name, server in funcargs.items():
+        if isinstance(server, LiveServer):
+            report.sections.append((f"{name} log (last lines)", server.log_tail()))
+    browser = funcargs.get("browser")
+    errors = [f"{page.url}: {error}" for context in (browser.contexts if browser is not None else [])
+              for page in context.pages for error in getattr(page, "errors", [])]
+    if errors:
+        report.sections.append(("JavaScript errors of the open pages", "\n".join(errors)))
 
 
 @pytest.fixture

@@ -236,6 +236,9 @@ def autoplay_with_bots(server, session: str, table_id: int) -> threading.Thread:
 
 
 def resign(page) -> None:
+    # A page is drawn from the state in its HTML before its socket is open; offline, a resignation cannot go out
+    # (the page says so and the match goes on), so the player resigns once the page is connected.
+    page.locator("#table-app[data-connected='1']").wait_for()
     page.locator("#btn-resign").click()
     page.locator("#btn-resign-confirm").click()
 
@@ -255,6 +258,7 @@ def test_a_gin_swiss_with_a_no_show_in_german(browser, evening):
         _swiss_evening(e, url)
     except BaseException:
         print(evening["log"].read_text()[-4000:])
+        print("JavaScript errors:", e.errors)
         raise
     finally:
         e.close()
@@ -394,6 +398,7 @@ def test_a_knockout_of_four_in_english(browser, evening):
         _knockout_evening(e, url)
     except BaseException:
         print(evening["log"].read_text()[-4000:])
+        print("JavaScript errors:", e.errors)
         raise
     finally:
         e.close()
@@ -483,6 +488,7 @@ def test_a_romme_masters_series_of_two_in_german(browser, evening):
         _series_evening(e, spec)
     except BaseException:
         print(evening["log"].read_text()[-4000:])
+        print("JavaScript errors:", e.errors)
         raise
     finally:
         e.close()
@@ -620,6 +626,7 @@ def test_a_swiss_cancelled_after_its_start_withdraws_the_banners_of_its_tables(b
         assert head.locator("[data-live-part=head] [data-role=status]").inner_text() == "abgesagt"
     except BaseException:
         print(evening["log"].read_text()[-4000:])
+        print("JavaScript errors:", e.errors)
         raise
     finally:
         e.close()
