@@ -25,7 +25,7 @@ from games import registry, services
 from games.engine.romme.melds import validate_meld
 from games.models import Table
 from games.templatetags.table_i18n import table_strings
-from tests.browser.conftest import SCREENSHOT_DIR, serving, signed_in_page
+from tests.browser.conftest import SCREENSHOT_DIR, elsewhere, serving, signed_in_page
 
 pytestmark = pytest.mark.browser
 
@@ -595,7 +595,7 @@ def test_sounds_wait_for_the_first_interaction_and_the_off_switch_is_remembered(
     me = shown["table"]["you"]
     if shown["view"]["to_act"] == me:
         action = next(a for a in shown["view"]["legal_actions"] if a["action"] == "pass" or a.get("from") == "stock")
-        services.move_apply(table_id=table.pk, user=user, version=shown["version"], action=action)
+        elsewhere(services.move_apply, table_id=table.pk, user=user, version=shown["version"], action=action)
     page.wait_for_function(f"() => window.gameTable.frame.view.history.some((m) => m.seat !== {me})", timeout=15_000)
     assert page.evaluate("window.__contexts") == 0
     assert page.get_attribute("#btn-sound", "aria-pressed") == "true"
@@ -614,6 +614,44 @@ def test_sounds_wait_for_the_first_interaction_and_the_off_switch_is_remembered(
     page.locator(f"#hand [data-card='{card}']").dblclick()
     page.wait_for_function(f"() => window.gameTable.version > {version}")
     page.wait_for_function("() => window.__contexts === 1")
+    assert not page.errors
+
+
+def test_a_frame_drawn_while_a_card_is_pressed_does_not_lose_the_click(server_url, open_page):
+    """A frame (a move, a presence, a chat line) drawn between the press on a card and its release would put new
+    cards in the hand: the click, a press and a release on one element, would come to nothing. The page draws
+    it once the pointer is lifted."""
+    page = open_page(make_user("pia"), LAPTOP)
+    quick_table(page, "gin")
+    my_turn(page, phase="discard")
+    settled(page)
+    card = frame(page)["view"]["hand"][0]
+    box = page.locator(f"#hand [data-card='{card}']").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.evaluate("window.gameTable.redraw()")
+    page.mouse.up()
+    assert page.locator(f"#hand [data-card='{card}']").get_attribute("aria-pressed") == "true"
+    assert len(page.evaluate("window.gameTable.selected")) == 1
+    assert not page.errors
+
+
+def test_a_resignation_offline_is_not_sent_and_the_page_says_so(server_url, open_page):
+    """Offline (here: every socket of the page refused), the resignation cannot reach the server: the page says
+    that nothing was sent, and the match goes on."""
+    user = make_user("otto")
+    page = open_page(user, LAPTOP)
+    page.route_web_socket(re.compile(r"/ws/"), lambda socket: socket.close())
+    table = services.table_create(user=user, game="gin", bots="simple", options={"turn_seconds": 600})
+    page.goto(f"/spielen/tisch/{table.pk}/")
+    page.wait_for_selector("#table-app[data-connected='0']")
+    page.click("#btn-resign")
+    page.click("#btn-resign-confirm")
+    page.wait_for_selector("#toast:not([hidden])")
+    assert page.locator("#toast").inner_text().startswith("Keine Verbindung")
+    table.refresh_from_db()
+    assert table.status == Table.Status.PLAYING
+    assert not table.seats.filter(left=True).exists()
     assert not page.errors
 
 

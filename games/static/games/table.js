@@ -18,9 +18,41 @@ import { connect, hasLeft, legal, mySeat, onRender, ownSeat, send, sendAction, s
 
 // --- rendering ---------------------------------------------------------------------------------------------
 
+// A pointer held on the table (a finger on a card, a mouse button down on a button or the stock): frames wait
+// until it is lifted. Drawn under it, the hand and the buttons would be new elements, and the press begun on
+// the old ones would come to nothing (a click is a press and a release on one element; a finger's move and
+// release go to the element it touched first). Held longer than HOLD_MS, the frame is drawn anyway.
+const held = new Set();
+const HOLD_MS = 3000;
+let heldSince = null;
+
+root.addEventListener("pointerdown", (event) => held.add(event.pointerId), true);
+
+function release(event) {
+  if (event.type === "blur") held.clear();
+  else held.delete(event.pointerId);
+  if (held.size || heldSince === null) return;
+  heldSince = null;
+  setTimeout(render, 0); // after the click this release makes
+}
+for (const type of ["pointerup", "pointercancel"]) window.addEventListener(type, release, true);
+window.addEventListener("blur", release);
+
 function render() {
   const frame = store.frame;
   if (!frame) return;
+  if (held.size) {
+    if (heldSince === null) {
+      const since = (heldSince = performance.now());
+      setTimeout(() => {
+        if (heldSince !== since) return; // lifted meanwhile (and perhaps held again since)
+        held.clear();
+        heldSince = null;
+        render();
+      }, HOLD_MS);
+    }
+    return;
+  }
   const v = frame.view;
   const tb = frame.table;
   const snap = capture();
@@ -278,12 +310,13 @@ document.getElementById("btn-copy-invite")?.addEventListener("click", async (eve
     document.getElementById("invite-link").select(); // no clipboard (plain http): the link is selected to copy
   }
 });
-document.getElementById("btn-ready")?.addEventListener("click", () => send({ type: "ready" }));
+// Offline, a button's message could not go out: the player is told (offline()) rather than left believing it did.
+document.getElementById("btn-ready")?.addEventListener("click", () => offline() || send({ type: "ready" }));
 document.getElementById("btn-show-result")?.addEventListener("click", () => {
   reopenEnd();
   render();
 });
-document.getElementById("btn-rematch")?.addEventListener("click", () => send({ type: "rematch" }));
+document.getElementById("btn-rematch")?.addEventListener("click", () => offline() || send({ type: "rematch" }));
 document.getElementById("btn-round-close")?.addEventListener("click", () => {
   document.getElementById("round-end").close();
   render();
@@ -291,8 +324,8 @@ document.getElementById("btn-round-close")?.addEventListener("click", () => {
 const resignDialog = document.getElementById("resign-dialog");
 document.getElementById("btn-resign")?.addEventListener("click", () => resignDialog.showModal());
 document.getElementById("btn-resign-confirm")?.addEventListener("click", () => {
-  send({ type: "resign" });
   resignDialog.close();
+  if (!offline()) send({ type: "resign" });
 });
 document.getElementById("btn-resign-cancel")?.addEventListener("click", () => resignDialog.close());
 
@@ -352,6 +385,10 @@ window.gameTable = {
   },
   get selected() {
     return [...store.selected];
+  },
+  /** Draws the table again from what the page holds, as any frame does. */
+  redraw() {
+    render();
   },
   // How close two clicks on one card must come to be a double click (a test may widen it, so that what it
   // checks does not depend on the machine's speed).
