@@ -54,7 +54,7 @@ def _shell_words() -> dict:
         "conn_connecting": _("Verbinde …"),
         "conn_flooded": _("Zu viele Nachrichten: der Server hat die Verbindung getrennt. In 10 Sekunden verbinde ich neu."),
         "conn_crowded": _("Zu viele offene Tische und Tabs: bitte andere schließen. In 10 Sekunden verbinde ich neu."),
-        "not_connected": _("Keine Verbindung – dein Zug wurde nicht gesendet. Sobald die Verbindung wieder steht, bitte noch einmal."),
+        "not_connected": _("Keine Verbindung – nichts wurde gesendet. Sobald die Verbindung wieder steht, bitte noch einmal."),
         "error": _("Das ging nicht."),
         "err_not_your_turn": _("Du bist nicht am Zug."),
         "err_stale_version": _("Der Tisch hat sich inzwischen geändert – bitte noch einmal."),

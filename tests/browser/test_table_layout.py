@@ -155,9 +155,19 @@ def boxes(page, selector):
     )]
 
 
+#: What the page holds when an element is not shown: its frame, the end view's state, what it received.
+PAGE_STATE = """s => ({found: document.querySelectorAll(s).length, version: window.gameTable.version,
+  received: window.gameTable.received, toAct: window.gameTable.frame?.view?.to_act,
+  over: window.gameTable.frame?.view?.over, status: window.gameTable.frame?.table?.status,
+  endOpen: document.getElementById("round-end")?.open, matchEndHidden: document.getElementById("match-end")?.hidden,
+  connected: document.getElementById("table-app")?.dataset.connected})"""
+
+
 def assert_on_screen(page, selector, size, *, at_least=1):
     found = boxes(page, selector)
-    assert len(found) >= at_least, f"{selector}: {len(found)} shown"
+    if len(found) < at_least:
+        pytest.fail(f"{selector}: {len(found)} shown; the page: {page.evaluate(PAGE_STATE, selector)}, "
+                    f"its errors: {page.errors}")
     for box in found:
         inside = box["left"] >= -0.5 and box["top"] >= -0.5 and box["right"] <= size["width"] + 0.5 and box["bottom"] <= size["height"] + 0.5
         assert inside, f"{selector} ({box['what']}) is outside the {size['width']}×{size['height']} viewport: {box}"

@@ -18,15 +18,16 @@ import { connect, hasLeft, legal, mySeat, onRender, ownSeat, send, sendAction, s
 
 // --- rendering ---------------------------------------------------------------------------------------------
 
-// A pointer held on the table (a finger on a card, a mouse button down on a button or the stock): frames wait
-// until it is lifted. Drawn under it, the hand and the buttons would be new elements, and the press begun on
-// the old ones would come to nothing (a click is a press and a release on one element; a finger's move and
-// release go to the element it touched first). Held longer than HOLD_MS, the frame is drawn anyway.
+// A pointer held on the table (a finger on a card, the main mouse button down on a button or the stock):
+// frames wait until it is lifted. Drawn under it, the hand and the buttons would be new elements, and the
+// press begun on the old ones would come to nothing (a click is a press and a release on one element; a
+// finger's move and release go to the element it touched first). Held longer than HOLD_MS, the frame is
+// drawn anyway.
 const held = new Set();
 const HOLD_MS = 3000;
 let heldSince = null;
 
-root.addEventListener("pointerdown", (event) => held.add(event.pointerId), true);
+root.addEventListener("pointerdown", (event) => event.button === 0 && held.add(event.pointerId), true);
 
 function release(event) {
   if (event.type === "blur") held.clear();
