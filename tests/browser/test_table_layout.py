@@ -155,19 +155,30 @@ def boxes(page, selector):
     )]
 
 
-#: What the page holds when an element is not shown: its frame, the end view's state, what it received.
-PAGE_STATE = """s => ({found: document.querySelectorAll(s).length, version: window.gameTable.version,
-  received: window.gameTable.received, toAct: window.gameTable.frame?.view?.to_act,
-  over: window.gameTable.frame?.view?.over, status: window.gameTable.frame?.table?.status,
-  endOpen: document.getElementById("round-end")?.open, matchEndHidden: document.getElementById("match-end")?.hidden,
-  connected: document.getElementById("table-app")?.dataset.connected})"""
+#: The boxes of ``s`` and, in the same turn of the page's script (a frame drawn a moment later would hide what
+#: was wrong), what hides those not shown (the nearest ancestor not displayed) and what the page holds.
+SHOWN = """s => {
+  const els = [...document.querySelectorAll(s)];
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, what: e.id || e.className}; };
+  const name = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className ? "." + e.className : "");
+  const hider = (e) => { for (let a = e; a; a = a.parentElement) {
+    if (getComputedStyle(a).display === "none") return name(a); } return e.isConnected ? "?" : "detached"; };
+  const root = document.getElementById("table-app");
+  const game = window.gameTable || {};
+  return {boxes: els.filter((e) => e.getClientRects().length).map(box),
+    state: {found: els.length, hiddenBy: [...new Set(els.filter((e) => !e.getClientRects().length).map(hider))],
+      root: root ? {...root.dataset} : null, version: game.version, received: game.received,
+      toAct: game.frame?.view?.to_act, over: game.frame?.view?.over, status: game.frame?.table?.status,
+      endOpen: document.getElementById("round-end")?.open, moving: game.moving}};
+}"""
 
 
 def assert_on_screen(page, selector, size, *, at_least=1):
-    found = boxes(page, selector)
+    shown = page.evaluate(SHOWN, selector)
+    found = shown["boxes"]
     if len(found) < at_least:
-        pytest.fail(f"{selector}: {len(found)} shown; the page: {page.evaluate(PAGE_STATE, selector)}, "
-                    f"its errors: {page.errors}")
+        pytest.fail(f"{selector}: {len(found)} shown; the page then: {shown['state']}; its errors: {page.errors}")
     for box in found:
         inside = box["left"] >= -0.5 and box["top"] >= -0.5 and box["right"] <= size["width"] + 0.5 and box["bottom"] <= size["height"] + 0.5
         assert inside, f"{selector} ({box['what']}) is outside the {size['width']}×{size['height']} viewport: {box}"
