@@ -149,10 +149,7 @@ def my_turn(page, *, phase):
 
 
 def boxes(page, selector):
-    return [b for b in page.locator(selector).evaluate_all(
-        "els => els.filter(e => e.getClientRects().length).map(e => { const r = e.getBoundingClientRect();"
-        " return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, what: e.id || e.className}; })"
-    )]
+    return page.evaluate(SHOWN, selector)["boxes"]
 
 
 #: The boxes of ``s`` and, in the same turn of the page's script (a frame drawn a moment later would hide what

@@ -31,6 +31,7 @@ no-show's first turn must run out before the forfeit rule may take the match fro
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -161,6 +162,19 @@ class Evening:
         page.goto(path)
         return page
 
+    @contextlib.contextmanager
+    def played(self):
+        """The evening's play: on a failure the end of the server's log and the pages' JavaScript errors are
+        printed with it; the browser contexts are closed either way."""
+        try:
+            yield
+        except BaseException:
+            print(self.server["log"].read_text()[-4000:])
+            print("JavaScript errors:", self.errors)
+            raise
+        finally:
+            self.close()
+
     def shoot(self, page, name: str) -> None:
         SHOTS.mkdir(parents=True, exist_ok=True)
         for width, height in SIZES:
@@ -254,14 +268,8 @@ def test_a_gin_swiss_with_a_no_show_in_german(browser, evening):
     setup = manage_shell(SETUP.format(spec=json.dumps(spec)), evening["env"])
     e = Evening(browser, evening, setup, locale="de-DE", prefix="swiss-de")
     url = f"/turniere/{setup['tournament']}/"
-    try:
+    with e.played():
         _swiss_evening(e, url)
-    except BaseException:
-        print(evening["log"].read_text()[-4000:])
-        print("JavaScript errors:", e.errors)
-        raise
-    finally:
-        e.close()
     assert e.errors == []
 
 
@@ -394,14 +402,8 @@ def test_a_knockout_of_four_in_english(browser, evening):
     setup = manage_shell(SETUP.format(spec=json.dumps(spec)), evening["env"])
     e = Evening(browser, evening, setup, locale="en-GB", prefix="knockout-en")
     url = f"/turniere/{setup['tournament']}/"
-    try:
+    with e.played():
         _knockout_evening(e, url)
-    except BaseException:
-        print(evening["log"].read_text()[-4000:])
-        print("JavaScript errors:", e.errors)
-        raise
-    finally:
-        e.close()
     assert e.errors == []
 
 
@@ -484,14 +486,8 @@ def test_a_romme_masters_series_of_two_in_german(browser, evening):
             "format": None, "start_lead": 0, "settings": {}}
     setup = manage_shell(SETUP.format(spec=json.dumps(spec)), evening["env"])
     e = Evening(browser, evening, setup, locale="de-DE", prefix="series-de")
-    try:
+    with e.played():
         _series_evening(e, spec)
-    except BaseException:
-        print(evening["log"].read_text()[-4000:])
-        print("JavaScript errors:", e.errors)
-        raise
-    finally:
-        e.close()
     assert e.errors == []
 
 
@@ -601,7 +597,7 @@ def test_a_swiss_cancelled_after_its_start_withdraws_the_banners_of_its_tables(b
     setup = manage_shell(SETUP.format(spec=json.dumps(spec)), evening["env"])
     e = Evening(browser, evening, setup, locale="de-DE", prefix="cancelled-de")
     url = f"/turniere/{setup['tournament']}/"
-    try:
+    with e.played():
         pages = {"lena": e.page("lena", "/bestenliste/"), "max": e.page("max", "/spielen/")}
         for page in pages.values():
             page.locator("#site-notices[data-status=online]").wait_for(state="attached")
@@ -624,10 +620,4 @@ def test_a_swiss_cancelled_after_its_start_withdraws_the_banners_of_its_tables(b
         e.shoot(pages["lena"], "banner-after-cancel")
         head = e.page("lena", url)
         assert head.locator("[data-live-part=head] [data-role=status]").inner_text() == "abgesagt"
-    except BaseException:
-        print(evening["log"].read_text()[-4000:])
-        print("JavaScript errors:", e.errors)
-        raise
-    finally:
-        e.close()
     assert e.errors == []
