@@ -14,6 +14,8 @@ Beyond the plain stack:
 - Without Redis (the in-memory channel layer: one daphne process) the referee runs inside this process
   (``games.web.timekeeper``), so that its moves reach the sockets through the channel layer. It starts when
   daphne's reactor runs; ``GAMES_REFEREE_IN_PROCESS`` turns it on or off.
+- When daphne's reactor runs, the process warms up (``games.web.warmup``): database connections, prepared
+  reads and the channel layer's Redis connections are made before the first burst of sockets needs them.
 - autobahn's debug line of every handshake is formatted only when written (``ginsite/socket_log.py``), and
   what starting up made is frozen out of the garbage collector's full collections (``ginsite/collector.py``).
 """
@@ -48,7 +50,7 @@ from django.conf import settings  # noqa: E402
 from django.http.request import split_domain_port, validate_host  # noqa: E402
 from django.utils.http import is_same_domain  # noqa: E402
 
-from games.web import timekeeper  # noqa: E402
+from games.web import timekeeper, warmup  # noqa: E402
 from games.web.routing import websocket_urlpatterns as games_websocket_urlpatterns  # noqa: E402
 from ginsite.websocket_fallback import websocket_urlpatterns as fallback_urlpatterns  # noqa: E402
 
@@ -144,13 +146,17 @@ class SameOriginValidator:
         return await self.application(scope, receive, send)
 
 
-def _start_referee_with_daphne() -> None:
-    """Under daphne (its Twisted reactor is installed before the application is imported) start the
-    in-process referee once the reactor runs. Nothing happens under tests or other servers."""
+def _start_with_daphne() -> None:
+    """Under daphne (its Twisted reactor is installed before the application is imported), once the reactor
+    runs: warm the process up (``games.web.warmup``: its database threads and channel layer ready before the
+    first socket) and start the in-process referee where it runs here. Nothing happens under tests or other
+    servers."""
     reactor_module = sys.modules.get("twisted.internet.reactor")
-    if reactor_module is None or "daphne.server" not in sys.modules or not timekeeper.wanted():
+    if reactor_module is None or "daphne.server" not in sys.modules:
         return
-    reactor_module.callWhenRunning(timekeeper.start)
+    reactor_module.callWhenRunning(warmup.start)
+    if timekeeper.wanted():
+        reactor_module.callWhenRunning(timekeeper.start)
 
 
 application = ProtocolTypeRouter(
@@ -165,7 +171,7 @@ application = ProtocolTypeRouter(
 # Every game's engine and bots are imported by now: each game's app registers its entry when Django is ready,
 # and the entry imports them. Their modules build lookup tables on import (over a second on these machines),
 # which are thus never paid inside the first handshake of a burst of sockets (a restart).
-_start_referee_with_daphne()
+_start_with_daphne()
 
 # Last: whatever starting up made is alive for good, so full collections need not walk it (ginsite/collector.py).
 collector.freeze_start()

@@ -494,4 +494,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # A serving process says once that it warmed up, and in how long (games.web.warmup).
+    "loggers": {"games.web.warmup": {"level": os.environ.get("LOG_LEVEL", "INFO")}},
 }

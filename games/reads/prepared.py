@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -24,6 +25,9 @@ from django.db.models.query import get_related_populators  # type: ignore[attr-d
 
 M = TypeVar("M", bound=Model)
 R = TypeVar("R", bound=Model)
+
+#: Every prepared read of the process (``compile_all``).
+_instances: weakref.WeakSet[Prepared] = weakref.WeakSet()
 
 #: Where a read's parameter goes when its queryset is built (``Prepared(build, MARK)``): a value no query of
 #: the site has of its own.
@@ -52,6 +56,7 @@ class Prepared(Generic[M]):
         self.build = build
         self.markers = markers
         self._compiled: dict[tuple[str, str], _Compiled] = {}
+        _instances.add(self)
 
     def _compile(self, alias: str) -> _Compiled:
         queryset = self.build(*self.markers)
@@ -75,12 +80,17 @@ class Prepared(Generic[M]):
             for_update=queryset.query.select_for_update,
         )
 
-    def _ready(self, using: str) -> _Compiled:
-        connection = connections[using]
-        key = (using, connection.vendor)
+    def compiled(self, using: str = "default") -> _Compiled:
+        """The read's SQL and converters for ``using``, compiled on first use."""
+        key = (using, connections[using].vendor)
         compiled = self._compiled.get(key)
         if compiled is None:
             compiled = self._compiled[key] = self._compile(using)
+        return compiled
+
+    def _ready(self, using: str) -> _Compiled:
+        connection = connections[using]
+        compiled = self.compiled(using)
         if compiled.for_update and not connection.in_atomic_block:
             # What Django's compiler says for a queryset's select_for_update() outside a transaction.
             from django.db.transaction import TransactionManagementError
@@ -157,6 +167,18 @@ class PreparedIn(Prepared[M]):
         if connections[using].vendor not in self.VENDORS:
             return list(self.build_in(list(values[0])))  # type: ignore[call-overload]
         return super().fetch(list(values[0]), using=using)  # type: ignore[call-overload]
+
+
+def compile_all(using: str = "default") -> int:
+    """Compile every prepared read of the process for ``using`` now rather than in the first move or handshake
+    that needs it (a serving process at its start, ``games.web.warmup``); returns how many there are."""
+    from django.db import transaction
+
+    reads = list(_instances)
+    with transaction.atomic(using=using):  # Django compiles a locking read (select_for_update) only inside one
+        for read in reads:
+            read.compiled(using)
+    return len(reads)
 
 
 def fetch_in_together(*reads: tuple[PreparedIn, Sequence[object]], using: str = "default") -> list[list]:

@@ -327,6 +327,13 @@ def opening_reads(table_ids: Iterable[int]) -> list[tuple[PreparedIn, list[int]]
     return [(_OPENING_TABLES, ids), (_OPENING_CHATS, ids)]
 
 
+def snapshot_reads(table_ids: list[int], match_ids: list[int]) -> list[tuple[PreparedIn, list[int]]]:
+    """The second round trip of :func:`table_openings_many`: the seats of ``table_ids``, the last rounds of
+    ``match_ids`` (their current matches) and, last, the tables' versions (so that a table that changed while its
+    seats and rounds were read is seen to have moved)."""
+    return [(_OPENING_SEATS, table_ids), (_OPENING_ROUNDS, match_ids), (_OPENING_VERSIONS, table_ids)]
+
+
 def table_openings_many(requests: dict[int, list[tuple[User, str]]], *,
                         read: tuple[list[Table], list[ChatMessage]] | None = None) -> dict[int, list[Opening]]:
     """:func:`table_openings` for the sockets of many tables at once (a burst after a restart or a
@@ -371,8 +378,7 @@ def _snapshots_many(tables: list[Table]) -> dict[int, presenters.TableSnapshot]:
     rounds: dict[int, list[Round]] = {match_id: [] for match_id in matches}
     # In this order, in one round trip on PostgreSQL: the versions read last, so a table that changed while
     # its seats and rounds were read is seen to have moved.
-    seat_rows, round_rows, version_rows = fetch_in_together(
-        (_OPENING_SEATS, list(seats)), (_OPENING_ROUNDS, matches), (_OPENING_VERSIONS, list(seats)))
+    seat_rows, round_rows, version_rows = fetch_in_together(*snapshot_reads(list(seats), matches))
     for seat in seat_rows:
         seats[seat.table_id].append(seat)
     for one in round_rows:

@@ -250,6 +250,22 @@ def _sessions_read(scopes: list[dict]) -> list:
 _USERS = PreparedIn(lambda ids: get_user_model()._default_manager.filter(pk__in=ids))
 
 
+def warm_reads() -> None:
+    """In a handshake reader's thread, before the first socket (``games.web.warmup``): its database connection
+    opened, and a batch's two round trips run once for no socket and no table, so that the first batch of a
+    burst pays neither the connection (through PgBouncer: its authentication) nor the first statements; and
+    where the sessions are cached, the cache's connection opened with one lookup."""
+    from django.core.cache import caches
+    from django.db import connection
+
+    connection.ensure_connection()
+    fetch_in_together((_USERS, []), *selectors.opening_reads([]))
+    fetch_in_together(*selectors.snapshot_reads([], []))
+    if settings.SESSION_ENGINE in ("django.contrib.sessions.backends.cached_db",
+                                   "django.contrib.sessions.backends.cache"):
+        caches[settings.SESSION_CACHE_ALIAS].get("games.web.warmup")
+
+
 def _user_of(scope: dict, users: dict):
     """channels.auth.get_user for ``scope``, its user taken from ``users`` (read in bulk) where the session
     names a backend whose ``get_user`` is ModelBackend's (a read by pk, then ``user_can_authenticate``)."""
