@@ -20,10 +20,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 
-from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.db import transaction
 
+from games.delivery.sync_calls import call_from_sync
 from games.reads import presenters
 from games.web.dbthread import in_thread, parallel
 
@@ -477,13 +477,13 @@ def _send(messages: list[tuple[str, dict]]) -> None:
     messages = wire(messages)
     if hasattr(layer, "group_send_many"):  # ginsite.layers: all groups in a few round trips
         try:
-            async_to_sync(layer.group_send_many)(messages)
+            call_from_sync(layer.group_send_many, messages)
         except Exception:  # a full or unreachable layer must not undo a committed move; clients resync
             logger.exception("could not send to %s", ", ".join(group for group, _ in messages))
         return
     for group, message in messages:
         try:
-            async_to_sync(layer.group_send)(group, message)
+            call_from_sync(layer.group_send, group, message)
         except Exception:  # a full or unreachable layer must not undo a committed move; clients resync
             logger.exception("could not send to %s", group)
 

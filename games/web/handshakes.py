@@ -35,7 +35,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from channels.auth import UserLazyObject, _get_user_session_key, get_user
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -56,6 +55,7 @@ from django.utils.functional import LazyObject, empty
 from django.utils.html import escape
 
 from games.delivery import events
+from games.delivery.sync_calls import call_from_sync
 from games.reads import selectors
 from games.reads.prepared import PreparedIn, fetch_in_together
 from games.web.dbthread import readers_apart, readers_count, reading
@@ -487,7 +487,7 @@ def close_sockets_of(user_id: int) -> None:
     if layer is None:
         return
     try:
-        async_to_sync(layer.group_send)(person_group(user_id), {"type": "person.signed_out"})
+        call_from_sync(layer.group_send, person_group(user_id), {"type": "person.signed_out"})
     except Exception:  # noqa: BLE001 - the sign-out itself stands; the sockets act as nobody once the session is gone
         logger.exception("could not close the sockets of user %s", user_id)
 
