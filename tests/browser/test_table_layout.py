@@ -206,11 +206,18 @@ def assert_turn_fits(page, size, *, opponents, cards=10):
     assert rank >= 12
     for box in boxes(page, "#actions .btn, #stock, #pile"):
         assert box["bottom"] - box["top"] >= 44, box
-    visible = page.locator("#hand .pcard").evaluate_all(
-        "cards => cards.map((c, i) => { const r = c.getBoundingClientRect(); const next = cards[i + 1];"
-        " const n = next && next.getBoundingClientRect(); return n && Math.abs(n.top - r.top) < 5 ? n.left - r.left : r.width; })"
+    # How much of each card shows (up to the next card of its row), read in the same turn of the page's script
+    # as what the page then held (SHOWN): CI once read every card at 0 px, the hand hidden a moment after it
+    # was found on screen; the message now says what hid it.
+    read = page.evaluate(
+        "s => { const cards = [...document.querySelectorAll(s)];"
+        " return {widths: cards.map((c, i) => { const r = c.getBoundingClientRect(); const next = cards[i + 1];"
+        " const n = next && next.getBoundingClientRect(); return n && Math.abs(n.top - r.top) < 5 ? n.left - r.left : r.width; }),"
+        f" page: ({SHOWN})(s).state}}; }}",
+        "#hand .pcard",
     )
-    assert min(visible) >= 44, visible
+    if min(read["widths"]) < 44:
+        pytest.fail(f"cards show {read['widths']} px; the page then: {read['page']}; its errors: {page.errors}")
 
 
 def open_panel(page, size):
