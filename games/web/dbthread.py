@@ -44,6 +44,12 @@ def readers_count() -> int:
     return max(0, int(settings.GAMES_DB_READERS))
 
 
+def reader_threads() -> int:
+    """How many threads the handshakes' reads run on: ``readers_count`` where they are apart, else the one
+    database thread they share with the moves."""
+    return readers_count() if readers_apart() else 1
+
+
 _readers: ThreadPoolExecutor | None = None
 _readers_lock = threading.Lock()
 

@@ -58,7 +58,7 @@ from games.delivery import events
 from games.delivery.sync_calls import call_from_sync
 from games.reads import selectors
 from games.reads.prepared import PreparedIn, fetch_in_together
-from games.web.dbthread import readers_apart, readers_count, reading
+from games.web.dbthread import reader_threads, reading
 
 logger = logging.getLogger(__name__)
 
@@ -118,12 +118,6 @@ def _batcher() -> _Batcher:
     return batcher
 
 
-def _parallel() -> int:
-    """How many batches may be in the database at once: one per reader thread, one where reads share the
-    single database thread."""
-    return readers_count() if readers_apart() else 1
-
-
 async def open_table(scope: dict, table_id: int, invite: str):
     """The user of ``scope`` and what ``selectors.table_opening`` says for them, read together with the
     handshakes of other sockets that arrive at the same time."""
@@ -140,14 +134,14 @@ async def _submit(scope: dict, table_id: int | None, invite: str):
     batcher = _batcher()
     future = batcher.loop.create_future()
     batcher.pending.append(_Request(scope, table_id, invite, future))
-    if batcher.timer is None and batcher.running < _parallel():
+    if batcher.timer is None and batcher.running < reader_threads():
         batcher.timer = batcher.loop.call_later(float(settings.GAMES_HANDSHAKE_BATCH_SECONDS), _flush, batcher)
     return await future
 
 
 def _flush(batcher: _Batcher) -> None:
     batcher.timer = None
-    if not batcher.pending or batcher.running >= _parallel():
+    if not batcher.pending or batcher.running >= reader_threads():
         return
     batch, batcher.pending = batcher.pending[:BATCH_MAX], batcher.pending[BATCH_MAX:]
     batcher.running += 1

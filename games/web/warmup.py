@@ -24,7 +24,7 @@ from channels.layers import get_channel_layer
 
 from games.reads import prepared
 from games.web import handshakes
-from games.web.dbthread import in_thread, readers_apart, readers_count, reading
+from games.web.dbthread import in_thread, reader_threads, reading
 
 logger = logging.getLogger(__name__)
 
@@ -60,8 +60,8 @@ async def warm(layer=None) -> dict:
     try:
         done["compiled"] = await in_thread(_moves_thread)()
         # One call per reader thread: submitted together, each lands on a thread of its own.
-        readers = readers_count() if readers_apart() else 1
-        await asyncio.gather(*(reading(handshakes.warm_reads)() for _ in range(max(1, readers))))
+        readers = reader_threads()
+        await asyncio.gather(*(reading(handshakes.warm_reads)() for _ in range(readers)))
         done["readers"] = readers
         done["redis"] = await _layer(layer if layer is not None else get_channel_layer())
     except Exception:  # noqa: BLE001 - a process that could not warm up serves as it would have without it
