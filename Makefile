@@ -56,17 +56,19 @@ loadtest: $(VENV)/.dev messages
 ## Lint and run the whole test suite (browser tests need /usr/bin/chromium; REQUIRE_BROWSER=1 makes it a must):
 ## the tests that need no server of their own on $(TEST_WORKERS) workers, then those that start servers or a
 ## browser (marked `serial`, tests/conftest.py) one at a time, so their timings are not shared with a neighbour.
-## SERIAL_WORKERS=2 runs those in two queues side by side instead, each one test at a time (the browser tests on
-## the shared test database in one, those with processes and databases of their own in the other): about 40 %
-## less time. .ci/run uses it on both stacks.
+## SERIAL_WORKERS=2 runs those on two workers instead, each one test at a time, a module at a time, the longest
+## first and each worker taking the next module as it finishes (tests/conftest.py). .ci/run uses it on both stacks.
+## TEST_SELECT narrows both parts by marks: .ci/run's PostgreSQL + Redis pass gives "not stackless" (the tests
+## that run the same on every stack ran in its SQLite pass).
 TEST_WORKERS ?= 2
 SERIAL_WORKERS ?= 0
+TEST_SELECT ?=
 test: $(VENV)/.dev messages
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run -v 0
-	$(VENV)/bin/pytest -n $(TEST_WORKERS) -m "not serial"
-	$(VENV)/bin/pytest $(if $(filter-out 0,$(SERIAL_WORKERS)),-n $(SERIAL_WORKERS) --dist loadgroup) -m serial
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) -m "not serial$(if $(TEST_SELECT), and ($(TEST_SELECT)))"
+	$(VENV)/bin/pytest $(if $(filter-out 0,$(SERIAL_WORKERS)),-n $(SERIAL_WORKERS) --dist loadgroup --no-loadscope-reorder) -m "serial$(if $(TEST_SELECT), and ($(TEST_SELECT)))"
 
 ## Fault tests (minutes): daphne killed, Redis and PostgreSQL restarted, the referee killed or doubled, under
 ## running matches, on a PostgreSQL cluster and a Redis server of their own (needs their programs installed).

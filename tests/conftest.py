@@ -106,19 +106,46 @@ def _close_worker_thread_connections():
 #: after the rest (`make test` runs the rest on two workers, then these one at a time).
 SERIAL_FOLDERS = ("browser", "live", "scale", "faults")
 
-#: The serial tests' second queue (`make test SERIAL_WORKERS=2`: ``-n 2 --dist loadgroup``; every other serial
-#: test is in the first, in the order of a run without workers). These start their own processes on files and
-#: databases of their own (``make run``'s SQLite file, the load test's and the scale-out test's databases) and
-#: never touch the test database the first queue's servers share, so the table ids, and with them the seeded
-#: deals, of the first queue's browser tests are those of a run in one process. The two queues take about as
-#: long: on PostgreSQL + Redis (2026-12-06, every test's time summed) the first took 682 s and the second 514 s
-#: while the load test's embedded smoke (88 s) was the first's; both smokes are the second's now.
-SERIAL_SECOND_QUEUE = (
-    "tests/browser/test_tournament_evening.py", "tests/live/", "tests/scale/test_loadtest_arena_smoke.py",
-    "tests/scale/test_loadtest_collector.py", "tests/scale/test_loadtest_cpu_parts.py",
-    "tests/scale/test_loadtest_redis_urls.py", "tests/scale/test_loadtest_sockets.py", "tests/scale/test_scale_out.py",
-    "tests/scale/test_loadtest_smoke.py",
+#: How the serial tests are shared between ``make test SERIAL_WORKERS=2``'s workers (``-n 2 --dist loadgroup
+#: --no-loadscope-reorder``): a module at a time (its module-scoped servers set up once), the load test's
+#: modules as one (they share its databases), each worker taking the next when it is nearly done, so neither
+#: waits for the other at the end. The longest go first (``SERIAL_LONGEST_FIRST``, summed test times on SQLite,
+#: 2026-12-07: 213 s, 121 s, 112 s, 106 s, 50 s, 48 s); the rest in the order of the files. Each worker has its
+#: own test database, live server, browser and Redis database (``ginsite.settings.redis_url_of_worker``), and
+#: the seeded deals do not depend on table ids (``games.services._common.table_rng``), so a browser test deals
+#: the same cards on either worker, after any other module.
+SERIAL_TOGETHER = ("tests/scale/",)
+SERIAL_LONGEST_FIRST = (
+    "tests/browser/test_tournament_evening.py", "tests/scale/", "tests/browser/test_games.py",
+    "tests/browser/test_table_layout.py", "tests/live/test_clocks_make_run.py", "tests/browser/test_ranked.py",
 )
+
+#: The fixtures through which a test reaches the run's database or its sessions and cache (pytest-django's).
+STACK_FIXTURES = frozenset({
+    "db", "transactional_db", "live_server", "django_db_reset_sequences", "django_db_serialized_rollback",
+    "client", "async_client", "admin_client", "admin_user", "django_user_model",
+})
+
+
+def _uses_the_stack(item) -> bool:
+    return item.get_closest_marker("django_db") is not None or bool(
+        STACK_FIXTURES.intersection(getattr(item, "fixturenames", ())))
+
+
+def _stackless_engine_test(item) -> bool:
+    """A test of the rules engines (``games.engine``: the standard library only) that asks for no database,
+    or sessions of the run: it runs the same on SQLite and on PostgreSQL + Redis."""
+    return item.nodeid.startswith("tests/engine/") and not _uses_the_stack(item)
+
+
+def _serial_group(nodeid: str) -> str:
+    module = nodeid.split("::", 1)[0]
+    return next((prefix for prefix in SERIAL_TOGETHER if module.startswith(prefix)), module)
+
+
+def _serial_rank(item) -> int:
+    return next((rank for rank, prefix in enumerate(SERIAL_LONGEST_FIRST) if item.nodeid.startswith(prefix)),
+                len(SERIAL_LONGEST_FIRST))
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
@@ -127,9 +154,37 @@ def pytest_collection_modifyitems(config, items):
         parts = item.path.parts
         if "tests" in parts and parts[parts.index("tests") + 1] in SERIAL_FOLDERS:
             item.add_marker(pytest.mark.serial)
+        if _stackless_engine_test(item):
+            item.add_marker(pytest.mark.stackless)
+        elif item.get_closest_marker("stackless") is not None and _uses_the_stack(item):
+            raise pytest.UsageError(f"{item.nodeid} is marked stackless but uses the run's database")
         if item.get_closest_marker("serial") is not None:
-            queue = "second" if item.nodeid.startswith(SERIAL_SECOND_QUEUE) else "first"
-            item.add_marker(pytest.mark.xdist_group(f"serial-{queue}"))
+            item.add_marker(pytest.mark.xdist_group(_serial_group(item.nodeid)))
+
+
+class _SerialLongestFirst:
+    """The serial tests' longest modules first (``SERIAL_LONGEST_FIRST``), after those that use the database inside
+    a transaction, which pytest-django runs before any that empties it (as Django orders them). Its hook runs
+    after pytest-django's order; a stable sort, so everything else keeps that order, the other tests theirs."""
+
+    @staticmethod
+    def _key(item) -> tuple[int, int, int]:
+        if item.get_closest_marker("serial") is None:
+            return (0, 0, 0)
+        marker = item.get_closest_marker("django_db")
+        fixtures = getattr(item, "fixturenames", ())
+        emptied = (marker is not None and bool(marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences"))
+                   ) or "transactional_db" in fixtures or "live_server" in fixtures
+        in_transaction = (marker is not None or "db" in fixtures) and not emptied
+        return (1, 0 if in_transaction else 1, _serial_rank(item))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items):
+        items.sort(key=self._key)
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_SerialLongestFirst(), "ginsite-serial-longest-first")
 
 
 @pytest.fixture(scope="session")

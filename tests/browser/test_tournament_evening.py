@@ -45,7 +45,8 @@ import pytest
 from tests.games.test_live_daphne import free_port, manage_shell, stop
 from tests.live.test_clocks_make_run import Visitor, make_run_environment, show_up_and_play, start_as_make_run
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# `make run`'s own stack (an SQLite file, the in-memory layer) whatever the run's DATABASE_URL and REDIS_URL: stackless.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.stackless]
 
 SHOTS = Path(os.environ.get("SCREENSHOTS_27", "/work/screenshots-27"))
 SIZES = ((1366, 768), (390, 844))

@@ -23,7 +23,8 @@ import pytest
 from tests.live.test_clocks_make_run import Visitor, make_run_environment, start_as_make_run
 from tests.servers import free_port, manage_shell, stop
 
-pytestmark = pytest.mark.slow
+# `make run`'s own stack (an SQLite file, the in-memory layer) whatever the run's DATABASE_URL and REDIS_URL: stackless.
+pytestmark = [pytest.mark.slow, pytest.mark.stackless]
 
 #: A tournament minute in seconds: the arena's 20 minutes are 24 s, its last 2 minutes (2.4 s) pair nobody.
 MINUTE_SECONDS = 1.2

@@ -34,7 +34,8 @@ from tests.servers import free_port, manage_shell, migrated_sqlite, start_daphne
 #: The whole scenario must be over within this many seconds once daphne listens.
 TIME_LIMIT = 80
 
-pytestmark = pytest.mark.slow
+# `make run`'s own stack (an SQLite file, the in-memory layer) whatever the run's DATABASE_URL and REDIS_URL: stackless.
+pytestmark = [pytest.mark.slow, pytest.mark.stackless]
 
 #: The site's waits, shortened (the defaults: 5 per second, 60 s, 60 s).
 WIDEN_PER_SECOND = 40  # 300 apart: 100 + 40 × 5 s

@@ -11,7 +11,8 @@ import pytest
 from tests.live.test_clocks_make_run import make_run_environment, start_as_make_run
 from tests.servers import free_port, stop
 
-pytestmark = pytest.mark.slow
+# `make run`'s own stack (an SQLite file, the in-memory layer) whatever the run's DATABASE_URL and REDIS_URL: stackless.
+pytestmark = [pytest.mark.slow, pytest.mark.stackless]
 
 
 def test_the_process_make_run_starts_warms_up_before_its_first_socket(tmp_path):

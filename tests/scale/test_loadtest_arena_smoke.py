@@ -14,10 +14,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = 6
 
 
+@pytest.mark.stackless  # the embedded stack is an SQLite file and the in-memory layer whatever the run's URLs say
 def test_the_arena_profile_pairs_every_player_again_and_loses_nothing(tmp_path):
     out = tmp_path / "arena.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}

@@ -85,6 +85,7 @@ def _check(results: list[dict], stack: str) -> None:
     assert start["start_seconds"] is not None
 
 
+@pytest.mark.stackless  # the embedded stack is an SQLite file and the in-memory layer whatever the run's URLs say
 def test_every_profile_on_the_embedded_stack(tmp_path):
     _check(_run("embedded", tmp_path), "embedded")
 
