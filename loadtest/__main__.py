@@ -167,6 +167,7 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
     try:
         srv.settle()  # every process started up, the referee too: its start is not the run's
         cpu = _cpu_readings(srv)
+        steal = servers.machine_steal()
         # Traced: each server's census (stages.census) once the play is over, every socket still open.
         between = (lambda: stages.ask_census(srv.processes, trace, kind)) if trace is not None else None
         with no_collector_pauses():
@@ -176,10 +177,11 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
             else:
                 figures, tables = asyncio.run(_drive(kind, info, srv.ports, profile, args.seed, between))
         cpu = tuple(now - then for now, then in zip(_cpu_readings(srv), cpu, strict=True))
+        stolen = servers.stolen_share(steal, servers.machine_steal())
     finally:
         srv.stop()
     result = {"figures": figures, "load": busy, "server_errors": srv.errors_logged(),
-              "cpu": cpu, "start": start_figures}
+              "cpu": cpu, "start": start_figures, "steal": stolen}
     if trace is not None:
         stages.flush(trace / f"{kind}-client.jsonl")
         result["stages"] = stages.summary(stages.read(trace, kind), kind)
@@ -209,6 +211,7 @@ def _run_arena(stack: str, profile: dict, workdir, args) -> dict:
     try:
         srv.settle()  # every process started up, the referee too: its start is not the run's
         cpu = _cpu_readings(srv)
+        steal = servers.machine_steal()
 
         def register() -> None:
             site.register_arena(info["tournament"], [p["user"] for p in info["players"]])
@@ -220,11 +223,12 @@ def _run_arena(stack: str, profile: dict, workdir, args) -> dict:
             stats, tables = asyncio.run(players.drive_arena(info, srv.ports, lambda now: _plan(profile, now), figures,
                                                             register, start, random.Random(args.seed)))
         cpu = tuple(now - then for now, then in zip(_cpu_readings(srv), cpu, strict=True))
+        stolen = servers.stolen_share(steal, servers.machine_steal())
     finally:
         srv.stop()
     passes = [p for p in srv.arena_passes() if p["tournament"] == info["tournament"]]
     result = {"figures": figures, "load": busy, "server_errors": srv.errors_logged(),
-              "cpu": cpu, "start": None, "arena": stats, "passes": passes}
+              "cpu": cpu, "start": None, "arena": stats, "passes": passes, "steal": stolen}
     if result["server_errors"] and args.verbose:
         print(srv.log_tail(), file=sys.stderr)
     result["check"] = site.verify({str(t.id): t.record() for t in tables}, f"{stack}-arena")
@@ -286,6 +290,7 @@ def _arena_report(stack: str, profile: dict, r: dict) -> list[str]:
         lines.append(_cpu_line("site", changes, r["cpu"]).replace("of the run)", "of the run, pairing included)"))
     lines.extend(_arena_goals(r))
     lines.append(f"  machine load average (1 min) at start: {r['load']:.1f}")
+    lines.extend(_steal_lines({"site": r}))
     return lines
 
 
@@ -396,7 +401,29 @@ def _report(name: str, stack: str, profile: dict, results: dict) -> list[str]:
         lines.extend(_goals(name, results))
     loads = ", ".join(f"{k} {v['load']:.1f}" for k, v in results.items())
     lines.append(f"  machine load average (1 min) at start: {loads}")
+    lines.extend(_steal_lines(results))
     return lines
+
+
+#: More of the machine's time than this taken by the host (steal) during a side's run, and the run measured the
+#: host as much as the stack: on this kind of machine steal came and went within minutes, 0 % in one run and
+#: 30-40 % in the next (docs/scale.md, "The host's steal").
+STEAL_WARNING = 0.05
+
+
+def _steal_lines(results: dict) -> list[str]:
+    """The share of the machine's time the host gave to its other guests during each side's run; a warning
+    where it was large enough to make the run's times the host's (a ratio of two runs then says little)."""
+    shares = {kind: r["steal"] for kind, r in results.items() if r.get("steal") is not None}
+    if not shares:
+        return []
+    line = "  taken by the host (steal) during the run: " + ", ".join(
+        f"{kind} {share:.1%}" for kind, share in shares.items()) + " of the machine's time"
+    worst = max(shares.values())
+    if worst > STEAL_WARNING:
+        line += (f" — over {STEAL_WARNING:.0%}: this run's times are partly the host's; run the profile again "
+                 f"before reading its ratios")
+    return [line]
 
 
 def _mark(ok: bool) -> str:
@@ -543,6 +570,7 @@ def main(argv: list[str] | None = None) -> int:
                                          "errors": result["figures"].errors,
                                          "error_kinds": result["figures"].error_kinds, "check": result["check"],
                                          "cpu_per_change": _cpu_per_change(result), "cpu_parts": _cpu_parts(result),
+                                         "steal": result.get("steal"),
                                          "arena": {**{k: v for k, v in a.__dict__.items()
                                                       if k not in ("told", "to_table", "wait")},
                                                    "to_table_p50": players.quantile(a.to_table, .5),
@@ -578,6 +606,7 @@ def main(argv: list[str] | None = None) -> int:
                            "failed_connects": r["figures"].failed_connects, "errors": r["figures"].errors,
                            "error_kinds": r["figures"].error_kinds, "check": r.get("check"),
                            "cpu_per_change": _cpu_per_change(r), "cpu_parts": _cpu_parts(r), "stages": r.get("stages"),
+                           "steal": r.get("steal"),
                            "start": r["start"].__dict__ if r.get("start") is not None else None}
                     for kind, r in results.items()}})
     if args.json:

@@ -225,11 +225,32 @@ def services_cpu_seconds() -> float:
     return total
 
 
-def machine_cpu_seconds() -> float:
-    """CPU time the whole machine has spent busy so far (every core, every process, the kernel): /proc/stat."""
+def _proc_stat_cpu() -> list[int]:
+    """The machine's first line of /proc/stat: user, nice, system, idle, iowait, irq, softirq, steal (ticks)."""
     with open("/proc/stat") as fh:
-        values = [int(v) for v in fh.readline().split()[1:]]
-    return (sum(values[:8]) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
+        return [int(v) for v in fh.readline().split()[1:9]]
+
+
+def machine_cpu_seconds() -> float:
+    """CPU time the whole machine has spent busy so far (every core, every process, the kernel, and the time the
+    host gave to others while this machine wanted it: steal): /proc/stat."""
+    values = _proc_stat_cpu()
+    return (sum(values) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_steal() -> tuple[float, float]:
+    """Seconds so far that the host took from this virtual machine's cores for its other guests while they had
+    work (/proc/stat's steal), and the seconds of every core in all (both in ticks' resolution). Between two
+    readings: the share of the machine a run did not have, which a ratio of two runs cannot see."""
+    values = _proc_stat_cpu()
+    tick = os.sysconf("SC_CLK_TCK")
+    return values[7] / tick, sum(values) / tick
+
+
+def stolen_share(before: tuple[float, float], after: tuple[float, float]) -> float:
+    """The share of the machine's time stolen between two ``machine_steal`` readings (0 when none passed)."""
+    total = after[1] - before[1]
+    return (after[0] - before[0]) / total if total > 0 else 0.0
 
 
 def services_available() -> str | None:

@@ -18,3 +18,25 @@ def test_the_services_cpu_is_the_scaled_stacks_only(monkeypatch):
         before = loadtest._cpu_readings(srv)
         after = loadtest._cpu_readings(srv)
         assert after[2] - before[2] == counted
+
+
+def test_the_share_the_host_stole_is_read_from_proc_stat_and_warned_of_when_large(monkeypatch):
+    """/proc/stat's eighth column is the time the host gave to other guests while this machine had work: the
+    load test reports its share of the machine's time per side, and says a run is the host's when it is large."""
+    readings = iter([[100, 0, 50, 800, 0, 0, 0, 50], [300, 0, 100, 1300, 0, 0, 0, 300]])  # ticks
+    monkeypatch.setattr(servers, "_proc_stat_cpu", lambda: next(readings))
+    before, after = servers.machine_steal(), servers.machine_steal()
+    assert servers.stolen_share(before, after) == 250 / 1000  # steal 250 ticks of 1,000 in all
+    assert servers.stolen_share(before, before) == 0.0
+    quiet = loadtest._steal_lines({"bare": {"steal": 0.01}, "site": {"steal": 0.02}})
+    assert quiet == ["  taken by the host (steal) during the run: bare 1.0%, site 2.0% of the machine's time"]
+    stolen = loadtest._steal_lines({"bare": {"steal": 0.01}, "site": {"steal": 0.31}})
+    assert "site 31.0%" in stolen[0] and "run the profile again" in stolen[0]
+    assert loadtest._steal_lines({"site": {"steal": None}}) == []
+
+
+def test_the_machine_s_steal_reading_is_a_share_of_its_whole_time():
+    before = servers.machine_steal()
+    after = servers.machine_steal()
+    assert 0 <= before[0] <= before[1] and after[1] >= before[1]
+    assert 0.0 <= servers.stolen_share(before, after) <= 1.0

@@ -55,6 +55,8 @@ def _check(results: list[dict], stack: str) -> None:
             assert kind in r, f"{r['profile']}: no {kind} figures"
             assert r[kind]["failed_connects"] == 0, (r["profile"], kind, r[kind]["error_kinds"])
         assert r["bare"]["moves_per_s"] > 0 and r["site"]["moves_per_s"] > 0, r
+        for kind in ("bare", "site"):  # the host's share of the machine during each side's run (steal)
+            assert 0.0 <= r[kind]["steal"] <= 1.0, (r["profile"], kind, r[kind]["steal"])
         for kind in ("bare", "site"):  # --stages: the servers noted every stage of the moves (loadtest.stages)
             stages = r[kind]["stages"]
             assert stages["moves"] > 0, (r["profile"], kind, stages)
