@@ -203,6 +203,8 @@ def redis_url_of_worker(url: str, worker: str | None) -> str:
 
 
 REDIS_URL = redis_url_of_worker(os.environ.get("REDIS_URL", ""), os.environ.get("PYTEST_XDIST_WORKER"))
+# The site's keys in Redis, the channel layer's and the cache's (several sites or test runs can share one Redis).
+REDIS_PREFIX = os.environ.get("REDIS_PREFIX", "asgi")
 # The channel layer's Redis servers: REDIS_CHANNEL_URLS, comma-separated, else REDIS_URL alone. With several,
 # channels-redis shards over them (its `hosts` list): each group and each process's receive channel lives on
 # one server, picked by a hash of its name, so every process must list the same servers in the same order.
@@ -218,8 +220,7 @@ if REDIS_URL:
                           for url in REDIS_CHANNEL_URLS],
                 "capacity": 1500,
                 "expiry": 30,
-                # Keys of this site in Redis (several sites or test runs can share one Redis).
-                "prefix": os.environ.get("REDIS_PREFIX", "asgi"),
+                "prefix": REDIS_PREFIX,
             },
         }
     }
@@ -240,7 +241,7 @@ if REDIS_URL:
             # Django's Redis cache, its client made once per pool, not per call (ginsite/cache.py).
             "BACKEND": "ginsite.cache.KeptClientRedisCache",
             "LOCATION": os.environ.get("REDIS_CACHE_URL") or REDIS_URL,
-            "KEY_PREFIX": os.environ.get("REDIS_PREFIX", "asgi"),
+            "KEY_PREFIX": REDIS_PREFIX,
         }
     }
 else:

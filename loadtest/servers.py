@@ -414,12 +414,21 @@ class SiteStack:
             env["REDIS_CHANNEL_URLS"] = ",".join(channel_urls(SITE_REDIS_DB))
         return env
 
+    def seeding_env(self) -> dict:
+        """The seeding process's environment: straight to PostgreSQL and without ``REDIS_URL`` (it sends its table
+        events nowhere: no socket is open yet), but told where the site's cache keeps sessions
+        (``LOADTEST_SESSION_CACHE_URL``: the scaled stack's sessions are Django's ``cached_db``), so that it
+        puts them there as signing in does (``loadtest.site``)."""
+        env = {k: v for k, v in self.env.items() if k != "REDIS_URL"}
+        if self.stack == "scaled":
+            env["LOADTEST_SESSION_CACHE_URL"] = self.env.get("REDIS_CACHE_URL") or self.env["REDIS_URL"]
+        return env
+
     def seed(self, tables: int, prefix: str) -> list[dict]:
         if not self.prepared:
             self.prepare()
         out = self.workdir / f"seed-{prefix}.json"
-        # The seeding process sends its table events nowhere: no socket is open yet.
-        env = {k: v for k, v in self.env.items() if k != "REDIS_URL"}
+        env = self.seeding_env()
         _run([sys.executable, "-m", "loadtest.site", "seed", str(tables), prefix, str(out)], env=env, cwd=ROOT)
         return json.loads(out.read_text())["tables"]
 
@@ -428,7 +437,7 @@ class SiteStack:
         if not self.prepared:
             self.prepare()
         out = self.workdir / f"tournament-{prefix}.json"
-        env = {k: v for k, v in self.env.items() if k != "REDIS_URL"}
+        env = self.seeding_env()
         _run([sys.executable, "-m", "loadtest.site", "seed_tournament", str(players), prefix, str(out)], env=env,
              cwd=ROOT, timeout=1800)
         return json.loads(out.read_text())
@@ -438,7 +447,7 @@ class SiteStack:
         if not self.prepared:
             self.prepare()
         out = self.workdir / f"arena-{prefix}.json"
-        env = {k: v for k, v in self.env.items() if k != "REDIS_URL"}
+        env = self.seeding_env()
         _run([sys.executable, "-m", "loadtest.site", "seed_arena", str(players), prefix, str(minutes), str(out)],
              env=env, cwd=ROOT, timeout=1800)
         return json.loads(out.read_text())
