@@ -133,8 +133,8 @@ def _uses_the_stack(item) -> bool:
 
 
 def _stackless_engine_test(item) -> bool:
-    """A test of the rules engines (``games.engine``: the standard library only) that asks for no database,
-    or sessions of the run: it runs the same on SQLite and on PostgreSQL + Redis."""
+    """A test of the rules engines (``games.engine``: the standard library only) that asks for neither the run's
+    database nor its sessions: it runs the same on SQLite and on PostgreSQL + Redis."""
     return item.nodeid.startswith("tests/engine/") and not _uses_the_stack(item)
 
 
