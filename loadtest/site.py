@@ -66,7 +66,7 @@ def _people(names: list[str], **extra) -> tuple[dict, dict]:
     users = {user.username: user for user in User.objects.filter(username__in=names)}
     store = SessionStore()
     expire = timezone.now() + timedelta(days=1)
-    sessions, rows = {}, []
+    sessions, rows, datas = {}, [], {}
     for name in names:
         user = users[name]
         key = get_random_string(32, "abcdefghijklmnopqrstuvwxyz0123456789")
@@ -76,9 +76,9 @@ def _people(names: list[str], **extra) -> tuple[dict, dict]:
             HASH_SESSION_KEY: user.get_session_auth_hash(),
         }
         rows.append(Session(session_key=key, session_data=store.encode(data), expire_date=expire))
-        sessions[name] = key
+        sessions[name], datas[key] = key, data
     Session.objects.bulk_create(rows, batch_size=500)
-    _cache_sessions({row.session_key: store.decode(row.session_data) for row in rows}, expire)
+    _cache_sessions(datas, expire)
     return users, sessions
 
 

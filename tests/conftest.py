@@ -171,10 +171,11 @@ class _SerialLongestFirst:
     def _key(item) -> tuple[int, int, int]:
         if item.get_closest_marker("serial") is None:
             return (0, 0, 0)
+        # pytest-django's own reading of the mark and the fixtures (its order is a function inside its hook).
         marker = item.get_closest_marker("django_db")
-        fixtures = getattr(item, "fixturenames", ())
-        emptied = (marker is not None and bool(marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences"))
-                   ) or "transactional_db" in fixtures or "live_server" in fixtures
+        fixtures = set(getattr(item, "fixturenames", ()))
+        emptied = bool(fixtures & {"transactional_db", "live_server"}) or (
+            marker is not None and bool(marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences")))
         in_transaction = (marker is not None or "db" in fixtures) and not emptied
         return (1, 0 if in_transaction else 1, _serial_rank(item))
 
