@@ -48,3 +48,37 @@ def test_threads_sharing_the_kept_client_each_read_what_they_wrote():
     assert wrong == []
     assert cache.get("3-49") == {"n": 3, "i": 49}
     cache.delete_many([f"{n}-{i}" for n in range(8) for i in range(50)])
+
+
+def test_cache_objects_of_the_same_servers_share_one_client_and_pool():
+    one = KeptClientRedisCache("redis://127.0.0.1:6379/4", {"KEY_PREFIX": "kept"})
+    two = KeptClientRedisCache("redis://127.0.0.1:6379/4", {"KEY_PREFIX": "other"})  # prefixes are the cache's own
+    other_database = KeptClientRedisCache("redis://127.0.0.1:6379/5", {})
+    assert one._cache is two._cache
+    assert one._cache.get_client() is two._cache.get_client()
+    assert other_database._cache is not one._cache
+
+
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs a Redis server (REDIS_URL), as CI's second run has")
+def test_sockets_tasks_each_with_their_own_cache_object_open_one_connection():
+    """Django keeps a cache object per task under ASGI (channels makes a socket's session store in its task):
+    sessions read in many tasks go through one pool and, one at a time, one connection."""
+    import asyncio
+
+    from django.core.cache import caches
+
+    async def read(key: str) -> tuple[object, object]:
+        cache = caches["default"]  # this task's own object
+        cache.get_many([key])
+        return cache, cache._cache
+
+    async def many() -> list[tuple[object, object]]:
+        return await asyncio.gather(*(asyncio.create_task(read(f"kept-{i}")) for i in range(20)))
+
+    shared = caches.create_connection("default")._cache  # a cache object of no task's (caches' own not set here)
+    pool = shared.get_client().connection_pool
+    opened = pool._created_connections  # the process's pool may be in use already (the tests before)
+    read_in = asyncio.run(many())
+    assert len({id(cache) for cache, _client in read_in}) == 20  # Django's objects, one per task
+    assert {id(client) for _cache, client in read_in} == {id(shared)}
+    assert pool._created_connections - opened <= 1
