@@ -51,12 +51,15 @@ class KeptClientRedisCache(RedisCache):
         self._class = KeptRedisCacheClient
 
     @property
-    def _cache(self) -> KeptRedisCacheClient:  # type: ignore[override]  # Django's is a cached_property
-        key = (tuple(self._servers), repr(sorted(self._options.items())))
+    def _cache(self) -> KeptRedisCacheClient:
+        # Django's own attributes (its cached_property of the same name made the client), not in the stubs.
+        servers: list[str] = self._servers  # type: ignore[attr-defined]
+        options: dict[str, Any] = self._options  # type: ignore[attr-defined]
+        key = (tuple(servers), repr(sorted(options.items())))
         client = _shared.get(key)
         if client is None:
             with _shared_lock:
                 client = _shared.get(key)
                 if client is None:
-                    client = _shared[key] = self._class(self._servers, **self._options)
+                    client = _shared[key] = KeptRedisCacheClient(servers, **options)
         return client
