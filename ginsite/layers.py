@@ -498,7 +498,8 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         await pipe.execute()
 
     async def regroup(self, channel: str, *, add=(), discard=()) -> None:
-        """Join and leave several groups in one pipelined round trip per shard (a socket's handshake)."""
+        """Join and leave several groups in one pipelined round trip per shard (a socket's handshake), the
+        shards side by side."""
         assert self.require_valid_channel_name(channel), "Channel name not valid"
         pipes: dict[int, Any] = {}
         now = time.time()
@@ -513,8 +514,7 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
             index = self.consistent_hash(group)
             pipe = pipes.setdefault(index, self.connection(index).pipeline(transaction=False))
             pipe.zrem(self._group_key(group), channel)
-        for pipe in pipes.values():
-            await pipe.execute()
+        await _side_by_side(pipe.execute() for pipe in pipes.values())
 
     def _hand_over(self, receives: _Receives, names: list[str], message: dict) -> list[str]:
         """Put ``message`` in the buffer of each channel of ``names`` that is a socket of this process receiving

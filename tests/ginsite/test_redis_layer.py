@@ -699,3 +699,56 @@ def test_receives_a_closed_loop_left_behind_end_without_resolving_its_futures_wh
     assert not layer.receive_clean_locks.locks
     layer._receives = None
     gc.collect()
+
+
+def test_a_handshake_joins_groups_on_two_shards_side_by_side(two_shards):
+    """``regroup`` (a socket's handshake joins its table's groups): one pipelined round trip per shard, the
+    shards' round trips in flight together, not one after the other."""
+    layer = two_shards
+    groups = {}
+    for n in range(100):  # a group on each shard
+        groups.setdefault(layer.consistent_hash(f"table.{n}.all"), f"table.{n}.all")
+        if len(groups) == 2:
+            break
+    started = {index: asyncio.Event() for index in groups}
+    in_flight_together: list[int] = []
+
+    async def run() -> dict[int, int]:
+        channel = await layer.new_channel()
+        connection = layer.connection
+
+        def patched(index):
+            made = copy.copy(connection(index))
+            pipeline = made.pipeline
+
+            def waiting_pipeline(*args, **kwargs):
+                pipe = pipeline(*args, **kwargs)
+                execute = pipe.execute
+
+                async def execute_and_wait(*a, **k):
+                    started[index].set()
+                    # Asked one after the other, the first shard's round trip would wait here for ever.
+                    await asyncio.wait_for(started[1 - index].wait(), timeout=5)
+                    in_flight_together.append(index)
+                    return await execute(*a, **k)
+
+                pipe.execute = execute_and_wait
+                return pipe
+
+            made.pipeline = waiting_pipeline
+            return made
+
+        layer.connection = patched  # type: ignore[method-assign]
+        try:
+            await layer.regroup(channel, add=list(groups.values()))
+        finally:
+            layer.connection = connection  # type: ignore[method-assign]
+        members = {}
+        for index, group in groups.items():
+            members[index] = await layer.connection(index).zcard(layer._group_key(group))
+        await layer.regroup(channel, discard=list(groups.values()))
+        return members
+
+    members = asyncio.run(run())
+    assert sorted(in_flight_together) == [0, 1]
+    assert members == {index: 1 for index in groups}
