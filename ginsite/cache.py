@@ -16,9 +16,12 @@ connection of its own. py-spy on the scaled evening's ramp: connecting to Redis 
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import weakref
 from typing import Any
 
+import redis.asyncio
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 
@@ -28,6 +31,26 @@ class KeptRedisCacheClient(RedisCacheClient):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._clients: dict[int, Any] = {}
+        self._loop_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, redis.asyncio.Redis] = (
+            weakref.WeakKeyDictionary())
+        self._loop_lock = threading.Lock()
+
+    def loop_client(self) -> redis.asyncio.Redis:
+        """An asyncio client of the server Django reads from, for the running event loop (one per loop: an
+        asyncio connection belongs to the loop that opened it)."""
+        loop = asyncio.get_running_loop()
+        client = self._loop_clients.get(loop)
+        if client is None:
+            with self._loop_lock:
+                client = self._loop_clients.get(loop)
+                if client is None:
+                    server = self._servers[self._get_connection_pool_index(False)]  # type: ignore[attr-defined]
+                    client = self._loop_clients[loop] = redis.asyncio.Redis.from_url(server)
+        return client
+
+    def loads(self, value: Any) -> Any:
+        """A value as ``get`` reads it (Django's serializer)."""
+        return self._serializer.loads(value)  # type: ignore[attr-defined]  # Django's own, not in the stubs
 
     def get_client(self, key=None, *, write=False):
         pool = self._get_connection_pool(write)  # type: ignore[attr-defined]  # Django's own, not in the stubs
@@ -63,3 +86,11 @@ class KeptClientRedisCache(RedisCache):
                 if client is None:
                     client = _shared[key] = KeptRedisCacheClient(servers, **options)
         return client
+
+    async def aget(self, key: Any, default: Any = None, version: Any = None) -> Any:
+        """``get`` on the running event loop (redis.asyncio), where Django's ``aget`` runs the blocking ``get``
+        on a thread: a socket's handshake reads its session so while it joins its first groups
+        (games.web.handshakes.read_cached_session), with no thread woken for it."""
+        key = self.make_and_validate_key(key, version=version)
+        value = await self._cache.loop_client().get(key)
+        return default if value is None else self._cache.loads(value)

@@ -133,7 +133,11 @@ class TableConsumer(_JsonConsumer):
         # Groups that do not depend on who this is are joined first, so that nothing falls between the state
         # read below and the next frame. Frames that arrive meanwhile wait: the consumer handles its messages
         # one after the other, so they come after this handshake's state, in the order they were sent.
-        await self._regroup(add=[events.everyone_group(self.table_id), events.public_group(self.table_id)])
+        # The session's data from its cache meanwhile, where the cache reads on the loop (the scaled stack).
+        await asyncio.gather(
+            self._regroup(add=[events.everyone_group(self.table_id), events.public_group(self.table_id)]),
+            handshakes.read_cached_session(self.scope),
+        )
         # Who this is (session and user), whether they may watch, the state and the chat, read together with
         # the other handshakes arriving now (games.web.handshakes: one read per table, not per socket).
         user, opened = await handshakes.open_table(self.scope, self.table_id, invite)

@@ -45,6 +45,7 @@ from django.contrib.auth.signals import user_logged_out
 from django.contrib.sessions.backends.cached_db import SessionStore as CachedDbSessionStore
 from django.contrib.sessions.backends.db import SessionStore as DbSessionStore
 from django.contrib.sessions.models import Session
+from django.core.cache.backends.base import BaseCache
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models.signals import post_delete
@@ -176,6 +177,29 @@ def _store(scope: dict) -> Any:
         wrapped = session._wrapped  # type: ignore[attr-defined]  # LazyObject's own slot, not in the stubs
         return wrapped if wrapped is not empty else None
     return session
+
+
+async def read_cached_session(scope: dict) -> None:
+    """The socket's session data from the session cache, read on the event loop where the cache can
+    (a cache whose ``aget`` is its own, not Django's ``get`` on a thread: ``ginsite.cache.KeptClientRedisCache``,
+    the scaled stack's ``cached_db`` on Redis), so that a table
+    socket reads it while it joins its first groups, and its batch (``_sessions_read``, which takes a store
+    whose data is loaded as it is) has no Redis round trip of its own to make. A miss, or a cache that fails,
+    leaves the store as it was: the batch reads it then, from the cache or the database."""
+    found = _store(scope)
+    if type(found) is not CachedDbSessionStore or not found.session_key or hasattr(found, "_session_cache"):
+        return
+    store: Any = found  # its private cache is what load() fills (as _sessions_read sets it)
+    cache = store._cache
+    if type(cache).aget is BaseCache.aget:
+        return  # Django's aget would run the read on a thread: the batch's get_many is cheaper
+    try:
+        data = await cache.aget(store.cache_key)
+    except Exception:  # noqa: BLE001 - as load(): a cache that fails is a cache that misses
+        logger.exception("reading a session from the cache failed")
+        return
+    if data is not None and not hasattr(store, "_session_cache"):
+        store._session_cache = data
 
 
 def _sessions_read(scopes: list[dict]) -> list:

@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import threading
+from unittest import mock
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -509,6 +512,66 @@ def test_cached_sessions_read_together_take_one_cache_trip_and_the_database_only
     assert calls[0] == "get_many" and "get" not in calls
     assert not any("django_session" in q["sql"] and cookies["anna"] in str(q["sql"]) for q in selects)
     assert sum("django_session" in q["sql"] for q in selects) <= 1 and len(selects) <= 2
+
+
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="the site's Redis cache needs REDIS_URL (CI's second run)")
+def test_a_socket_reads_its_cached_session_on_the_loop_and_its_batch_asks_the_cache_nothing(players, settings):
+    """The scaled stack (``cached_db`` sessions on the site's Redis cache): a table socket reads its session on
+    the event loop while it joins its first groups (``read_cached_session``: redis.asyncio, no thread), so its
+    batch has no cache round trip to make; a session the cache lacks is left to the batch, which reads it from
+    the database as before. The same user either way."""
+    from channels.auth import UserLazyObject
+    from django.contrib.sessions.backends.cached_db import SessionStore
+    from django.core.cache import caches
+
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    anna, ben = players[:2]
+    cached_key, uncached_key = session_cookie(anna), session_cookie(ben)
+    SessionStore(cached_key).load()  # as signing in leaves it: in the cache
+    caches["default"].delete(SessionStore(uncached_key).cache_key)
+    scopes = [{"session": SessionStore(key), "user": UserLazyObject()} for key in (cached_key, uncached_key)]
+
+    async def on_the_loop():
+        threads_before = threading.active_count()
+        for scope in scopes:
+            await handshakes.read_cached_session(scope)
+        return threads_before, threading.active_count()
+
+    before, after = asyncio.run(on_the_loop())
+    assert after == before  # no thread started for it (Django's own aget runs get on one)
+    assert int(scopes[0]["session"]._session_cache["_auth_user_id"]) == anna.pk
+    assert not hasattr(scopes[1]["session"], "_session_cache")
+
+    cache = caches["default"]
+    calls: list[str] = []
+    get_many = type(cache).get_many
+
+    def counted(self, keys, *args, **kwargs):
+        calls.append(",".join(keys))
+        return get_many(self, keys, *args, **kwargs)
+
+    with mock.patch.object(type(cache), "get_many", counted), CaptureQueriesContext(connection) as queries:
+        _opened_as_one_batch(scopes)
+    assert [scope["user"].pk for scope in scopes] == [anna.pk, ben.pk]
+    assert calls == [SessionStore(uncached_key).cache_key]  # one look-up, for the session not read on the loop
+    assert any("django_session" in q["sql"] for q in queries)  # the one the cache lacked, from the database
+
+
+def test_a_session_cache_without_an_asynchronous_read_of_its_own_is_left_to_the_batch(players, settings):
+    """Where the cache's ``aget`` is Django's (its ``get`` run on a thread: the local-memory or database cache),
+    the socket does not read its session on the loop; its batch reads it with the others."""
+    from channels.auth import UserLazyObject
+    from django.contrib.sessions.backends.cached_db import SessionStore
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    key = session_cookie(players[0])
+    SessionStore(key).load()
+    scope = {"session": SessionStore(key), "user": UserLazyObject()}
+    asyncio.run(handshakes.read_cached_session(scope))
+    assert not hasattr(scope["session"], "_session_cache")
+    _opened_as_one_batch([scope])
+    assert scope["user"].pk == players[0].pk
 
 
 async def test_a_handshake_read_does_not_wait_behind_moves_in_flight(monkeypatch):

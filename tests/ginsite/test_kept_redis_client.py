@@ -78,7 +78,31 @@ def test_sockets_tasks_each_with_their_own_cache_object_open_one_connection():
     shared = caches.create_connection("default")._cache  # a cache object of no task's (caches' own not set here)
     pool = shared.get_client().connection_pool
     opened = pool._created_connections  # the process's pool may be in use already (the tests before)
-    read_in = asyncio.run(many())
+    # On a thread of its own, as daphne's loop: no cache object made there before (this thread's may be set).
+    out: list = []
+    thread = threading.Thread(target=lambda: out.append(asyncio.run(many())))
+    thread.start()
+    thread.join(30)
+    read_in = out[0]
     assert len({id(cache) for cache, _client in read_in}) == 20  # Django's objects, one per task
     assert {id(client) for _cache, client in read_in} == {id(shared)}
     assert pool._created_connections - opened <= 1
+
+
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs a Redis server (REDIS_URL), as CI's second run has")
+def test_aget_reads_on_the_loop_what_get_reads_and_each_loop_has_its_client():
+    import asyncio
+
+    cache = KeptClientRedisCache(os.environ["REDIS_URL"], {"KEY_PREFIX": f"kept-{uuid.uuid4().hex}"})
+    cache.set("session", {"_auth_user_id": "7", "n": [1, 2]}, 30)
+    cache.set("count", 12, 30)  # Django's serializer keeps integers as text
+
+    async def read() -> tuple:
+        got = (await cache.aget("session"), await cache.aget("count"), await cache.aget("missing", "none"),
+               await cache.aget("session", version=2))
+        return got, cache._cache.loop_client()
+
+    (first, client_one), (second, client_two) = asyncio.run(read()), asyncio.run(read())
+    assert first == second == ({"_auth_user_id": "7", "n": [1, 2]}, 12, "none", None)
+    assert client_one is not client_two  # an asyncio connection belongs to the loop that opened it
+    cache.delete_many(["session", "count"])
