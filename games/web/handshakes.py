@@ -4,7 +4,8 @@ open sockets per person and per address; and the per-person group through which 
 **Handshakes.** A socket is accepted before any database work (games.web.consumers), then asks here for what it
 needs. Requests that arrive together (within ``GAMES_HANDSHAKE_BATCH_SECONDS``, by default the same turn of
 the event loop, and all that arrive while a batch is in the database) are read together: the sockets'
-sessions, then in one round trip the users they name with their tables and the tables' chat, then in another
+sessions (each table socket's read from a Redis session cache on the loop beforehand, ``read_cached_session``;
+the rest by the batch), then in one round trip the users they name with their tables and the tables' chat, then in another
 the tables' seats, rounds and versions (``selectors.table_openings_many``), every socket's view built from its
 table's snapshot. A burst of
 sockets after a restart or at a tournament's start is what this is for.
