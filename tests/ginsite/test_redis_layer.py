@@ -198,13 +198,19 @@ def test_a_full_socket_channel_refuses_a_message_sent_to_it(two_shards):
     assert asyncio.run(run()) == [0, 1]
 
 
-def test_a_fan_out_over_two_shards_asks_both_side_by_side_and_delivers_each_frame_once(two_shards):
-    layer = two_shards
-    groups = {}
-    for n in range(100):  # a group on each shard
-        groups.setdefault(layer.consistent_hash(f"table-{n}"), f"table-{n}")
+def _a_group_on_each_shard(layer: RedisChannelLayer, pattern: str) -> dict[int, str]:
+    """A group name (``pattern`` with a number) per shard of ``layer``, by the shard's index."""
+    groups: dict[int, str] = {}
+    for n in range(100):
+        groups.setdefault(layer.consistent_hash(pattern.format(n)), pattern.format(n))
         if len(groups) == 2:
             break
+    return groups
+
+
+def test_a_fan_out_over_two_shards_asks_both_side_by_side_and_delivers_each_frame_once(two_shards):
+    layer = two_shards
+    groups = _a_group_on_each_shard(layer, "table-{}")
     started = {index: asyncio.Event() for index in groups}
     in_flight_together: list[int] = []
 
@@ -705,11 +711,7 @@ def test_a_handshake_joins_groups_on_two_shards_side_by_side(two_shards):
     """``regroup`` (a socket's handshake joins its table's groups): one pipelined round trip per shard, the
     shards' round trips in flight together, not one after the other."""
     layer = two_shards
-    groups = {}
-    for n in range(100):  # a group on each shard
-        groups.setdefault(layer.consistent_hash(f"table.{n}.all"), f"table.{n}.all")
-        if len(groups) == 2:
-            break
+    groups = _a_group_on_each_shard(layer, "table.{}.all")
     started = {index: asyncio.Event() for index in groups}
     in_flight_together: list[int] = []
 
