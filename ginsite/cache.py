@@ -69,10 +69,6 @@ class KeptClientRedisCache(RedisCache):
     """Django's ``RedisCache`` with :class:`KeptRedisCacheClient`, one per process for the same servers and
     options, whichever thread or task made the cache object."""
 
-    def __init__(self, server, params) -> None:
-        super().__init__(server, params)
-        self._class = KeptRedisCacheClient
-
     @property
     def _cache(self) -> KeptRedisCacheClient:
         # Django's own attributes (its cached_property of the same name made the client), not in the stubs.
