@@ -210,9 +210,10 @@ def _sessions_read(scopes: list[dict]) -> list:
     ``get_many``; the rest, and those the cache lacks, in one statement, and the latter put in the cache (as
     ``load()`` would, for no longer than the shortest of their lives left)."""
     # The stores' private cache is what load() fills: set here as load() would (hence Any, not SessionStore).
-    stores: list[Any] = [store for store in map(_store, scopes)
-                         if type(store) in (DbSessionStore, CachedDbSessionStore) and store.session_key
-                         and not hasattr(store, "_session_cache")]
+    # Those already loaded (``read_cached_session``, on the loop) are not read again, but name their users too.
+    known: list[Any] = [store for store in map(_store, scopes)
+                        if type(store) in (DbSessionStore, CachedDbSessionStore) and store.session_key]
+    stores = [store for store in known if not hasattr(store, "_session_cache")]
     cached: dict[str, Any] = {}
     for store in stores:
         if type(store) is CachedDbSessionStore:
@@ -251,7 +252,7 @@ def _sessions_read(scopes: list[dict]) -> list:
         except Exception:  # noqa: BLE001 - the sessions were read; the next handshake reads them again
             logger.exception("caching %s sessions failed", len(to_cache))
     ids = set()
-    for store in stores:
+    for store in known:
         with contextlib.suppress(KeyError, ValidationError, ValueError):
             ids.add(_get_user_session_key(store))
     # The user ids as the primary key takes them (a session keeps them as text), for the one statement
