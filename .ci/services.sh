@@ -20,5 +20,5 @@ bash deploy/services.sh
 
 echo "DATABASE_URL=postgres://ginsite:ginsite@127.0.0.1:5432/ginsite"
 echo "REDIS_URL=redis://127.0.0.1:6379/0"
-echo "PgBouncer (transaction pooling): postgres://ginsite:ginsite@127.0.0.1:6432/ginsite with DATABASE_POOL_MODE=transaction"
+echo "PgBouncer (session pooling): postgres://ginsite:ginsite@127.0.0.1:6432/ginsite"
 echo "REDIS_CHANNEL_URLS=redis://127.0.0.1:6379/0,redis://127.0.0.1:6380/0"

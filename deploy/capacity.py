@@ -1,5 +1,5 @@
 """The capacity model's measurements (docs/scale.md, "Capacity model"), on the scaled stack as
-``make run-scaled`` runs it: daphne processes and a referee on PostgreSQL **through PgBouncer** (transaction
+``make run-scaled`` runs it: daphne processes and a referee on PostgreSQL **through PgBouncer** (session
 pooling) with the channel layer **sharded over two Redis servers**, all on 127.0.0.1.
 
     python deploy/capacity.py ceiling [--daphnes 1,2,4,4,2,1] [--tables 20] [--seconds 15]

@@ -8,7 +8,7 @@ referees, PostgreSQL and Redis, production settings (``DEBUG=0``).
   process serves any table (the database is the truth, Redis carries every frame to every process).
 - The referees are ``manage.py referee`` processes (with Redis the referee does not run inside daphne).
 - The daphne processes and referees reach PostgreSQL through PgBouncer (``--pgbouncer``, default
-  127.0.0.1:6432 as ``deploy/services.sh`` starts it, transaction pooling: ``DATABASE_POOL_MODE=transaction``;
+  127.0.0.1:6432 as ``deploy/services.sh`` starts it, session pooling, so the site's prepared statements stay;
   ``--pgbouncer ''`` connects them straight to PostgreSQL); migrations go straight to PostgreSQL. The channel
   layer is sharded over ``REDIS_CHANNEL_URLS`` (default: ``REDIS_URL`` and the same database number on the
   second Redis, 127.0.0.1:6380); the cache and the sessions stay on ``REDIS_URL``.
@@ -188,9 +188,8 @@ class Site:
         # Migrations, the cache table and collectstatic talk to PostgreSQL itself; the serving processes go
         # through PgBouncer.
         self.direct_env = dict(env)
-        if self.args.pgbouncer:
+        if self.args.pgbouncer:  # session pooling (deploy/services.sh): DATABASE_POOL_MODE stays "session"
             env["DATABASE_URL"] = pooled_url(env["DATABASE_URL"], self.args.pgbouncer)
-            env["DATABASE_POOL_MODE"] = "transaction"
         return env
 
     def manage(self, *command: str) -> None:

@@ -40,7 +40,7 @@ su postgres -c "psql -q -tc \"SELECT 1 FROM pg_roles WHERE rolname='ginsite'\"" 
 su postgres -c "psql -q -tc \"SELECT 1 FROM pg_database WHERE datname='ginsite'\"" | grep -q 1 \
   || su postgres -c "createdb -O ginsite ginsite"
 
-# PgBouncer: loopback only (no Unix socket), transaction pooling, every database of the local server (the
+# PgBouncer: loopback only (no Unix socket), session pooling, every database of the local server (the
 # tests make their own), the `ginsite` role's password (the same as above); `ginsite` may read its admin
 # console (SHOW CLIENTS, SHOW STATS, SHOW POOLS; database `pgbouncer`). A running one reloads the file.
 mkdir -p /etc/pgbouncer
@@ -59,7 +59,12 @@ unix_socket_dir =
 auth_type = scram-sha-256
 auth_file = /etc/pgbouncer/ginsite-users.txt
 stats_users = ginsite
-pool_mode = transaction
+; Session pooling: a client keeps its server connection while it is connected, so the statements the site
+; has PostgreSQL prepare (planned once per connection: ginsite.settings, docs/scale.md "Prepared statements")
+; stay there. A serving process holds one connection per database thread (the moves' and the handshake
+; readers': two by default), so the pool needs as many server connections as there are such threads; set
+; `pool_mode = transaction` (and DATABASE_POOL_MODE=transaction for the site) where that outgrows PostgreSQL.
+pool_mode = session
 ; Client connections: every daphne and referee keeps one per database thread (CONN_MAX_AGE), cheap here.
 max_client_conn = 5000
 ; Server connections per database and role: what PostgreSQL actually sees, however many processes run.

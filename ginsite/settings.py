@@ -160,6 +160,16 @@ if DATABASE_POOL_MODE not in ("session", "transaction"):
     raise ImproperlyConfigured("DATABASE_POOL_MODE is 'session' (the default) or 'transaction'.")
 if DATABASE_POOL_MODE == "transaction":
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+# Where each Django connection keeps its server connection (straight to PostgreSQL, or PgBouncer pooling
+# sessions, as `make run-scaled` runs it), the statements the live layer runs on every move and handshake
+# (``games.reads.prepared.server_cursor``: bound on the server, their text the same on every call) are
+# prepared by psycopg the second time a connection runs them, and so planned once per connection instead of
+# on every call: planning was a third of PostgreSQL's CPU in the scaled load test (docs/scale.md, "Prepared
+# statements"). Django's own queries bind on the client and are never prepared. Behind transaction pooling a
+# prepared statement could be asked for on a server connection that never saw it (PgBouncer 1.18, Debian's,
+# does not carry them; 1.21 and later can, with ``max_prepared_statements``), so nothing is prepared there.
+if "postgresql" in DATABASES["default"]["ENGINE"] and DATABASE_POOL_MODE == "session":
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 1)
 
 # A read replica (DATABASE_REPLICA_URL, e.g. a PostgreSQL streaming standby, through its own PgBouncer pool)
 # for the pages that only read and may be a moment behind: the leaderboard and the profiles. Only their

@@ -8,7 +8,7 @@ Two stacks, as the issue names them:
 - ``scaled``: PostgreSQL and Redis, two daphne processes (the site as ``make run-scaled`` serves it, without
   nginx, so that site and bare stack are driven the same way; ``--nginx`` is the scale-out test's business):
   the serving processes reach PostgreSQL through PgBouncer (``LOADTEST_PGBOUNCER``, default 127.0.0.1:6432,
-  transaction pooling: ``DATABASE_POOL_MODE=transaction``) and shard the channel layer over both Redis
+  session pooling, as ``deploy/services.sh`` runs it) and shard the channel layer over both Redis
   servers (``REDIS_CHANNEL_URLS``: ``LOADTEST_REDIS_SHARDS``, default :6379 and :6380, the same database
   number on each); migrations, seeding and the record check go straight to PostgreSQL, as ``run_scaled``'s
   migrations do. The bare stack's daphne processes go through the same PgBouncer to the same PostgreSQL (its
@@ -403,14 +403,13 @@ class SiteStack:
 
     def serving_env(self) -> dict:
         """The environment of the daphne processes and the referee: on the scaled stack as ``make
-        run-scaled`` runs them (``deploy/run_scaled.py``): PostgreSQL through PgBouncer in transaction
+        run-scaled`` runs them (``deploy/run_scaled.py``): PostgreSQL through PgBouncer in session
         pooling, the channel layer sharded over :data:`REDIS_SHARDS`; the cache and the sessions on
         ``REDIS_URL``. Migrations, seeding and the record check keep ``self.env`` (straight to PostgreSQL)."""
         env = dict(self.env)
         if self.stack == "scaled":
-            if PGBOUNCER:
+            if PGBOUNCER:  # session pooling (deploy/services.sh), as make run-scaled: DATABASE_POOL_MODE "session"
                 env["DATABASE_URL"] = pooled(env["DATABASE_URL"])
-                env["DATABASE_POOL_MODE"] = "transaction"
             env["REDIS_CHANNEL_URLS"] = ",".join(channel_urls(SITE_REDIS_DB))
         return env
 

@@ -20,21 +20,10 @@ from typing import Any, Generic, TypeVar
 from django.db import connections
 from django.db.models import Model
 
+from games.reads.prepared import server_cursor
+
 M = TypeVar("M", bound=Model)
 R = TypeVar("R", bound=Model)
-
-
-def _write_cursor(connection: Any) -> Any:
-    """A cursor for writes with large values: PostgreSQL binds them on the server (an unnamed statement per
-    call, which a pooler in transaction mode carries like any other); elsewhere Django's own cursor. Django's
-    wrapper either way, so the statements are logged and counted as every other."""
-    if connection.vendor != "postgresql":
-        return connection.cursor()
-    from django.db.backends.postgresql.base import ServerBindingCursor  # type: ignore[attr-defined]
-
-    connection.ensure_connection()
-    with connection.wrap_database_errors:
-        return connection._prepare_cursor(ServerBindingCursor(connection.connection))
 
 
 class PreparedInsert(Generic[M]):
@@ -75,7 +64,7 @@ class PreparedInsert(Generic[M]):
 
     def insert(self, *objs: M, using: str = "default") -> None:
         values, params = self.rows(objs, using)
-        with _write_cursor(connections[using]) as cursor:
+        with server_cursor(connections[using]) as cursor:
             cursor.execute(f"{self.head(using)} {values}", params)
 
 
@@ -109,7 +98,7 @@ class PreparedUpdate(Generic[M]):
         sql, fields = self._compiled(using, tuple(names))
         params = [field.get_db_prep_save(field.pre_save(obj, False), connection=connection) for field in fields]
         params.append(obj.pk)
-        with _write_cursor(connection) as cursor:
+        with server_cursor(connection) as cursor:
             if inserting is not None and inserting[1]:
                 insert, objs = inserting
                 values, inserted = insert.rows(objs, using)

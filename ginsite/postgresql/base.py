@@ -14,13 +14,28 @@ from __future__ import annotations
 
 import time
 
-from django.db.backends.postgresql import base
+from django.db.backends.postgresql import base, operations
 
 #: How long a passed health check counts for a connection.
 HEALTH_CHECK_SECONDS = 1.0
 
 
+class DatabaseOperations(operations.DatabaseOperations):
+    def last_executed_query(self, cursor, sql, params):
+        """As Django's, and for a statement bound on the server and sent in pipeline mode
+        (``games.reads.prepared``), whose text psycopg does not keep until its results come: the statement with
+        its values, as Django shows a server-bound one (what the debug cursor and the query log show)."""
+        query = super().last_executed_query(cursor, sql, params)
+        if query is None and sql is not None:
+            try:
+                return self.compose_sql(sql, params)
+            except Exception:  # noqa: BLE001 - a value psycopg cannot quote: the statement without its values
+                return sql
+        return query
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
+    ops_class = DatabaseOperations
     _checked_at = float("-inf")
 
     def close_if_health_check_failed(self) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from django.db import IntegrityError, transaction
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
 from django.db.transaction import TransactionManagementError
 
 from games import services
@@ -106,3 +107,35 @@ def test_the_locked_row_and_its_seats_come_together_as_each_read_alone(table):
     with pytest.raises(services.ServiceError) as missing, transaction.atomic():
         _common.locked_table_and_seats(table.pk + 1000)
     assert missing.value.code == "no_table"
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql" or settings.DATABASE_POOL_MODE != "session",
+                    reason="prepared statements: PostgreSQL, where a connection keeps its server connection")
+@pytest.mark.django_db(transaction=True)
+def test_a_moves_statements_are_planned_once_per_connection(table, players):
+    """Where the connection keeps its server connection (``DATABASE_POOL_MODE=session``, the default and the
+    tests'), the statements of a move and of a handshake batch are prepared the second time the connection runs
+    them: PostgreSQL plans them once per connection, not on every move. Django's own queries are not."""
+    from games import registry
+    from games.web import handshakes
+    from tests.games.helpers import choose_action, state_of
+
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")
+    connection.connection._prepared.clear()  # psycopg's own record of what it prepared, as a new connection's
+    for _ in range(3):
+        table = Table.objects.get(pk=table.pk)
+        state = state_of(table)
+        action = choose_action(registry.get(table.game).engine.view(state, state.to_act))
+        services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version, action=action)
+    for _ in range(2):
+        handshakes._open_batch([handshakes._Request({"user": players[0]}, table.pk, "", None)])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE NOT from_sql")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any('FROM "games_table"' in sql and "FOR UPDATE" in sql for sql in prepared), prepared  # the locked read
+    assert any('FROM "games_seat"' in sql for sql in prepared)  # its seats
+    assert any(sql.startswith("WITH logged AS (INSERT") for sql in prepared)  # the log row and the table row
+    assert any('FROM "games_chatmessage"' in sql for sql in prepared)  # a handshake batch's read of the chat
+    assert not any('"games_table"."id" = ' in sql and "FOR UPDATE" not in sql and "ANY" not in sql
+                   for sql in prepared)  # Table.objects.get above: Django's, bound on the client

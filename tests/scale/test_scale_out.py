@@ -6,7 +6,7 @@ moves (played by the referee process) reach a person's socket too, nginx serves 
 whole site stops cleanly.
 
 The distributed parts are the ones ``make run-scaled`` uses: the site's processes reach PostgreSQL through
-PgBouncer (transaction pooling; its admin console shows their connections and transactions on the test's
+PgBouncer (session pooling; its admin console shows their connections and transactions on the test's
 database) and the channel layer is sharded over two Redis servers (both hold the test's group keys while the
 sockets are open, and the move crosses between processes all the same).
 
