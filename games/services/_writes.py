@@ -6,7 +6,9 @@ the table row's ``UPDATE``), so a move is three round trips inside its transacti
 seats, the writes) instead of four, and its values travel beside the statement (server-side binding)
 instead of quoted into its text: the table's state is ~4 KB of JSON that psycopg's client-side binding
 escaped character by character, about 4 % of a move's CPU in the service (measured A/B, alternating per
-move, on the load test's database). SQLite runs the same writes one statement each, with Django's cursor.
+move, on the load test's database), and prepared once per connection where the connection keeps its server
+connection (``games.reads.prepared.server_cursor``). SQLite runs the same writes one statement each, with
+Django's cursor.
 
 Like ``QuerySet.update``, nothing here sends model signals: no receiver listens on ``Move`` or ``Table``, and
 one added later would be bypassed on the move path.
