@@ -1,4 +1,5 @@
-"""Django's PostgreSQL backend, with its health check at most once a second per connection.
+"""Django's PostgreSQL backend, with its health check at most once a second per connection, and its prepared
+statements forgotten after an error.
 
 With ``CONN_HEALTH_CHECKS`` Django checks a persistent connection before the first query of every request,
 and channels counts every ``database_sync_to_async`` call as one: so every move of a live table paid a
@@ -8,10 +9,19 @@ as it is. A connection that died inside that second fails its next call once (Dj
 the next call's ``close_old_connections`` closes it and connects anew), as any connection that dies between
 its check and its query does; the fault tests restart PostgreSQL under running matches to show that the
 site carries on.
+
+The live layer's statements are prepared once per connection (``games.reads.prepared.server_cursor``). A
+migration run by another process that changes what one of them returns (a column's type) makes PostgreSQL
+refuse the prepared statement from then on ("cached plan must not change result type"). Inside a transaction
+the ROLLBACK that follows makes psycopg forget its prepared statements; outside one (a handshake's reads)
+psycopg kept using it, failing on every call until the process restarted. So after any error that is not the
+data's own, the connection forgets its prepared statements (``DEALLOCATE ALL``, which psycopg notices and
+forgets them too) before Django checks it, and the next call prepares them anew.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from django.db.backends.postgresql import base, operations
@@ -50,3 +60,11 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def connect(self) -> None:
         super().connect()
         self._checked_at = time.monotonic()  # a new connection is as fresh as a check
+
+    def close_if_unusable_or_obsolete(self) -> None:
+        if (self.connection is not None and self.errors_occurred and not self.in_atomic_block
+                and self.get_autocommit() == self.settings_dict["AUTOCOMMIT"]):
+            # A connection that cannot run it is closed by Django's check below.
+            with contextlib.suppress(base.Database.Error):
+                self.connection.execute("DEALLOCATE ALL")
+        super().close_if_unusable_or_obsolete()

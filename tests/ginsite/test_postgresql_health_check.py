@@ -56,3 +56,84 @@ def test_a_connection_that_failed_its_check_is_replaced(monkeypatch):
     monkeypatch.setattr(base.DatabaseWrapper, "is_usable", lambda self: False)
     one_request()
     assert connection.connection is not old  # closed and connected anew
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_prepared_statement_made_stale_by_another_process_fails_once_then_is_prepared_anew(players):
+    """A move's locked read is prepared on this connection; another process (a deploy's migration) changes the
+    type of a column it returns. PostgreSQL then refuses the prepared statement ("cached plan must not change
+    result type"): the move after it fails, its transaction's ROLLBACK makes psycopg forget the connection's
+    prepared statements, and the next move is prepared anew and plays."""
+    import psycopg
+    from django.conf import settings
+
+    from games import registry, services
+    from games.models import Table
+    from tests.games.helpers import choose_action, state_of
+
+    if settings.DATABASE_POOL_MODE != "session":
+        pytest.skip("nothing is prepared behind transaction pooling")
+    table = services.table_create(user=players[0], game="gin", preset="klassisch", options={})
+    services.table_join(table_id=table.pk, user=players[1])
+
+    def move() -> None:
+        current = Table.objects.get(pk=table.pk)
+        state = state_of(current)
+        action = choose_action(registry.get(current.game).engine.view(state, state.to_act))
+        services.move_apply(table_id=current.pk, user=players[state.to_act], version=current.version, action=action)
+
+    for _ in range(3):
+        one_request()
+        move()
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    with psycopg.connect(**params, autocommit=True) as other:  # the migration's process
+        other.execute("ALTER TABLE games_seat ALTER COLUMN consecutive_timeouts TYPE integer")
+    try:
+        one_request()
+        with pytest.raises(Exception, match="cached plan must not change result type"):
+            move()
+        one_request()
+        move()  # prepared anew
+        one_request()
+        move()
+    finally:
+        with psycopg.connect(**params, autocommit=True) as other:
+            other.execute("ALTER TABLE games_seat ALTER COLUMN consecutive_timeouts TYPE smallint")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stale_prepared_read_outside_a_transaction_fails_once_then_is_prepared_anew(players):
+    """The same for a read outside a transaction (a handshake batch's), after which no ROLLBACK comes (at a
+    ROLLBACK psycopg forgets its prepared statements by itself): without the backend's ``DEALLOCATE ALL`` the
+    stale statement failed on every call after the migration (checked)."""
+    import psycopg
+    from django.conf import settings
+
+    from games import services
+    from games.models import Seat
+    from games.reads.prepared import MARK, Prepared
+
+    if settings.DATABASE_POOL_MODE != "session":
+        pytest.skip("nothing is prepared behind transaction pooling")
+    seats = Prepared(lambda table_id: Seat.objects.filter(table_id=table_id), MARK)
+    table = services.table_create(user=players[0], game="gin", preset="klassisch", options={})
+    for _ in range(3):
+        one_request()
+        assert len(seats.fetch(table.pk)) == 2
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    with psycopg.connect(**params, autocommit=True) as other:  # the migration's process
+        other.execute("ALTER TABLE games_seat ALTER COLUMN consecutive_timeouts TYPE integer")
+    try:
+        one_request()
+        with pytest.raises(Exception, match="cached plan must not change result type"):
+            seats.fetch(table.pk)
+        for _ in range(2):
+            one_request()
+            assert len(seats.fetch(table.pk)) == 2
+    finally:
+        with psycopg.connect(**params, autocommit=True) as other:
+            other.execute("ALTER TABLE games_seat ALTER COLUMN consecutive_timeouts TYPE smallint")
