@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import time
 
+import psycopg
 from django.db.backends.postgresql import base, operations
 
 #: How long a passed health check counts for a connection.
@@ -65,6 +66,6 @@ class DatabaseWrapper(base.DatabaseWrapper):
         if (self.connection is not None and self.errors_occurred and not self.in_atomic_block
                 and self.get_autocommit() == self.settings_dict["AUTOCOMMIT"]):
             # A connection that cannot run it is closed by Django's check below.
-            with contextlib.suppress(base.Database.Error):
+            with contextlib.suppress(psycopg.Error):
                 self.connection.execute("DEALLOCATE ALL")
         super().close_if_unusable_or_obsolete()
