@@ -24,6 +24,13 @@ from typing import Any
 import redis.asyncio
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
+#: Connections of a loop's asyncio client (``loop_client``): a burst of sockets reading their sessions at once
+#: waits for one (``LOOP_WAIT_SECONDS`` at most) instead of opening a connection each. redis-py's default pool
+#: refused every read past its 100th in flight ("Too many connections"): a traceback logged per socket, ~340 per
+#: daphne in the scaled tournament start, each such socket's session then read by its batch.
+LOOP_CONNECTIONS = 8
+LOOP_WAIT_SECONDS = 5.0
+
 
 class KeptRedisCacheClient(RedisCacheClient):
     """``get_client`` returns the same ``redis.Redis`` for the same connection pool."""
@@ -45,7 +52,9 @@ class KeptRedisCacheClient(RedisCacheClient):
                 client = self._loop_clients.get(loop)
                 if client is None:
                     server = self._servers[self._get_connection_pool_index(False)]  # type: ignore[attr-defined]
-                    client = self._loop_clients[loop] = redis.asyncio.Redis.from_url(server)
+                    pool = redis.asyncio.BlockingConnectionPool.from_url(
+                        server, max_connections=LOOP_CONNECTIONS, timeout=LOOP_WAIT_SECONDS)
+                    client = self._loop_clients[loop] = redis.asyncio.Redis(connection_pool=pool)
         return client
 
     def loads(self, value: Any) -> Any:

@@ -106,3 +106,25 @@ def test_aget_reads_on_the_loop_what_get_reads_and_each_loop_has_its_client():
     assert first == second == ({"_auth_user_id": "7", "n": [1, 2]}, 12, "none", None)
     assert client_one is not client_two  # an asyncio connection belongs to the loop that opened it
     cache.delete_many(["session", "count"])
+
+
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs a Redis server (REDIS_URL), as CI's second run has")
+def test_a_burst_of_reads_on_one_loop_waits_for_a_few_connections_instead_of_failing():
+    """Five hundred sockets reading their sessions at once (a tournament's start): every read answers, over at
+    most ``LOOP_CONNECTIONS`` connections. redis-py's default pool refused every read past its 100th in flight."""
+    import asyncio
+
+    from ginsite import cache as kept
+
+    cache = KeptClientRedisCache(os.environ["REDIS_URL"], {"KEY_PREFIX": f"kept-{uuid.uuid4().hex}"})
+    cache.set("session", {"_auth_user_id": "7"}, 30)
+
+    async def burst() -> tuple[list, int]:
+        got = await asyncio.gather(*(cache.aget("session") for _ in range(500)))
+        pool = cache._cache.loop_client().connection_pool
+        return got, len(pool._available_connections) + len(pool._in_use_connections)
+
+    got, opened = asyncio.run(burst())
+    assert got == [{"_auth_user_id": "7"}] * 500
+    assert 1 <= opened <= kept.LOOP_CONNECTIONS
+    cache.delete("session")
