@@ -381,9 +381,11 @@ def _open_batch(batch: list[_Request]) -> list:
 # --- presence per person, batched ------------------------------------------------------------------------
 
 _present: Counter[tuple[int, int]] = Counter()
-#: Per table: the changes not yet sent, user id -> (name, online); and the timer that sends them.
+#: Per table: the changes not yet sent, user id -> (name, online), and the layer they go through; one timer
+#: per process sends every table's changes of the window together (``_presence_send``).
 _presence_pending: dict[int, dict[int, tuple[str, bool]]] = {}
-_presence_timers: dict[int, asyncio.TimerHandle] = {}
+_presence_layers: dict[int, Any] = {}
+_presence_timer: tuple[asyncio.AbstractEventLoop, asyncio.TimerHandle] | None = None
 
 
 def presence_opened(layer, table_id: int, user) -> None:
@@ -404,27 +406,40 @@ def presence_closed(layer, table_id: int, user) -> None:
 
 
 def _presence_change(layer, table_id: int, user, *, online: bool) -> None:
+    global _presence_timer
     pending = _presence_pending.setdefault(table_id, {})
     if user.pk in pending:
         # Came and went (or went and came back) within the window: nothing changed for the others.
         del pending[user.pk]
     else:
         pending[user.pk] = (escape(user.get_username()), online)
-    if table_id not in _presence_timers:
-        loop = asyncio.get_running_loop()
-        _presence_timers[table_id] = loop.call_later(
-            float(settings.GAMES_PRESENCE_BATCH_SECONDS), lambda: loop.create_task(_presence_send(layer, table_id)))
+    _presence_layers[table_id] = layer
+    loop = asyncio.get_running_loop()
+    if _presence_timer is None or _presence_timer[0] is not loop:  # (a loop of a test before, gone)
+        _presence_timer = (loop, loop.call_later(float(settings.GAMES_PRESENCE_BATCH_SECONDS),
+                                                 lambda: loop.create_task(_presence_send())))
 
 
-async def _presence_send(layer, table_id: int) -> None:
-    _presence_timers.pop(table_id, None)
-    pending = _presence_pending.pop(table_id, {})
-    if not pending:
-        return
-    frame = {"type": "presence", "changes": [
-        {"user_id": user_id, "user": name, "online": online} for user_id, (name, online) in sorted(pending.items())]}
-    await events.send_now(layer, events.wire(
-        [(events.everyone_group(table_id), {"type": "table.frame", "audience": "all", "frame": frame})]))
+async def _presence_send() -> None:
+    """Every table's presence changes of the window, a frame per table that has some, sent together: a
+    round trip or two per Redis shard for all of them (``group_send_many``), not per table. In a tournament's
+    start every table's two players arrive within the same second."""
+    global _presence_timer
+    _presence_timer = None
+    pending, layers = dict(_presence_pending), dict(_presence_layers)
+    _presence_pending.clear()
+    _presence_layers.clear()
+    by_layer: dict[int, tuple[Any, list]] = {}
+    for table_id, changes in sorted(pending.items()):
+        if not changes:
+            continue
+        frame = {"type": "presence", "changes": [
+            {"user_id": user_id, "user": name, "online": online} for user_id, (name, online) in sorted(changes.items())]}
+        layer = layers[table_id]
+        by_layer.setdefault(id(layer), (layer, []))[1].append(
+            (events.everyone_group(table_id), {"type": "table.frame", "audience": "all", "frame": frame}))
+    for layer, messages in by_layer.values():
+        await events.send_now(layer, events.wire(messages))
 
 
 # --- caps on open sockets -------------------------------------------------------------------------------
@@ -488,11 +503,13 @@ def too_many_message(kind: str) -> str:
 
 def reset() -> None:
     """Forget every count (tests)."""
+    global _presence_timer
     _present.clear()
     _presence_pending.clear()
-    for timer in _presence_timers.values():
-        timer.cancel()
-    _presence_timers.clear()
+    _presence_layers.clear()
+    if _presence_timer is not None:
+        _presence_timer[1].cancel()
+        _presence_timer = None
     _per_person.clear()
     _per_address.clear()
     _batchers.clear()

@@ -18,7 +18,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games import services
-from games.delivery import framecache
+from games.delivery import events, framecache
 from games.reads import selectors
 from games.web import handshakes
 from tests.games.helpers import Socket, session_cookie
@@ -329,6 +329,34 @@ async def test_presence_is_per_person_and_batched(players, settings):
     assert await _presence_frames(ben, 0.8) == []
     await cleo.close()
     await ben.close()
+
+
+async def test_presence_changes_of_many_tables_in_one_window_go_out_together(settings):
+    """The window's presence changes of every table go to the layer in one call (a round trip or two per Redis
+    shard for all of them), a frame per table with its own changes: in a tournament's start every table's two
+    players arrive within the same second."""
+    from types import SimpleNamespace
+
+    settings.GAMES_PRESENCE_BATCH_SECONDS = 0.05
+    handshakes.reset()
+    calls: list[list[tuple[str, dict]]] = []
+
+    class Layer:
+        async def group_send_many(self, messages):
+            calls.append(messages)
+
+    layer = Layer()
+    people = [SimpleNamespace(pk=pk, get_username=lambda pk=pk: f"p{pk}") for pk in (1, 2, 3, 4)]
+    for table_id, user in [(10, people[0]), (10, people[1]), (11, people[2]), (12, people[3])]:
+        handshakes.presence_opened(layer, table_id, user)
+    handshakes.presence_closed(layer, 12, people[3])  # came and went: table 12 has nothing to tell
+    await asyncio.sleep(0.2)
+    assert len(calls) == 1, calls
+    sent = {group: json.loads(message["text"]) for group, message in calls[0]}
+    assert sorted(sent) == [events.everyone_group(10), events.everyone_group(11)]
+    assert [change["user_id"] for change in sent[events.everyone_group(10)]["changes"]] == [1, 2]
+    assert sent[events.everyone_group(11)]["changes"] == [{"user_id": 3, "user": "p3", "online": True}]
+    handshakes.reset()
 
 
 async def _open_raw(path: str, user=None, client=None):
