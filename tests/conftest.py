@@ -201,5 +201,7 @@ def django_db_setup(django_db_setup, django_db_blocker):
     if connection.vendor != "postgresql":
         return
     with django_db_blocker.unblock(), connection.cursor() as cursor:
+        # The role's own sessions only: an autovacuum worker on the database is a superuser's, which this role
+        # may not end (CI failed on one once), and DROP DATABASE ends autovacuum workers itself.
         cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                       " WHERE datname = current_database() AND pid <> pg_backend_pid()")
+                       " WHERE datname = current_database() AND pid <> pg_backend_pid() AND usename = current_user")
