@@ -3,6 +3,8 @@ socket's database call (each of which Django counts as a request)."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from django.db import close_old_connections, connection
 
@@ -58,13 +60,30 @@ def test_a_connection_that_failed_its_check_is_replaced(monkeypatch):
     assert connection.connection is not old  # closed and connected anew
 
 
+@contextlib.contextmanager
+def _a_seats_column_retyped_by_another_process():
+    """As a deploy's migration run by another process: a column the seats' reads return changes its type (and
+    back afterwards)."""
+    import psycopg
+
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    with psycopg.connect(**params, autocommit=True) as other:
+        other.execute("ALTER TABLE games_seat ALTER COLUMN consecutive_timeouts TYPE integer")
+    try:
+        yield
+    finally:
+        with psycopg.connect(**params, autocommit=True) as other:
+            other.execute("ALTER TABLE games_seat ALTER COLUMN consecutive_timeouts TYPE smallint")
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_prepared_statement_made_stale_by_another_process_fails_once_then_is_prepared_anew(players):
     """A move's locked read is prepared on this connection; another process (a deploy's migration) changes the
     type of a column it returns. PostgreSQL then refuses the prepared statement ("cached plan must not change
     result type"): the move after it fails, its transaction's ROLLBACK makes psycopg forget the connection's
     prepared statements, and the next move is prepared anew and plays."""
-    import psycopg
     from django.conf import settings
 
     from games import registry, services
@@ -85,12 +104,7 @@ def test_a_prepared_statement_made_stale_by_another_process_fails_once_then_is_p
     for _ in range(3):
         one_request()
         move()
-    params = connection.get_connection_params()
-    params.pop("cursor_factory", None)
-    params.pop("context", None)
-    with psycopg.connect(**params, autocommit=True) as other:  # the migration's process
-        other.execute("ALTER TABLE games_seat ALTER COLUMN consecutive_timeouts TYPE integer")
-    try:
+    with _a_seats_column_retyped_by_another_process():
         one_request()
         with pytest.raises(Exception, match="cached plan must not change result type"):
             move()
@@ -98,9 +112,6 @@ def test_a_prepared_statement_made_stale_by_another_process_fails_once_then_is_p
         move()  # prepared anew
         one_request()
         move()
-    finally:
-        with psycopg.connect(**params, autocommit=True) as other:
-            other.execute("ALTER TABLE games_seat ALTER COLUMN consecutive_timeouts TYPE smallint")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -108,7 +119,6 @@ def test_a_stale_prepared_read_outside_a_transaction_fails_once_then_is_prepared
     """The same for a read outside a transaction (a handshake batch's), after which no ROLLBACK comes (at a
     ROLLBACK psycopg forgets its prepared statements by itself): without the backend's ``DEALLOCATE ALL`` the
     stale statement failed on every call after the migration (checked)."""
-    import psycopg
     from django.conf import settings
 
     from games import services
@@ -122,18 +132,10 @@ def test_a_stale_prepared_read_outside_a_transaction_fails_once_then_is_prepared
     for _ in range(3):
         one_request()
         assert len(seats.fetch(table.pk)) == 2
-    params = connection.get_connection_params()
-    params.pop("cursor_factory", None)
-    params.pop("context", None)
-    with psycopg.connect(**params, autocommit=True) as other:  # the migration's process
-        other.execute("ALTER TABLE games_seat ALTER COLUMN consecutive_timeouts TYPE integer")
-    try:
+    with _a_seats_column_retyped_by_another_process():
         one_request()
         with pytest.raises(Exception, match="cached plan must not change result type"):
             seats.fetch(table.pk)
         for _ in range(2):
             one_request()
             assert len(seats.fetch(table.pk)) == 2
-    finally:
-        with psycopg.connect(**params, autocommit=True) as other:
-            other.execute("ALTER TABLE games_seat ALTER COLUMN consecutive_timeouts TYPE smallint")
