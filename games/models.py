@@ -23,30 +23,6 @@ class BotLevel(models.TextChoices):
     EXPERT = "expert", "Experte"
 
 
-class WholeJSONField(models.JSONField):
-    """A JSON object read and written whole, never looked into by a query. On PostgreSQL its column is ``json``
-    (the text as written, only checked to be JSON) rather than Django's ``jsonb`` (parsed into its binary form
-    on every write, printed back to text on every read): for the table's state, written by every move, that is
-    most of the row update's cost (docs/scale.md). Elsewhere the same as ``JSONField``."""
-
-    def db_type(self, connection):
-        return "json" if connection.vendor == "postgresql" else super().db_type(connection)
-
-    def get_db_prep_value(self, value, connection, prepared=False):
-        value = super().get_db_prep_value(value, connection, prepared)
-        if connection.vendor == "postgresql":
-            from psycopg.types.json import Json, Jsonb
-
-            if isinstance(value, Jsonb):  # sent as ``json``: ``jsonb`` would be parsed before it is cast
-                return Json(value.obj, dumps=value.dumps)
-        return value
-
-    def from_db_value(self, value, expression, connection):
-        if value is None or isinstance(value, dict | list):  # psycopg reads ``json`` itself (not ``jsonb``)
-            return value
-        return super().from_db_value(value, expression, connection)
-
-
 class Table(models.Model):
     """One table: its options (as the engine normalised them), who may see it, and the state of play.
 
@@ -84,7 +60,7 @@ class Table(models.Model):
     # between rounds. ``bot_due_at`` is when a computer player's next move is due.
     turn_deadline = models.DateTimeField(null=True, blank=True)
     bot_due_at = models.DateTimeField(null=True, blank=True)
-    state = WholeJSONField(null=True, blank=True)
+    state = models.JSONField(null=True, blank=True)
     current_match = models.ForeignKey(
         "Match", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
