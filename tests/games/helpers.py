@@ -39,6 +39,14 @@ def state_of(table: Table):
     return registry.get(table.game).engine.Match.from_json(table.state)
 
 
+def one_move(table_id: int, users: list) -> None:
+    """The seat to act plays ``choose_action``'s move through the services (``users`` by seat index)."""
+    table = Table.objects.get(pk=table_id)
+    state = state_of(table)
+    action = choose_action(registry.get(table.game).engine.view(state, state.to_act))
+    services.move_apply(table_id=table.pk, user=users[state.to_act], version=table.version, action=action)
+
+
 def play_out(table_id: int, users: list, *, max_steps: int = 3000) -> Table:
     """Play a table to the end through the services: people by ``choose_action``, bots by the referee."""
     for _ in range(max_steps):

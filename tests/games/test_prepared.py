@@ -116,18 +116,14 @@ def test_a_moves_statements_are_planned_once_per_connection(table, players):
     """Where the connection keeps its server connection (``DATABASE_POOL_MODE=session``, the default and the
     tests'), the statements of a move and of a handshake batch are prepared the second time the connection runs
     them: PostgreSQL plans them once per connection, not on every move. Django's own queries are not."""
-    from games import registry
     from games.web import handshakes
-    from tests.games.helpers import choose_action, state_of
+    from tests.games.helpers import one_move
 
     with connection.cursor() as cursor:
         cursor.execute("DEALLOCATE ALL")
     connection.connection._prepared.clear()  # psycopg's own record of what it prepared, as a new connection's
     for _ in range(3):
-        table = Table.objects.get(pk=table.pk)
-        state = state_of(table)
-        action = choose_action(registry.get(table.game).engine.view(state, state.to_act))
-        services.move_apply(table_id=table.pk, user=players[state.to_act], version=table.version, action=action)
+        one_move(table.pk, players)
     for _ in range(2):
         handshakes._open_batch([handshakes._Request({"user": players[0]}, table.pk, "", None)])
     with connection.cursor() as cursor:

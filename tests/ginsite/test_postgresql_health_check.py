@@ -86,9 +86,8 @@ def test_a_prepared_statement_made_stale_by_another_process_fails_once_then_is_p
     prepared statements, and the next move is prepared anew and plays."""
     from django.conf import settings
 
-    from games import registry, services
-    from games.models import Table
-    from tests.games.helpers import choose_action, state_of
+    from games import services
+    from tests.games.helpers import one_move
 
     if settings.DATABASE_POOL_MODE != "session":
         pytest.skip("nothing is prepared behind transaction pooling")
@@ -96,10 +95,7 @@ def test_a_prepared_statement_made_stale_by_another_process_fails_once_then_is_p
     services.table_join(table_id=table.pk, user=players[1])
 
     def move() -> None:
-        current = Table.objects.get(pk=table.pk)
-        state = state_of(current)
-        action = choose_action(registry.get(current.game).engine.view(state, state.to_act))
-        services.move_apply(table_id=current.pk, user=players[state.to_act], version=current.version, action=action)
+        one_move(table.pk, players)
 
     for _ in range(3):
         one_request()
