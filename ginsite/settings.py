@@ -225,8 +225,10 @@ if REDIS_URL:
             # channels-redis's layer, sending a move's frames in two round trips (see ginsite/layers.py).
             "BACKEND": "ginsite.layers.RedisChannelLayer",
             "CONFIG": {
-                # redis-py's default pool of 100 connections fails under a burst of sockets.
-                "hosts": [{"address": url, "max_connections": int(os.environ.get("REDIS_MAX_CONNECTIONS", "1000"))}
+                # Per server and event loop, a pool of REDIS_MAX_CONNECTIONS; a command finding them all busy
+                # waits for one, up to REDIS_WAIT_SECONDS (ginsite.layers.RedisChannelLayer.create_pool).
+                "hosts": [{"address": url, "max_connections": int(os.environ.get("REDIS_MAX_CONNECTIONS", "32")),
+                           "timeout": float(os.environ.get("REDIS_WAIT_SECONDS", "20"))}
                           for url in REDIS_CHANNEL_URLS],
                 "capacity": 1500,
                 "expiry": 30,

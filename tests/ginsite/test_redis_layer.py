@@ -754,3 +754,26 @@ def test_a_handshake_joins_groups_on_two_shards_side_by_side(two_shards):
     members = asyncio.run(run())
     assert sorted(in_flight_together) == [0, 1]
     assert members == {index: 1 for index in groups}
+
+
+def test_a_burst_of_handshakes_joins_its_groups_over_a_few_connections_each_waiting_for_one(layer):
+    """Five hundred sockets of one process joining their groups at once (a tournament's start): every join
+    lands, over at most ``max_connections`` connections per server and loop (a blocking pool), none of them
+    announcing itself with ``CLIENT SETINFO``. channels-redis's pool opened a connection per join in flight
+    (~500 per daphne), each reading redis-py's version from its installed metadata."""
+    limit = layer.hosts[0]["max_connections"]
+    assert limit < 500
+
+    async def burst() -> tuple[int, int, list[str]]:
+        channels = [f"specific.burst!{n}" for n in range(500)]
+        await asyncio.gather(*(layer.regroup(channel, add=[f"burst-{n % 50}"]) for n, channel in enumerate(channels)))
+        client = layer.connection(0)
+        opened = len(client.connection_pool._available_connections) + len(client.connection_pool._in_use_connections)
+        members = sum([await client.zcard(layer._group_key(f"burst-{n}")) for n in range(50)])
+        listed = (await client.execute_command("CLIENT", "LIST")).decode()
+        return opened, members, [line for line in listed.splitlines() if "lib-name=redis-py" in line]
+
+    opened, members, announced = asyncio.run(burst())
+    assert members == 500
+    assert 1 <= opened <= limit
+    assert announced == []
