@@ -27,6 +27,7 @@ import hashlib
 import logging
 import math
 import time
+import weakref
 from copy import deepcopy
 from typing import TYPE_CHECKING, Any
 
@@ -199,7 +200,8 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
       and a script);
     - ``group_send_many`` does that for several groups at once, so a move's frames (one per seated user,
       one public) cost two round trips, not twelve;
-    - ``group_add`` pipelines its two commands, and ``regroup`` joins and leaves several groups at once;
+    - ``group_add`` pipelines its two commands, and ``regroup`` joins and leaves several groups at once, with
+      the regroups of every socket of the loop asked for in the same turn of the loop;
     - ``send`` is one script (channels-redis: four commands), and a message to one socket's channel goes to the
       Redis server its process receives from (channels-redis hashes the whole name there, see ``send``);
     - receiving messages that are already waiting takes one script for all of them (up to ``receive_batch``)
@@ -277,6 +279,8 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         self._popped: dict[str, collections.deque[bytes]] = {}
         #: The receives of the event loop that receives on this layer now, or did last (``receive``).
         self._receives: _Receives | None = None
+        #: Per event loop: the regroups asked for in this turn of the loop, sent together at its end.
+        self._regroups: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list] = weakref.WeakKeyDictionary()
 
     def create_pool(self, index):
         """The pool for ``hosts[index]``, its connections writing commands without a Task each
@@ -513,23 +517,62 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         await pipe.execute()
 
     async def regroup(self, channel: str, *, add=(), discard=()) -> None:
-        """Join and leave several groups in one pipelined round trip per shard (a socket's handshake), the
-        shards side by side."""
+        """Join ``add`` and leave ``discard`` (a socket's handshake): with the regroups of every other socket of
+        this event loop asked for in the same turn of the loop, in one pipelined round trip per shard, the
+        shards side by side. Returns once this socket's commands are done; a shard that failed fails the
+        regroups that had commands on it.
+
+        A burst of handshakes (a tournament's start: 500 sockets per daphne) asked for 500 round trips at
+        once, each waiting for a connection of the pool and each answer a turn of the loop of its own; now a
+        few pipelines of a few hundred commands each."""
         assert self.require_valid_channel_name(channel), "Channel name not valid"
+        for group in (*add, *discard):
+            assert self.require_valid_group_name(group), "Group name not valid"
+        if not add and not discard:
+            return
+        loop = asyncio.get_running_loop()
+        pending = self._regroups.get(loop)
+        if pending is None:
+            pending = self._regroups[loop] = []
+            loop.call_soon(self._send_regroups, loop)
+        future = loop.create_future()
+        pending.append((channel, tuple(add), tuple(discard), future))
+        await future
+
+    def _send_regroups(self, loop: asyncio.AbstractEventLoop) -> None:
+        pending = self._regroups.pop(loop, None)
+        if pending:
+            loop.create_task(self._run_regroups(pending))
+
+    async def _run_regroups(self, pending: list) -> None:
         pipes: dict[int, Any] = {}
+        shards: list[set[int]] = []
         now = time.time()
-        for group in add:
-            assert self.require_valid_group_name(group), "Group name not valid"
-            index = self.consistent_hash(group)
-            pipe = pipes.setdefault(index, self.connection(index).pipeline(transaction=False))
-            pipe.zadd(self._group_key(group), {channel: now})
-            pipe.expire(self._group_key(group), self.group_expiry)
-        for group in discard:
-            assert self.require_valid_group_name(group), "Group name not valid"
-            index = self.consistent_hash(group)
-            pipe = pipes.setdefault(index, self.connection(index).pipeline(transaction=False))
-            pipe.zrem(self._group_key(group), channel)
-        await _side_by_side(pipe.execute() for pipe in pipes.values())
+        for channel, add, discard, _ in pending:
+            used = set()
+            for group in add:
+                index = self.consistent_hash(group)
+                pipe = pipes.setdefault(index, self.connection(index).pipeline(transaction=False))
+                pipe.zadd(self._group_key(group), {channel: now})
+                pipe.expire(self._group_key(group), self.group_expiry)
+                used.add(index)
+            for group in discard:
+                index = self.consistent_hash(group)
+                pipe = pipes.setdefault(index, self.connection(index).pipeline(transaction=False))
+                pipe.zrem(self._group_key(group), channel)
+                used.add(index)
+            shards.append(used)
+        outcomes = await asyncio.gather(*(pipe.execute() for pipe in pipes.values()), return_exceptions=True)
+        failed = {index: outcome for index, outcome in zip(pipes, outcomes, strict=True)
+                  if isinstance(outcome, BaseException)}
+        for (_, _, _, future), used in zip(pending, shards, strict=True):
+            if future.done():  # the socket's handshake was cancelled meanwhile
+                continue
+            error = next((failed[index] for index in sorted(used) if index in failed), None)
+            if error is None:
+                future.set_result(None)
+            else:
+                future.set_exception(error)
 
     def _hand_over(self, receives: _Receives, names: list[str], message: dict) -> list[str]:
         """Put ``message`` in the buffer of each channel of ``names`` that is a socket of this process receiving

@@ -128,3 +128,32 @@ def test_a_burst_of_reads_on_one_loop_waits_for_a_few_connections_instead_of_fai
     assert got == [{"_auth_user_id": "7"}] * 500
     assert 1 <= opened <= kept.LOOP_CONNECTIONS
     cache.delete("session")
+
+
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs a Redis server (REDIS_URL), as CI's second run has")
+def test_the_reads_of_one_turn_of_the_loop_go_to_redis_in_one_mget(monkeypatch):
+    """A burst of sockets read their sessions with a ``GET`` each, in a row over the loop client's few
+    connections; those asked for in one turn of the event loop are one ``MGET`` now, each read its own value."""
+    import asyncio
+
+    import redis.asyncio
+
+    cache = KeptClientRedisCache(os.environ["REDIS_URL"], {"KEY_PREFIX": f"kept-{uuid.uuid4().hex}"})
+    for n in range(0, 300, 2):
+        cache.set(f"session-{n}", {"_auth_user_id": str(n)}, 30)
+    commands: list[str] = []
+    execute = redis.asyncio.Redis.execute_command
+
+    async def counted(self, *args, **options):
+        commands.append(str(args[0]).upper())
+        return await execute(self, *args, **options)
+
+    monkeypatch.setattr(redis.asyncio.Redis, "execute_command", counted)
+
+    async def burst() -> list:
+        return await asyncio.gather(*(cache.aget(f"session-{n % 300}", "missing") for n in range(600)))
+
+    got = asyncio.run(burst())
+    assert got == [{"_auth_user_id": str(n % 300)} if n % 2 == 0 else "missing" for n in range(600)]
+    assert commands == ["MGET"]
+    cache.delete_many([f"session-{n}" for n in range(0, 300, 2)])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import gc
+import socket
 import sys
 import time
 
@@ -777,3 +778,68 @@ def test_a_burst_of_handshakes_joins_its_groups_over_a_few_connections_each_wait
     assert members == 500
     assert 1 <= opened <= limit
     assert announced == []
+
+
+def test_the_regroups_of_one_turn_of_the_loop_go_to_redis_in_one_pipeline_per_shard(two_shards, monkeypatch):
+    """Every socket of a burst asked for its own round trip (and a connection to wait for); now the regroups
+    asked for in one turn of the event loop share a pipeline per shard, each socket's joins and leaves done."""
+    layer = two_shards
+    executed: list[int] = []
+    execute = redis.asyncio.client.Pipeline.execute
+
+    async def counted(self, *args, **kwargs):
+        executed.append(len(self.command_stack))
+        return await execute(self, *args, **kwargs)
+
+    monkeypatch.setattr(redis.asyncio.client.Pipeline, "execute", counted)
+
+    async def burst() -> tuple[dict, list[str]]:
+        channels = [f"specific.turn!{n}" for n in range(200)]
+        await asyncio.gather(*(layer.regroup(channel, add=[f"turn-{n % 20}", "turn-all"])
+                               for n, channel in enumerate(channels)))
+        await asyncio.gather(*(layer.regroup(channel, discard=["turn-all"]) for channel in channels[:50]))
+        counts = {}
+        for group in [f"turn-{n}" for n in range(20)] + ["turn-all"]:
+            client = layer.connection(layer.consistent_hash(group))
+            counts[group] = await client.zcard(layer._group_key(group))
+        return counts, channels
+
+    counts, _ = asyncio.run(burst())
+    assert counts == {**{f"turn-{n}": 10 for n in range(20)}, "turn-all": 150}
+    shards = {layer.consistent_hash(group) for group in [f"turn-{n}" for n in range(20)] + ["turn-all"]}
+    assert len(shards) == 2
+    # Two turns of the loop (the joins, then the leaves), each a pipeline per shard it touched.
+    assert len(executed) == 3
+    assert sum(executed) == 200 * 2 * 2 + 50
+
+
+def test_a_shard_that_fails_fails_only_the_regroups_with_commands_on_it():
+    """Regroups sent together: the sockets whose groups live on a server that cannot be reached hear of it,
+    the others' joins are done."""
+    config = dict(settings.CHANNEL_LAYERS["default"]["CONFIG"])
+    url = config["hosts"][0]["address"].rsplit("/", 1)[0]
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        dead = probe.getsockname()[1]
+    config.update(prefix="test-dead-shard", hosts=[{"address": f"{url}/13"},
+                                                    {"address": f"redis://127.0.0.1:{dead}/0", "timeout": 1}])
+    layer = RedisChannelLayer(**config)
+    groups = [f"dead-{n}" for n in range(40)]
+    alive = [group for group in groups if layer.consistent_hash(group) == 0]
+    assert alive and len(alive) < len(groups)
+
+    async def burst() -> tuple[list, int]:
+        outcomes = await asyncio.gather(*(layer.regroup(f"specific.dead!{n}", add=[group])
+                                          for n, group in enumerate(groups)), return_exceptions=True)
+        joined = sum([await layer.connection(0).zcard(layer._group_key(group)) for group in alive])
+        for group in alive:
+            await layer.connection(0).delete(layer._group_key(group))
+        return outcomes, joined
+
+    outcomes, joined = asyncio.run(burst())
+    for group, outcome in zip(groups, outcomes, strict=True):
+        if group in alive:
+            assert outcome is None
+        else:
+            assert isinstance(outcome, redis.exceptions.ConnectionError)
+    assert joined == len(alive)
