@@ -271,6 +271,13 @@ class SiteTable:
                 if view["over"]:
                     await self._settle(lambda s: s.state["table"]["status"] == "finished", version + 1)
                     continue
+                # The players' "ready" for the next round, after the same thinking as a move: the table changes
+                # once per ``think`` as the bare stack's table does (their first readies came at once otherwise:
+                # in a burst, a transaction per socket while the bare stack's tables still think).
+                if plan.think:
+                    await asyncio.sleep(plan.think)
+                    if time.perf_counter() >= plan.stop_at:
+                        break
                 await asyncio.gather(*(seat.send({"type": "ready"}) for seat in self.seats))
                 if not await self._settle(lambda s: s.state["view"]["to_act"] is not None, version + 1):
                     return
