@@ -70,18 +70,15 @@ class KeptRedisCacheClient(RedisCacheClient):
         loop = asyncio.get_running_loop()
         waiting = self._loop_reads.get(loop)
         if waiting is None:
+            # The task's first step runs in the loop's next turn: whatever this turn asks for goes with it.
             waiting = self._loop_reads[loop] = {}
-            loop.call_soon(self._send_reads, loop)
+            loop.create_task(self._read_together(loop))
         future = loop.create_future()
         waiting.setdefault(key, []).append(future)
         return await future
 
-    def _send_reads(self, loop: asyncio.AbstractEventLoop) -> None:
-        waiting = self._loop_reads.pop(loop, None)
-        if waiting:
-            loop.create_task(self._read_together(waiting))
-
-    async def _read_together(self, waiting: dict[str, list[asyncio.Future]]) -> None:
+    async def _read_together(self, loop: asyncio.AbstractEventLoop) -> None:
+        waiting = self._loop_reads.pop(loop, {})
         keys = list(waiting)
         try:
             values = await self.loop_client().mget(keys)

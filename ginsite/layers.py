@@ -533,18 +533,15 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         loop = asyncio.get_running_loop()
         pending = self._regroups.get(loop)
         if pending is None:
+            # The task's first step runs in the loop's next turn: whatever this turn asks for goes with it.
             pending = self._regroups[loop] = []
-            loop.call_soon(self._send_regroups, loop)
+            loop.create_task(self._run_regroups(loop))
         future = loop.create_future()
         pending.append((channel, tuple(add), tuple(discard), future))
         await future
 
-    def _send_regroups(self, loop: asyncio.AbstractEventLoop) -> None:
-        pending = self._regroups.pop(loop, None)
-        if pending:
-            loop.create_task(self._run_regroups(pending))
-
-    async def _run_regroups(self, pending: list) -> None:
+    async def _run_regroups(self, loop: asyncio.AbstractEventLoop) -> None:
+        pending = self._regroups.pop(loop, [])
         pipes: dict[int, Any] = {}
         shards: list[set[int]] = []
         now = time.time()
