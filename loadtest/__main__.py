@@ -6,7 +6,8 @@
     python -m loadtest --profile burst --tables 500
     python -m loadtest --profile arena --stack embedded --players 1000 --seconds 150
 
-Profiles: ``ceiling`` (closed loop: each table moves as soon as the last move reached both seats),
+Profiles: ``ceiling`` (closed loop: each table moves as soon as the last move reached both seats; three
+rounds of each side, taking turns, taken together),
 ``evening`` (a move every ``--think`` seconds per table, connects spread over ``--ramp`` seconds) and
 ``burst`` (every socket connects at once, then the evening's pace), ``tournament`` (a gin Swiss started by
 staff) and ``arena`` (a gin arena of ``--players``, paired by the referee on its clock, each table played
@@ -31,7 +32,7 @@ from loadtest import players, servers, stages
 
 PROFILES = {
     # tables, think seconds (None: set from the bare stack's ceiling, see --fraction), ramp seconds, seconds
-    # of play, seconds before the measured window
+    # of play, seconds before the measured window (the ceiling: per round, ``--ceiling-rounds``)
     "ceiling": {"tables": 20, "think": 0.0, "ramp": 0.0, "seconds": 20.0, "warmup": 3.0},
     "evening": {"tables": 500, "think": None, "ramp": 10.0, "seconds": 40.0, "warmup": 12.0},
     "burst": {"tables": 500, "think": None, "ramp": 0.0, "seconds": 20.0, "warmup": 5.0},
@@ -143,12 +144,13 @@ async def _drive_tournament(info: dict, ports: list[int], profile: dict, seed: i
     return figures, tables, start_figures
 
 
-def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> dict:
-    """Seed, serve, drive and stop one stack for one profile; returns its figures (and the check)."""
+def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args, *, round_no: int = 0) -> dict:
+    """Seed, serve, drive and stop one stack for one profile; returns its figures (and the check). With
+    ``--stages`` only the first round (``round_no`` 0) is traced."""
     n = profile["tables"]
     start_figures = None
     trace = None
-    if args.stages:
+    if args.stages and round_no == 0:
         trace = workdir / f"stages-{stack}-{name}"
         trace.mkdir(exist_ok=True)
         stages.client = True
@@ -189,8 +191,68 @@ def _run_one(kind: str, stack: str, name: str, profile: dict, workdir, args) -> 
     if result["server_errors"] and args.verbose:
         print(srv.log_tail(), file=sys.stderr)
     if kind == "site":
-        result["check"] = site.verify({str(t.id): t.record() for t in tables}, f"{stack}-{name}")
+        result["check"] = site.verify({str(t.id): t.record() for t in tables}, f"{stack}-{name}-{round_no}")
     return result
+
+
+def _run_rounds(stack: str, name: str, profile: dict, workdir, args) -> tuple[dict, list[dict]]:
+    """``profile["rounds"]`` rounds of each side (``--only``: one), their order alternating (bare then site,
+    site then bare, bare then site, ...): the host's steal and the machine's drift come and go within minutes
+    (docs/scale.md, "The host's steal"), so a side measured in one stretch of time and the other in the next
+    can differ by the host alone; interleaved, both sides sample the same stretches. Returns every side's
+    rounds taken together (``_together``) and the rounds as they were."""
+    kinds = [kind for kind in ("bare", "site") if not args.only or args.only == kind]
+    rounds = []
+    for round_no in range(max(1, profile.get("rounds", 1))):
+        order = kinds if round_no % 2 == 0 else kinds[::-1]
+        done = {kind: _run_one(kind, stack, name, profile, workdir, args, round_no=round_no) for kind in order}
+        rounds.append({kind: done[kind] for kind in kinds})
+    return _together(rounds), rounds
+
+
+def _together(rounds: list[dict]) -> dict:
+    """Each side's rounds as one run: moves/s over the windows of all of them, quantiles over all their
+    samples, CPU over all their changes, the checks added up; the steal the rounds' mean (their windows are of
+    one length); the load average and the traced stages of the first round."""
+    if len(rounds) == 1:
+        return rounds[0]
+    together = {}
+    for kind in rounds[0]:
+        runs = [r[kind] for r in rounds]
+        figures = players.Figures()
+        for run in runs:
+            figures.absorb(run["figures"])
+        steals = [run["steal"] for run in runs if run.get("steal") is not None]
+        merged = {"figures": figures, "load": runs[0]["load"],
+                  "server_errors": sum(run["server_errors"] for run in runs),
+                  "cpu": tuple(sum(parts) for parts in zip(*(run["cpu"] for run in runs), strict=True)),
+                  "start": runs[0]["start"], "steal": sum(steals) / len(steals) if steals else None}
+        if "stages" in runs[0]:
+            merged["stages"] = runs[0]["stages"]
+        if "check" in runs[0]:
+            check = {key: sum(run["check"][key] for run in runs) for key in runs[0]["check"] if key != "examples"}
+            check["examples"] = [example for run in runs for example in run["check"]["examples"]][:5]
+            merged["check"] = check
+        together[kind] = merged
+    return together
+
+
+def _round_lines(rounds: list[dict]) -> list[str]:
+    """One line per round when there were several: each side's moves/s, CPU per change and steal, and the
+    round's own site ÷ bare, in the order the rounds ran."""
+    if len(rounds) < 2:
+        return []
+    lines = []
+    for i, r in enumerate(rounds, 1):
+        parts = []
+        for kind in r:
+            f, cpu, steal = r[kind]["figures"], _cpu_per_change(r[kind]), r[kind].get("steal")
+            parts.append(f"{kind} {f.moves_per_second:.0f} moves/s" + (f", CPU {cpu * 1000:.2f} ms" if cpu else "")
+                         + (f", steal {steal:.1%}" if steal is not None else ""))
+        if "bare" in r and "site" in r and r["bare"]["figures"].moves_per_second:
+            parts.append(f"site/bare {r['site']['figures'].moves_per_second / r['bare']['figures'].moves_per_second:.2f}×")
+        lines.append(f"  round {i}: " + "; ".join(parts))
+    return lines
 
 
 def _run_arena(stack: str, profile: dict, workdir, args) -> dict:
@@ -339,26 +401,28 @@ def _line(label: str, f: players.Figures) -> str:
             f"{_ms(players.quantile(f.connect, .99)):>13}{f.failed_connects:>8}{f.errors:>8}")
 
 
-def _report(name: str, stack: str, profile: dict, results: dict) -> list[str]:
+def _report(name: str, stack: str, profile: dict, results: dict, rounds: list[dict] | None = None) -> list[str]:
     pace = "closed loop" if not profile["think"] else f"a move per {profile['think']:.2f} s per table"
     if profile.get("pace"):
         pace += f" ({profile['pace']})"
     ramp = f", connects over {profile['ramp']:g} s" if profile["ramp"] else ", all sockets at once"
     what = f"{profile['tables']} tables ({2 * profile['tables']} sockets)"
+    times = profile.get("rounds", 1)
     if name == "tournament":
         what = (f"a {2 * profile['tables']}-player gin Swiss started by staff ({profile['tables']} tables), "
                 f"bare stack: the same sockets as a burst")
     lines = [
         f"=== {name}: {what}, {pace}{ramp}, "
-        f"{profile['seconds']:g} s ({profile['seconds'] - profile['warmup']:g} s measured) — "
-        f"{servers.STACKS[stack]['label']}",
+        f"{profile['seconds']:g} s ({profile['seconds'] - profile['warmup']:g} s measured)"
+        + (f" × {times} rounds per side, alternating, taken together" if times > 1 else "")
+        + f" — {servers.STACKS[stack]['label']}",
         f"{'':<12}{'moves/s':>9}{'move p50':>12}{'move p99':>12}{'connect p50':>13}{'connect p99':>13}"
         f"{'failed':>8}{'errors':>8}",
     ]
     for kind, label in (("bare", "bare stack"), ("site", "site")):
         if kind in results:
             lines.append(_line(label, results[kind]["figures"]))
-    if "bare" in results and "site" in results:
+    if "bare" in results and "site" in results:  # (a ratio line, then the rounds below it)
         b, s = results["bare"]["figures"], results["site"]["figures"]
         def ratio(x, y):
             return f"{x / y:.2f}×" if x is not None and y else "-"
@@ -367,6 +431,7 @@ def _report(name: str, stack: str, profile: dict, results: dict) -> list[str]:
                      f"{ratio(players.quantile(s.latency, .99), players.quantile(b.latency, .99)):>12}"
                      f"{ratio(players.quantile(s.connect, .5), players.quantile(b.connect, .5)):>13}"
                      f"{ratio(players.quantile(s.connect, .99), players.quantile(b.connect, .99)):>13}")
+    lines.extend(_round_lines(rounds or []))
     start = results.get("site", {}).get("start")
     if start is not None:
         lines.append(
@@ -500,6 +565,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--referee", choices=["auto", "process", "none"], default="auto",
                         help="auto: a referee process with Redis, none without (the site runs it inside daphne)")
     parser.add_argument("--backlog", type=int, default=2048, help="listen backlog of every daphne (both sides)")
+    parser.add_argument("--ceiling-rounds", type=int, default=3,
+                        help="rounds of the ceiling on each side, the sides taking turns, taken together")
     parser.add_argument("--seed", type=int, default=1, help="seed of the players' random choices")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, databases)")
@@ -533,7 +600,7 @@ def main(argv: list[str] | None = None) -> int:
                     if getattr(args, key) is not None and not (key == "tables" and name == "ceiling"):
                         profile[key] = getattr(args, key)
                 if name == "ceiling":
-                    profile["tables"] = args.ceiling_tables
+                    profile["tables"], profile["rounds"] = args.ceiling_tables, args.ceiling_rounds
                 if name == "arena" and args.players is not None:
                     profile["tables"] = max(1, args.players // 2)
                 profile["warmup"] = min(profile["warmup"], profile["seconds"] * 0.5)
@@ -542,11 +609,13 @@ def main(argv: list[str] | None = None) -> int:
                 if profile["think"] is None:
                     if bare_ceiling is None:  # no ceiling profile in this run: measure the bare stack's alone
                         ceiling = dict(PROFILES["ceiling"], tables=args.ceiling_tables)
+                        ceiling["rounds"] = args.ceiling_rounds
                         if args.seconds is not None:
                             ceiling["seconds"] = args.seconds
                             ceiling["warmup"] = min(ceiling["warmup"], args.seconds * 0.5)
-                        bare_ceiling = _run_one("bare", stack, "ceiling", ceiling, workdir, args)[
-                            "figures"].moves_per_second
+                        bare_ceiling = _run_rounds(stack, "ceiling", ceiling, workdir,
+                                                   argparse.Namespace(**{**vars(args), "only": "bare"}))[0][
+                            "bare"]["figures"].moves_per_second
                         print(f"bare stack ceiling ({servers.STACKS[stack]['label']}): {bare_ceiling:.0f} moves/s",
                               flush=True)
                     # A table moves every ``think`` s: all of them together at ``fraction`` of the ceiling.
@@ -586,18 +655,17 @@ def main(argv: list[str] | None = None) -> int:
                                                    "pass_gap_max": max(gaps, default=None),
                                                    "check": result["arena_check"]}}})
                     continue
-                results = {}
-                for kind in ("bare", "site"):
-                    if args.only and args.only != kind:
-                        continue
-                    results[kind] = _run_one(kind, stack, name, profile, workdir, args)
+                results, rounds = _run_rounds(stack, name, profile, workdir, args)
                 if name == "ceiling" and "bare" in results:
                     bare_ceiling = results["bare"]["figures"].moves_per_second
-                lines = _report(name, stack, profile, results)
+                lines = _report(name, stack, profile, results, rounds)
                 failed |= any("NOT met" in line for line in lines)
                 print("\n".join(lines) + "\n", flush=True)
                 out.append({"profile": name, "stack": stack, "settings": profile,
-                            "goals": [line for line in lines if line.startswith("  goal: ")], **{
+                            "goals": [line for line in lines if line.startswith("  goal: ")],
+                            "rounds": [{kind: {"moves_per_s": r[kind]["figures"].moves_per_second,
+                                               "cpu_per_change": _cpu_per_change(r[kind]),
+                                               "steal": r[kind].get("steal")} for kind in r} for r in rounds], **{
                     kind: {"moves_per_s": r["figures"].moves_per_second,
                            "move_p50": players.quantile(r["figures"].latency, .5),
                            "move_p99": players.quantile(r["figures"].latency, .99),

@@ -54,6 +54,21 @@ class Figures:
         self.errors += 1
         self.error_kinds[kind] = self.error_kinds.get(kind, 0) + 1
 
+    def absorb(self, other: Figures) -> None:
+        """Add ``other`` (another round of the same profile and stack): its sockets, moves and measured window
+        to these, so that moves/s is over both windows and a quantile over both rounds' samples."""
+        self.sockets += other.sockets
+        self.connect.extend(other.connect)
+        self.failed_connects += other.failed_connects
+        self.moves += other.moves
+        self.latency.extend(other.latency)
+        self.errors += other.errors
+        for kind, count in other.error_kinds.items():
+            self.error_kinds[kind] = self.error_kinds.get(kind, 0) + count
+        self.window += other.window
+        self.other_changes += other.other_changes
+        self.all_moves += other.all_moves
+
     @property
     def moves_per_second(self) -> float:
         return self.moves / self.window if self.window > 0 else 0.0

@@ -1,7 +1,7 @@
 """A smoke run of every ``make loadtest`` profile (ceiling, evening, burst, tournament start, arena) at tiny sizes, so
 that the harness cannot rot: the run completes, both stacks report, the tournament is started through the
 staff page and every player is told their table, the record check finds nothing lost or applied twice, and
-the servers note every stage of a move (``--stages``). The arena (no bare counterpart) only has to run and lose
+the servers note every stage of a move (``--stages``); the ceiling runs two rounds per side, taking turns. The arena (no bare counterpart) only has to run and lose
 nothing here: ``test_loadtest_arena_smoke.py`` looks at it closer.
 No timing is asserted (speed is ``make loadtest``'s business, as a ratio in one run).
 
@@ -32,7 +32,7 @@ def _run(stack: str, tmp_path: Path) -> list[dict]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
     done = subprocess.run(
         [sys.executable, "-m", "loadtest", "--stack", stack, "--tables", str(TABLES), "--ceiling-tables", "2",
-         "--seconds", "3", "--ramp", "1", "--stages", "--json", str(out)],
+         "--ceiling-rounds", "2", "--seconds", "3", "--ramp", "1", "--stages", "--json", str(out)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )
     # Exit 1 is a goal not met (tiny, noisy runs miss ratios); anything else is the harness failing.
@@ -55,6 +55,9 @@ def _check(results: list[dict], stack: str) -> None:
             assert kind in r, f"{r['profile']}: no {kind} figures"
             assert r[kind]["failed_connects"] == 0, (r["profile"], kind, r[kind]["error_kinds"])
         assert r["bare"]["moves_per_s"] > 0 and r["site"]["moves_per_s"] > 0, r
+        # the ceiling in two rounds per side, taking turns; the other profiles once
+        assert len(r["rounds"]) == (2 if r["profile"] == "ceiling" else 1), r["rounds"]
+        assert all(set(one) == {"bare", "site"} and one["site"]["moves_per_s"] > 0 for one in r["rounds"]), r["rounds"]
         for kind in ("bare", "site"):  # the host's share of the machine during each side's run (steal)
             assert 0.0 <= r[kind]["steal"] <= 1.0, (r["profile"], kind, r[kind]["steal"])
         for kind in ("bare", "site"):  # --stages: the servers noted every stage of the moves (loadtest.stages)
