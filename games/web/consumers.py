@@ -77,6 +77,18 @@ async def _signed_out(consumer) -> None:
     await consumer.close(code=handshakes.CLOSE_SIGNED_OUT)
 
 
+async def regroup(layer, channel: str, *, add=(), discard=()) -> None:
+    """Join ``add`` and leave ``discard`` with ``channel``: in one round trip, with the other sockets' joins of
+    the same turn of the loop, where the layer can (``ginsite.layers``); a group at a time elsewhere."""
+    if hasattr(layer, "regroup"):
+        await layer.regroup(channel, add=add, discard=discard)
+        return
+    for group in add:
+        await layer.group_add(group, channel)
+    for group in discard:
+        await layer.group_discard(group, channel)
+
+
 class _JsonConsumer(AsyncWebsocketConsumer):
     async def dispatch(self, message):
         # channels' dispatch first hops to the database thread to close old connections, for every frame
@@ -198,13 +210,7 @@ class TableConsumer(_JsonConsumer):
         """Join ``add`` and leave ``discard`` (in one round trip where the layer can, see ginsite.layers)."""
         add = [g for g in add if g not in self.groups_joined]
         discard = [g for g in discard if g in self.groups_joined or g in add]
-        if hasattr(self.channel_layer, "regroup"):
-            await self.channel_layer.regroup(self.channel_name, add=add, discard=discard)
-        else:
-            for group in add:
-                await self.channel_layer.group_add(group, self.channel_name)
-            for group in discard:
-                await self.channel_layer.group_discard(group, self.channel_name)
+        await regroup(self.channel_layer, self.channel_name, add=add, discard=discard)
         self.groups_joined = [g for g in self.groups_joined + add if g not in discard]
 
     async def _leave_public(self) -> None:

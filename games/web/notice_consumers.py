@@ -9,7 +9,7 @@ from games.delivery import events, notices
 from games.delivery import limits as ratelimit
 from games.reads import selectors
 from games.web import handshakes
-from games.web.consumers import _JsonConsumer, _signed_out
+from games.web.consumers import _JsonConsumer, _signed_out, regroup
 from games.web.dbthread import in_thread
 
 
@@ -41,8 +41,7 @@ class NoticeConsumer(_JsonConsumer):
         # socket when they sign out.
         self.group = notices.user_group(user_id)
         self.person = handshakes.person_group(user_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.channel_layer.group_add(self.person, self.channel_name)
+        await regroup(self.channel_layer, self.channel_name, add=(self.group, self.person))
         for frame in await in_thread(selectors.notices_pending)(user_id=user_id):
             key = notices.once_key(frame)
             if key is not None:
@@ -58,11 +57,10 @@ class NoticeConsumer(_JsonConsumer):
         await _signed_out(self)
 
     async def _leave(self) -> None:
-        for name in ("group", "person"):
-            group = getattr(self, name, None)
-            if group is not None:
-                setattr(self, name, None)
-                await self.channel_layer.group_discard(group, self.channel_name)
+        groups = [group for group in (getattr(self, "group", None), getattr(self, "person", None)) if group is not None]
+        self.group = self.person = None
+        if groups:
+            await regroup(self.channel_layer, self.channel_name, discard=groups)
 
     async def disconnect(self, code):
         handshakes.release(self)

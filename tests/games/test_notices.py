@@ -306,3 +306,30 @@ def test_the_lobby_names_the_tournament_in_english_too(players, staff):
     client.cookies["django_language"] = "en"
     html = client.get(reverse("games:lobby_tables")).content.decode()
     assert "Tournament: Gin-Abend · Round 1, table 1" in html
+
+
+async def test_a_notice_socket_joins_and_leaves_its_two_groups_in_one_regroup(players, monkeypatch):
+    """Its notices' group and its person's group (a sign-out closes it) in one call to the layer's ``regroup``,
+    one round trip on Redis with the other sockets' joins of that turn of the loop (ginsite.layers); left the
+    same way when it closes."""
+    from channels.layers import get_channel_layer
+
+    from games.web import handshakes
+
+    layer = get_channel_layer()
+    calls: list[tuple[tuple, tuple]] = []
+    original = layer.regroup
+
+    async def recorded(channel, *, add=(), discard=()):
+        calls.append((tuple(add), tuple(discard)))
+        await original(channel, add=add, discard=discard)
+
+    monkeypatch.setattr(layer, "regroup", recorded)
+    user = players[0]
+    ws = await NoticeSocket.open(user)
+    groups = (notices.user_group(user.pk), handshakes.person_group(user.pk))
+    assert calls == [(groups, ())]
+    assert all(layer.heard(group) for group in groups)
+    await ws.close()
+    assert calls == [(groups, ()), ((), groups)]
+    assert not any(layer.heard(group) for group in groups)
