@@ -24,6 +24,8 @@ from typing import Any
 import redis.asyncio
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
+from ginsite.loopturns import Requests, Together
+
 #: Connections of a loop's asyncio client (``loop_client``): a burst of sockets reading their sessions at once
 #: waits for one (``LOOP_WAIT_SECONDS`` at most) instead of opening a connection each. redis-py's default pool
 #: refused every read past its 100th in flight ("Too many connections"): a traceback logged per socket, ~340 per
@@ -41,9 +43,8 @@ class KeptRedisCacheClient(RedisCacheClient):
         self._loop_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, redis.asyncio.Redis] = (
             weakref.WeakKeyDictionary())
         self._loop_lock = threading.Lock()
-        #: Per event loop: the keys asked for in this turn of the loop (``get_together``), and who waits for each.
-        self._loop_reads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, list[asyncio.Future]]] = (
-            weakref.WeakKeyDictionary())
+        #: The keys asked for in one turn of the loop, read together (``get_together``).
+        self._reads: Together[str] = Together(self._read_together)
 
     def loop_client(self) -> redis.asyncio.Redis:
         """An asyncio client of the server Django reads from, for the running event loop (one per loop: an
@@ -67,31 +68,14 @@ class KeptRedisCacheClient(RedisCacheClient):
         A burst of sockets (a tournament's start: 500 per daphne) read their sessions one ``GET`` each, through
         the loop client's few connections (``LOOP_CONNECTIONS``): 60 round trips in a row per connection, each
         answer a turn of a busy loop of its own."""
-        loop = asyncio.get_running_loop()
-        waiting = self._loop_reads.get(loop)
-        if waiting is None:
-            # The task's first step runs in the loop's next turn: whatever this turn asks for goes with it.
-            waiting = self._loop_reads[loop] = {}
-            loop.create_task(self._read_together(loop))
-        future = loop.create_future()
-        waiting.setdefault(key, []).append(future)
-        return await future
+        return await self._reads.ask(key)
 
-    async def _read_together(self, loop: asyncio.AbstractEventLoop) -> None:
-        waiting = self._loop_reads.pop(loop, {})
-        keys = list(waiting)
-        try:
-            values = await self.loop_client().mget(keys)
-        except Exception as error:  # noqa: BLE001 - every read of the batch hears of it
-            for futures in waiting.values():
-                for future in futures:
-                    if not future.done():
-                        future.set_exception(error)
-            return
-        for key, value in zip(keys, values, strict=True):
-            for future in waiting[key]:
-                if not future.done():  # (a read cancelled meanwhile)
-                    future.set_result(value)
+    async def _read_together(self, requests: Requests[str]) -> None:
+        keys = list(dict.fromkeys(key for key, _ in requests))  # each key once, in the order asked
+        values = dict(zip(keys, await self.loop_client().mget(keys), strict=True))
+        for key, future in requests:
+            if not future.done():  # (a read cancelled meanwhile)
+                future.set_result(values[key])
 
     def loads(self, value: Any) -> Any:
         """A value as ``get`` reads it (Django's serializer)."""

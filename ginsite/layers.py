@@ -27,7 +27,6 @@ import hashlib
 import logging
 import math
 import time
-import weakref
 from copy import deepcopy
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +36,8 @@ from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer as _ChannelsInMemoryChannelLayer
 from channels_redis.core import ChannelLock
 from channels_redis.core import RedisChannelLayer as _ChannelsRedisChannelLayer
+
+from ginsite.loopturns import Requests, Together
 
 logger = logging.getLogger(__name__)
 
@@ -279,8 +280,8 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         self._popped: dict[str, collections.deque[bytes]] = {}
         #: The receives of the event loop that receives on this layer now, or did last (``receive``).
         self._receives: _Receives | None = None
-        #: Per event loop: the regroups asked for in this turn of the loop, sent together at its end.
-        self._regroups: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list] = weakref.WeakKeyDictionary()
+        #: The regroups asked for in one turn of the loop, sent together (``regroup``).
+        self._regroups: Together[tuple[str, tuple, tuple]] = Together(self._send_regroups)
 
     def create_pool(self, index):
         """The pool for ``hosts[index]``, its connections writing commands without a Task each
@@ -530,22 +531,13 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
             assert self.require_valid_group_name(group), "Group name not valid"
         if not add and not discard:
             return
-        loop = asyncio.get_running_loop()
-        pending = self._regroups.get(loop)
-        if pending is None:
-            # The task's first step runs in the loop's next turn: whatever this turn asks for goes with it.
-            pending = self._regroups[loop] = []
-            loop.create_task(self._run_regroups(loop))
-        future = loop.create_future()
-        pending.append((channel, tuple(add), tuple(discard), future))
-        await future
+        await self._regroups.ask((channel, tuple(add), tuple(discard)))
 
-    async def _run_regroups(self, loop: asyncio.AbstractEventLoop) -> None:
-        pending = self._regroups.pop(loop, [])
+    async def _send_regroups(self, requests: Requests[tuple[str, tuple, tuple]]) -> None:
         pipes: dict[int, Any] = {}
         shards: list[set[int]] = []
         now = time.time()
-        for channel, add, discard, _ in pending:
+        for (channel, add, discard), _ in requests:
             used = set()
             for group in add:
                 index = self.consistent_hash(group)
@@ -562,7 +554,7 @@ class RedisChannelLayer(_ChannelsRedisChannelLayer):
         outcomes = await asyncio.gather(*(pipe.execute() for pipe in pipes.values()), return_exceptions=True)
         failed = {index: outcome for index, outcome in zip(pipes, outcomes, strict=True)
                   if isinstance(outcome, BaseException)}
-        for (_, _, _, future), used in zip(pending, shards, strict=True):
+        for (_, future), used in zip(requests, shards, strict=True):
             if future.done():  # the socket's handshake was cancelled meanwhile
                 continue
             error = next((failed[index] for index in sorted(used) if index in failed), None)
