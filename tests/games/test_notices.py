@@ -311,7 +311,7 @@ def test_the_lobby_names_the_tournament_in_english_too(players, staff):
 async def test_a_notice_socket_joins_and_leaves_its_two_groups_in_one_regroup(players, monkeypatch):
     """Its notices' group and its person's group (a sign-out closes it) in one call to the layer's ``regroup``,
     one round trip on Redis with the other sockets' joins of that turn of the loop (ginsite.layers); left the
-    same way when it closes."""
+    same way when it closes. It hears both."""
     from channels.layers import get_channel_layer
 
     from games.web import handshakes
@@ -320,16 +320,25 @@ async def test_a_notice_socket_joins_and_leaves_its_two_groups_in_one_regroup(pl
     calls: list[tuple[tuple, tuple]] = []
     original = layer.regroup
 
+    done = asyncio.Event()
+
     async def recorded(channel, *, add=(), discard=()):
-        calls.append((tuple(add), tuple(discard)))
         await original(channel, add=add, discard=discard)
+        calls.append((tuple(add), tuple(discard)))
+        done.set()
 
     monkeypatch.setattr(layer, "regroup", recorded)
     user = players[0]
-    ws = await NoticeSocket.open(user)
+    ws = await NoticeSocket.open(user)  # accepted before it joins its groups
+    await asyncio.wait_for(done.wait(), 5)
     groups = (notices.user_group(user.pk), handshakes.person_group(user.pk))
     assert calls == [(groups, ())]
-    assert all(layer.heard(group) for group in groups)
-    await ws.close()
+    text = json.dumps({"type": "notice", "kind": "tournament_paused"})
+    await layer.group_send(groups[0], {"type": "notice.frame", "text": text})
+    assert await ws.receive() == json.loads(text)
+    await layer.group_send(groups[1], {"type": "person.signed_out"})  # signing out closes it, its groups left
+    assert (await ws.receive())["code"] == "signed_out"
+    assert await ws.receive() == {"type": "closed", "code": handshakes.CLOSE_SIGNED_OUT}
     assert calls == [(groups, ()), ((), groups)]
-    assert not any(layer.heard(group) for group in groups)
+    await ws.close()
+    assert calls == [(groups, ()), ((), groups)]  # nothing left to leave
