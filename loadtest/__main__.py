@@ -6,13 +6,13 @@
     python -m loadtest --profile burst --tables 500
     python -m loadtest --profile arena --stack embedded --players 1000 --seconds 150
 
-Profiles: ``ceiling`` (closed loop: each table moves as soon as the last move reached both seats; three
-rounds of each side, taking turns, taken together),
+Profiles: ``ceiling`` (closed loop: each table moves as soon as the last move reached both seats),
 ``evening`` (a move every ``--think`` seconds per table, connects spread over ``--ramp`` seconds) and
 ``burst`` (every socket connects at once, then the evening's pace), ``tournament`` (a gin Swiss started by
 staff) and ``arena`` (a gin arena of ``--players``, paired by the referee on its clock, each table played
 to its end at a move every ``--think`` seconds, re-paired as it ends; no bare counterpart). Everything listens on 127.0.0.1 only and
-stops by itself; each stack runs alone on the machine while it is measured.
+stops by itself; each stack runs alone on the machine while it is measured. The ceiling runs three rounds of
+each side and the evening two, the sides taking turns, each side's rounds taken together (``_run_rounds``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ from loadtest import players, servers, stages
 
 PROFILES = {
     # tables, think seconds (None: set from the bare stack's ceiling, see --fraction), ramp seconds, seconds
-    # of play, seconds before the measured window (the ceiling: per round, ``--ceiling-rounds``)
+    # of play, seconds before the measured window (the ceiling and the evening: per round, ``--ceiling-rounds``
+    # and ``--evening-rounds``)
     "ceiling": {"tables": 20, "think": 0.0, "ramp": 0.0, "seconds": 20.0, "warmup": 3.0},
     "evening": {"tables": 500, "think": None, "ramp": 10.0, "seconds": 40.0, "warmup": 12.0},
     "burst": {"tables": 500, "think": None, "ramp": 0.0, "seconds": 20.0, "warmup": 5.0},
@@ -567,6 +568,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backlog", type=int, default=2048, help="listen backlog of every daphne (both sides)")
     parser.add_argument("--ceiling-rounds", type=int, default=3,
                         help="rounds of the ceiling on each side, the sides taking turns, taken together")
+    parser.add_argument("--evening-rounds", type=int, default=2,
+                        help="rounds of the evening on each side, the sides taking turns, taken together")
     parser.add_argument("--seed", type=int, default=1, help="seed of the players' random choices")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, databases)")
@@ -601,6 +604,8 @@ def main(argv: list[str] | None = None) -> int:
                         profile[key] = getattr(args, key)
                 if name == "ceiling":
                     profile["tables"], profile["rounds"] = args.ceiling_tables, args.ceiling_rounds
+                if name == "evening":
+                    profile["rounds"] = args.evening_rounds
                 if name == "arena" and args.players is not None:
                     profile["tables"] = max(1, args.players // 2)
                 profile["warmup"] = min(profile["warmup"], profile["seconds"] * 0.5)

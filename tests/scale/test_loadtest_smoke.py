@@ -32,7 +32,7 @@ def _run(stack: str, tmp_path: Path) -> list[dict]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
     done = subprocess.run(
         [sys.executable, "-m", "loadtest", "--stack", stack, "--tables", str(TABLES), "--ceiling-tables", "2",
-         "--ceiling-rounds", "2", "--seconds", "3", "--ramp", "1", "--stages", "--json", str(out)],
+         "--ceiling-rounds", "2", "--evening-rounds", "1", "--seconds", "3", "--ramp", "1", "--stages", "--json", str(out)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )
     # Exit 1 is a goal not met (tiny, noisy runs miss ratios); anything else is the harness failing.
