@@ -25,7 +25,9 @@ import json
 import os
 import random
 import resource
+import signal
 import sys
+import threading
 import time
 
 from loadtest import players, servers, stages
@@ -546,7 +548,28 @@ def _goals(name: str, results: dict) -> list[str]:
     return ["  goal: " + line for line in out]
 
 
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the load test; ``kill`` (SIGTERM) or Ctrl-C stop it with every server it started (they run in
+    sessions of their own, so a signal to the load generator alone reached none of them, and ``kill`` left
+    them serving): the run unwinds through each stack's ``stop`` and exits with 130."""
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("stopped before the end; every server the run started is stopped", file=sys.stderr, flush=True)
+        return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m loadtest", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--profile", choices=[*PROFILES, "all"], default="all")

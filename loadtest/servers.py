@@ -296,6 +296,16 @@ class Servers:
             _stop(process)
         self.processes.clear()
 
+    @contextlib.contextmanager
+    def stopped_on_failure(self):
+        """Starting: whatever was spawned is stopped if the start fails or is interrupted (the caller never got
+        these servers to stop)."""
+        try:
+            yield
+        except BaseException:
+            self.stop()
+            raise
+
     def cpu_seconds(self) -> float:
         """CPU time (user + system) the stack's processes have used so far."""
         return sum(_process_cpu(str(process.pid))[1] for process in self.processes)
@@ -481,20 +491,20 @@ class SiteStack:
         if log_level:
             env["LOG_LEVEL"] = log_level
         servers = Servers("site", self.stack, env, self.workdir)
-        count = STACKS[self.stack]["daphnes"]
-        for i in range(count):
-            port = free_port()
-            servers.ports.append(port)
-            trace = stages / f"site-daphne{i}.jsonl" if stages else None
-            servers._spawn(f"daphne{i}", daphne_args(port, "ginsite.asgi:application", self.backlog, trace), ROOT,
-                           port=port)
-        referee = self.referee
-        if referee == "auto":
-            # With Redis the referee is its own process (as `make run-scaled` runs it); without, it runs
-            # inside daphne (the embedded default) and needs no process here.
-            referee = "process" if self.stack == "scaled" else "none"
-        if referee == "process":
-            servers._spawn("referee", [sys.executable, "manage.py", "referee"], ROOT)
+        with servers.stopped_on_failure():
+            for i in range(STACKS[self.stack]["daphnes"]):
+                port = free_port()
+                servers.ports.append(port)
+                trace = stages / f"site-daphne{i}.jsonl" if stages else None
+                servers._spawn(f"daphne{i}", daphne_args(port, "ginsite.asgi:application", self.backlog, trace),
+                               ROOT, port=port)
+            referee = self.referee
+            if referee == "auto":
+                # With Redis the referee is its own process (as `make run-scaled` runs it); without, it runs
+                # inside daphne (the embedded default) and needs no process here.
+                referee = "process" if self.stack == "scaled" else "none"
+            if referee == "process":
+                servers._spawn("referee", [sys.executable, "manage.py", "referee"], ROOT)
         return servers
 
 
@@ -533,12 +543,13 @@ class BareStack:
         if stages:  # the wrapper (loadtest.stages) is imported from here, the bare stack from its folder
             env["PYTHONPATH"] = f"{env['PYTHONPATH']}{os.pathsep}{ROOT}"
         servers = Servers("bare", self.stack, env, self.workdir)
-        for i in range(STACKS[self.stack]["daphnes"]):
-            port = free_port()
-            servers.ports.append(port)
-            trace = stages / f"bare-daphne{i}.jsonl" if stages else None
-            servers._spawn(f"daphne{i}", daphne_args(port, "stack:application", self.backlog, trace), STACKBENCH,
-                           port=port)
+        with servers.stopped_on_failure():
+            for i in range(STACKS[self.stack]["daphnes"]):
+                port = free_port()
+                servers.ports.append(port)
+                trace = stages / f"bare-daphne{i}.jsonl" if stages else None
+                servers._spawn(f"daphne{i}", daphne_args(port, "stack:application", self.backlog, trace),
+                               STACKBENCH, port=port)
         return servers
 
 
