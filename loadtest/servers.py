@@ -296,6 +296,15 @@ class Servers:
             _stop(process)
         self.processes.clear()
 
+    def spawn_daphnes(self, application: str, cwd: Path, backlog: int, stages: Path | None) -> None:
+        """The stack's daphne processes (``STACKS``), each on a free port, each noting its moves' stages in
+        ``stages`` (``{kind}-daphne{i}.jsonl``) when given."""
+        for i in range(STACKS[self.stack]["daphnes"]):
+            port = free_port()
+            self.ports.append(port)
+            trace = stages / f"{self.kind}-daphne{i}.jsonl" if stages else None
+            self._spawn(f"daphne{i}", daphne_args(port, application, backlog, trace), cwd, port=port)
+
     @contextlib.contextmanager
     def stopped_on_failure(self):
         """Starting: whatever was spawned is stopped if the start fails or is interrupted (the caller never got
@@ -492,12 +501,7 @@ class SiteStack:
             env["LOG_LEVEL"] = log_level
         servers = Servers("site", self.stack, env, self.workdir)
         with servers.stopped_on_failure():
-            for i in range(STACKS[self.stack]["daphnes"]):
-                port = free_port()
-                servers.ports.append(port)
-                trace = stages / f"site-daphne{i}.jsonl" if stages else None
-                servers._spawn(f"daphne{i}", daphne_args(port, "ginsite.asgi:application", self.backlog, trace),
-                               ROOT, port=port)
+            servers.spawn_daphnes("ginsite.asgi:application", ROOT, self.backlog, stages)
             referee = self.referee
             if referee == "auto":
                 # With Redis the referee is its own process (as `make run-scaled` runs it); without, it runs
@@ -544,12 +548,7 @@ class BareStack:
             env["PYTHONPATH"] = f"{env['PYTHONPATH']}{os.pathsep}{ROOT}"
         servers = Servers("bare", self.stack, env, self.workdir)
         with servers.stopped_on_failure():
-            for i in range(STACKS[self.stack]["daphnes"]):
-                port = free_port()
-                servers.ports.append(port)
-                trace = stages / f"bare-daphne{i}.jsonl" if stages else None
-                servers._spawn(f"daphne{i}", daphne_args(port, "stack:application", self.backlog, trace),
-                               STACKBENCH, port=port)
+            servers.spawn_daphnes("stack:application", STACKBENCH, self.backlog, stages)
         return servers
 
 
