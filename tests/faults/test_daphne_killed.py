@@ -15,9 +15,11 @@ TIME_LIMIT = 150
 
 
 def test_kill_9_of_a_daphne_mid_match_loses_and_doubles_nothing(site):
-    tables = [{"game": "gin", "preset": "klassisch", "options": {"target": 50}, "players": [f"k{i}a", f"k{i}b"]}
+    # Matches long enough to be still on at the kill (gin to 100 is several rounds, Rommé two rounds): a
+    # match over before it has no client to go over to the second server.
+    tables = [{"game": "gin", "preset": "klassisch", "options": {"target": 100}, "players": [f"k{i}a", f"k{i}b"]}
               for i in range(2)]
-    tables.append({"game": "romme", "preset": "standard", "options": {"seats": 3, "rounds": 1},
+    tables.append({"game": "romme", "preset": "standard", "options": {"seats": 3, "rounds": 2},
                    "players": ["kra", "krb", "krc"]})
     setup = site.setup([p for t in tables for p in t["players"]], tables)
     table_ids = [t["id"] for t in setup["tables"]]
@@ -27,21 +29,25 @@ def test_kill_9_of_a_daphne_mid_match_loses_and_doubles_nothing(site):
     counted = {}
 
     async def fault():
-        # Let the matches get going on the first server, then kill it without warning.
+        # Let every match get going on the first server (each seat has moved), then kill it without warning.
         for _ in range(200):
             await asyncio.sleep(0.1)
-            if site.move_count(table_ids) >= 20:
+            if min(site.move_count([table_id]) for table_id in table_ids) >= 6:
                 break
         counted["before"] = site.move_count(table_ids)
+        marks = ",".join(["%s"] * len(table_ids))
+        counted["playing"] = site.sql(f"SELECT count(*) FROM games_table WHERE status = 'playing' AND id IN ({marks})",
+                                      tuple(table_ids))[0][0]
         first.kill9()
 
     finals = asyncio.run(play_all(players, seconds=TIME_LIMIT, during=fault()))
     assert all(f is not None and f["table"]["status"] == "finished" for f in finals), [
         (p.table_id, p.seat_name, p.state and p.state["version"]) for p in players]
     assert not first.alive and second.alive
+    assert counted["playing"] == len(tables), "a match was over before the kill: nothing to fail over"
     assert all(p.reconnects >= 1 for p in players)  # every client went over to the second server
     after = site.move_count(table_ids)
-    assert 20 <= counted["before"] < after
+    assert 6 * len(tables) <= counted["before"] < after
     report = audit(site, table_ids, players)
     print(f"\ndaphne killed after {counted['before']} moves; {after} moves in the end; audit {report}")
     assert report["replayed"] == len(tables)
