@@ -32,6 +32,9 @@ class Together(Generic[T]):
         #: Per event loop: the requests of this turn of the loop (an asyncio object belongs to one loop).
         self._pending: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Requests[T]] = (
             weakref.WeakKeyDictionary())
+        #: The sends under way: the loop keeps only a weak reference to a task (asyncio's documentation asks
+        #: whoever starts one to keep it until it is done).
+        self._running: set[asyncio.Task] = set()
 
     async def ask(self, request: T) -> Any:
         loop = asyncio.get_running_loop()
@@ -39,7 +42,9 @@ class Together(Generic[T]):
         if pending is None:
             # The task's first step runs in the loop's next turn: whatever this turn asks for goes with it.
             pending = self._pending[loop] = []
-            loop.create_task(self._run(loop))
+            task = loop.create_task(self._run(loop))
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
         future = loop.create_future()
         pending.append((request, future))
         return await future

@@ -68,10 +68,18 @@ def test_a_request_the_send_leaves_unanswered_is_failed_not_left_waiting():
     assert isinstance(second, RuntimeError)
 
 
-def test_a_cancelled_caller_does_not_stop_the_others():
+def test_a_caller_cancelled_while_its_turn_is_sent_does_not_stop_the_send_or_the_others():
+    """A socket that goes away mid-handshake cancels its own wait only: the send its request went out in goes
+    on (nothing of it is cancelled), the other requests of the turn get their answers, and the cancelled
+    request's future is seen cancelled by the send (which leaves it so), not failed."""
+    seen: list[tuple[int, bool]] = []
+    started = asyncio.Event()
+
     async def send(requests: Requests[int]) -> None:
-        await asyncio.sleep(0.01)
+        started.set()
+        await asyncio.sleep(0.01)  # the round trip, during which the first caller is cancelled
         for n, future in requests:
+            seen.append((n, future.cancelled()))
             if not future.done():
                 future.set_result(n)
 
@@ -80,10 +88,13 @@ def test_a_cancelled_caller_does_not_stop_the_others():
     async def main():
         cancelled = asyncio.ensure_future(together.ask(1))
         kept = asyncio.ensure_future(together.ask(2))
-        await asyncio.sleep(0)
+        await started.wait()  # the send is under way
         cancelled.cancel()
         with pytest.raises(asyncio.CancelledError):
             await cancelled
-        return await kept
+        return await kept, together._running
 
-    assert asyncio.run(main()) == 2
+    answer, running = asyncio.run(main())
+    assert answer == 2
+    assert seen == [(1, True), (2, False)]
+    assert not running  # the finished send is let go
