@@ -57,8 +57,7 @@ _TABLE: Prepared[Table] = Prepared(lambda pk: Table.objects.select_related("curr
 #: A table's seats with their users (``seats_of``; the services read them with the row lock, ``_common``).
 SEATS: Prepared[Seat] = Prepared(
     lambda table_id: Seat.objects.filter(table_id=table_id).select_related("user").order_by("index"), MARK)
-_LAST_ROUNDS: Prepared[Round] = Prepared(
-    lambda match_id: Round.objects.defer("record").filter(match_id=match_id).order_by("-number")[:2], MARK)
+_LAST_ROUNDS: Prepared[Round] = Prepared(lambda match_id: Round.objects.filter(match_id=match_id).order_by("-number")[:2], MARK)
 _CHAT: Prepared[ChatMessage] = Prepared(
     lambda table_id: ChatMessage.objects.filter(table_id=table_id).select_related("user").order_by("-created_at")[:CHAT_HISTORY],
     MARK)
@@ -417,8 +416,8 @@ def _rounds_query(table_ids: list[int]) -> QuerySet[Round]:
     """The two newest rounds of the current match of each of ``table_ids``, newest first."""
     newest = Window(RowNumber(), partition_by=F("match_id"), order_by=F("number").desc())
     current = Table.objects.filter(pk__in=table_ids).values("current_match_id")
-    return (Round.objects.defer("record").filter(match_id__in=current).annotate(newest=newest)
-            .filter(newest__lte=2).order_by("match_id", "-number"))
+    return (Round.objects.filter(match_id__in=current).annotate(newest=newest).filter(newest__lte=2)
+            .order_by("match_id", "-number"))
 
 
 #: The reads of a batch of handshakes (``table_openings_many``), each a list of ids to one statement whose SQL
