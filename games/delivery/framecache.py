@@ -60,13 +60,6 @@ def snapshot_at(table: Table) -> presenters.TableSnapshot | None:
         return entry.snapshot
 
 
-def holds(table_id: int) -> bool:
-    """Whether a snapshot of ``table_id`` is kept, at whatever version (a handshake batch reads the rows of a
-    table whose snapshot it cannot expect to find here in its first round trip: ``selectors.opening_reads``)."""
-    with _lock:
-        return table_id in _entries
-
-
 def keep(snapshot: presenters.TableSnapshot) -> None:
     """Keep ``snapshot`` (all rows of one version) as its table's entry, unless an entry of a newer version
     is there already."""

@@ -321,37 +321,34 @@ def table_openings(*, table_id: int | str, viewers: list[tuple[User, str]], tabl
 
 
 def opening_reads(table_ids: Iterable[int]) -> list[tuple[PreparedIn, list[int]]]:
-    """The reads of :func:`table_openings_many` for ``table_ids``, for a caller that sends them in one round trip
-    together with reads of its own (``prepared.fetch_in_together``), and hands what they gave to
-    :func:`table_openings_many` as ``read``: the tables and their chat; for the tables whose snapshot is not kept
-    here (``framecache.holds``: a table's first socket in this process) their seats, the last rounds of their
-    current matches and, last, their versions (so that a table that changed while its rows were read is seen to
-    have moved). A table whose snapshot is kept needs only its row, to see the kept one is of its version."""
+    """The first reads of :func:`table_openings_many` (the tables, their chat), for a caller that sends them in
+    a round trip of its own together with reads of its own (``prepared.fetch_in_together``)."""
     ids = [table_id for table_id in table_ids if -(2**63) <= table_id < 2**63]
-    unkept = [table_id for table_id in ids if not framecache.holds(table_id)]
-    return [(_OPENING_TABLES, ids), (_OPENING_CHATS, ids), *(snapshot_reads(unkept) if unkept else [])]
+    return [(_OPENING_TABLES, ids), (_OPENING_CHATS, ids)]
 
 
-def snapshot_reads(table_ids: list[int]) -> list[tuple[PreparedIn, list[int]]]:
-    """The rows of the snapshots of ``table_ids``: their seats, the last rounds of their current matches and,
-    last, their versions."""
-    return [(_OPENING_SEATS, table_ids), (_OPENING_ROUNDS, table_ids), (_OPENING_VERSIONS, table_ids)]
+def snapshot_reads(table_ids: list[int], match_ids: list[int]) -> list[tuple[PreparedIn, list[int]]]:
+    """The second round trip of :func:`table_openings_many`: the seats of ``table_ids``, the last rounds of
+    ``match_ids`` (their current matches) and, last, the tables' versions (so that a table that changed while its
+    seats and rounds were read is seen to have moved)."""
+    return [(_OPENING_SEATS, table_ids), (_OPENING_ROUNDS, match_ids), (_OPENING_VERSIONS, table_ids)]
 
 
-def table_openings_many(requests: dict[int, list[tuple[User, str]]], *, read: list[list] | None = None,
-                        ) -> dict[int, list[Opening]]:
+def table_openings_many(requests: dict[int, list[tuple[User, str]]], *,
+                        read: tuple[list[Table], list[ChatMessage]] | None = None) -> dict[int, list[Opening]]:
     """:func:`table_openings` for the sockets of many tables at once (a burst after a restart or a
     tournament's start opens hundreds of tables together): the tables, their seats, their last rounds, their
-    versions and their chat read in one statement each for all of them, not five per table, in one round trip
-    on PostgreSQL. A table whose version moved while its rows were read is read again alone, as
-    ``table_snapshot`` does. ``read``: what the reads of :func:`opening_reads` gave for these tables, read
-    already."""
+    versions and their chat read in one statement each for all of them, not five per table. A table whose
+    version moved while its rows were read is read again alone, as ``table_snapshot`` does. ``read``: what
+    :func:`opening_reads` gave for these tables, read already."""
     if not requests:  # a batch of notice sockets only: no table to read
         return {}
-    found, lines, *rows = read if read is not None else fetch_in_together(*opening_reads(requests))
+    # The tables and their chat in one round trip to PostgreSQL, then the rows of their snapshots in another
+    # (their seats, rounds and versions: ``_snapshots_many``), each statement compiled once per process.
+    found, lines = read if read is not None else fetch_in_together(*opening_reads(requests))
     tables = {table.pk: table for table in found}
     chats = _chats_grouped(lines)
-    snapshots = _snapshots_many(list(tables.values()), rows)
+    snapshots = _snapshots_many(list(tables.values()))
     out: dict[int, list[Opening]] = {}
     for table_id, viewers in requests.items():
         table = tables.get(table_id)
@@ -363,11 +360,9 @@ def table_openings_many(requests: dict[int, list[tuple[User, str]]], *, read: li
     return out
 
 
-def _snapshots_many(tables: list[Table], rows: list[list]) -> dict[int, presenters.TableSnapshot]:
-    """The snapshots of ``tables``: kept ones from games.delivery.framecache, the others from ``rows`` (the
-    seats, rounds and versions :func:`opening_reads` read with the tables), or from rows read now for all of
-    them at once where those did not cover them (a kept snapshot of another version); a table whose version
-    moved meanwhile is left out (its caller reads it alone)."""
+def _snapshots_many(tables: list[Table]) -> dict[int, presenters.TableSnapshot]:
+    """The snapshots of ``tables``: kept ones from games.delivery.framecache, the others from rows read for
+    all of them at once; a table whose version moved meanwhile is left out (its caller reads it alone)."""
     found: dict[int, presenters.TableSnapshot] = {}
     unread: list[Table] = []
     for table in tables:
@@ -378,20 +373,16 @@ def _snapshots_many(tables: list[Table], rows: list[list]) -> dict[int, presente
             unread.append(table)
     if not unread:
         return found
-    seat_rows, round_rows, version_rows = rows if rows else ([], [], [])
-    covered = {table.pk for table in version_rows}
-    missing = [table.pk for table in unread if table.pk not in covered]
-    if missing:  # kept at another version (or not asked for): in a round trip of their own
-        more_seats, more_rounds, more_versions = fetch_in_together(*snapshot_reads(missing))
-        seat_rows, round_rows, version_rows = (
-            [*seat_rows, *more_seats], [*round_rows, *more_rounds], [*version_rows, *more_versions])
     seats: dict[int, list[Seat]] = {table.pk: [] for table in unread}
-    rounds: dict[int, list[Round]] = {}
+    matches = [table.current_match_id for table in unread if table.current_match_id is not None]
+    rounds: dict[int, list[Round]] = {match_id: [] for match_id in matches}
+    # In this order, in one round trip on PostgreSQL: the versions read last, so a table that changed while
+    # its seats and rounds were read is seen to have moved.
+    seat_rows, round_rows, version_rows = fetch_in_together(*snapshot_reads(list(seats), matches))
     for seat in seat_rows:
-        if seat.table_id in seats:
-            seats[seat.table_id].append(seat)
+        seats[seat.table_id].append(seat)
     for one in round_rows:
-        rounds.setdefault(one.match_id, []).append(one)
+        rounds[one.match_id].append(one)
     versions = {table.pk: table.version for table in version_rows}
     for table in unread:
         if versions.get(table.pk) != table.version:
@@ -412,11 +403,10 @@ def _chats_query(table_ids: list[int]) -> QuerySet[ChatMessage]:
             .annotate(newest=newest).filter(newest__lte=CHAT_HISTORY).order_by("table_id", "-created_at"))
 
 
-def _rounds_query(table_ids: list[int]) -> QuerySet[Round]:
-    """The two newest rounds of the current match of each of ``table_ids``, newest first."""
+def _rounds_query(match_ids: list[int]) -> QuerySet[Round]:
+    """The two newest rounds of each match, newest first."""
     newest = Window(RowNumber(), partition_by=F("match_id"), order_by=F("number").desc())
-    current = Table.objects.filter(pk__in=table_ids).values("current_match_id")
-    return (Round.objects.filter(match_id__in=current).annotate(newest=newest).filter(newest__lte=2)
+    return (Round.objects.filter(match_id__in=match_ids).annotate(newest=newest).filter(newest__lte=2)
             .order_by("match_id", "-number"))
 
 

@@ -5,9 +5,9 @@ open sockets per person and per address; and the per-person group through which 
 needs. Requests that arrive together (within ``GAMES_HANDSHAKE_BATCH_SECONDS``, by default the same turn of
 the event loop, and all that arrive while a batch is in the database) are read together: the sockets'
 sessions (each table socket's read from a Redis session cache on the loop beforehand, ``read_cached_session``;
-the rest by the batch), then in one round trip the users they name with their tables, the tables' chat and, for
-tables whose snapshot this process does not keep, their seats, rounds and versions (``selectors.opening_reads``,
-``selectors.table_openings_many``), every socket's view built from its table's snapshot. A burst of
+the rest by the batch), then in one round trip the users they name with their tables and the tables' chat, then in another
+the tables' seats, rounds and versions (``selectors.table_openings_many``), every socket's view built from its
+table's snapshot. A burst of
 sockets after a restart or at a tournament's start is what this is for.
 
 **Presence** is per person: ``online`` when a person's first socket at a table opens, ``offline`` when their
@@ -272,14 +272,15 @@ _USERS = PreparedIn(lambda ids: get_user_model()._default_manager.filter(pk__in=
 
 def warm_reads() -> None:
     """In a handshake reader's thread, before the first socket (``games.web.warmup``): its database connection
-    opened, and a batch's round trip run once for no socket and no table, so that the first batch of a
+    opened, and a batch's two round trips run once for no socket and no table, so that the first batch of a
     burst pays neither the connection (through PgBouncer: its authentication) nor the first statements; and
     where the sessions are cached, the cache's connection opened with one lookup."""
     from django.core.cache import caches
     from django.db import connection
 
     connection.ensure_connection()
-    fetch_in_together((_USERS, []), *selectors.opening_reads([]), *selectors.snapshot_reads([]))
+    fetch_in_together((_USERS, []), *selectors.opening_reads([]))
+    fetch_in_together(*selectors.snapshot_reads([], []))
     if settings.SESSION_ENGINE in ("django.contrib.sessions.backends.cached_db",
                                    "django.contrib.sessions.backends.cache"):
         caches[settings.SESSION_CACHE_ALIAS].get("games.web.warmup")
@@ -330,9 +331,8 @@ def _open_batch(batch: list[_Request]) -> list:
     results: list = [None] * len(batch)
     by_table: dict[int, list[int]] = {}
     # The sessions first (a Redis round trip where they are cached), then in one round trip to the database
-    # the users they name with the batch's tables, their chat and the rows of the snapshots not kept here
-    # (``selectors.opening_reads``, ``prepared.fetch_in_together``).
-    read: list[list] | None = None
+    # the users they name with the batch's tables and their chat (``prepared.fetch_in_together``).
+    read: tuple[list, list] | None = None
     try:
         waiting = _unresolved([request.scope for request in batch])
         keys = _sessions_read(waiting) if waiting else []
@@ -341,7 +341,7 @@ def _open_batch(batch: list[_Request]) -> list:
         rows = fetch_in_together(*reads) if reads else []
         users = rows.pop(0) if keys else []
         if table_ids:
-            read = rows
+            read = (rows[0], rows[1])
         if waiting:
             _resolve_with(waiting, {user.pk: user for user in users})
     except Exception:  # noqa: BLE001 - one at a time below, so that only a broken session fails

@@ -120,12 +120,11 @@ def _pipelines_sent():
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="pipeline mode is PostgreSQL's")
-def test_a_batchs_table_reads_take_one_round_trip_on_postgresql(players, spectator):
-    """On PostgreSQL the five reads of a batch's tables go in one round trip (``prepared.fetch_in_together``):
-    the tables, their chat, then the seats, the current matches' rounds and, last, the versions of the tables
-    whose snapshot is not kept; each statement the same however many tables (``= ANY(%s)``: compiled once,
-    ``prepared.PreparedIn``). Each socket still gets what its table's own ``table_openings`` gives (the test
-    above, on every database)."""
+def test_a_batchs_table_reads_take_two_round_trips_on_postgresql(players, spectator):
+    """On PostgreSQL the five reads of a batch's tables go in two round trips (``prepared.fetch_in_together``):
+    the tables with their chat, then the seats, rounds and versions of those not kept, the versions last;
+    each statement the same however many tables (``= ANY(%s)``: compiled once, ``prepared.PreparedIn``).
+    Each socket still gets what its table's own ``table_openings`` gives (the test above, on every database)."""
     tables = [_playing_gin(players) for _ in range(3)]
     services.chat_post(table_id=tables[0].pk, user=players[0], text="Hallo")
     requests = {table.pk: [(players[0], ""), (spectator, "")] for table in tables}
@@ -135,51 +134,20 @@ def test_a_batchs_table_reads_take_one_round_trip_on_postgresql(players, spectat
     framecache.clear()
     assert many == {table_id: selectors.table_openings(table_id=table_id, viewers=viewers)
                     for table_id, viewers in requests.items()}
-    assert len(together) == 5 and [len(sent) for sent in pipelines] == [5]  # every statement in one trip
-    sent, = pipelines
-    assert 'FROM "games_table"' in sent[0] and '"games_chatmessage"' in sent[1]
-    assert 'FROM "games_seat"' in sent[2] and '"games_round"' in sent[3]
-    assert '"games_table"."version"' in sent[4].split(" FROM ")[0] and sent[4].split(" FROM ")[1].startswith(
+    assert len(together) == 5 and [len(sent) for sent in pipelines] == [2, 3]  # every statement in one of two
+    first, second = pipelines
+    assert 'FROM "games_table"' in first[0] and '"games_chatmessage"' in first[1]
+    assert 'FROM "games_seat"' in second[0] and '"games_round"' in second[1]
+    assert '"games_table"."version"' in second[2].split(" FROM ")[0] and second[2].split(" FROM ")[1].startswith(
         '"games_table"')
-    # (the rounds' statement picks the tables' current matches in a subquery: its ids are the array too)
-    assert all(" = ANY(" in sql and " IN (" not in sql.replace(" IN (SELECT ", "") for sql in sent)
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="pipeline mode is PostgreSQL's")
-def test_a_batch_reads_the_rows_of_a_snapshot_kept_at_an_older_version_in_a_second_round_trip(players, spectator):
-    """A table whose snapshot this process keeps is read without its seats and rounds (its row says whether
-    the kept one is of its version); where it is not (the table moved on since), its rows follow in a second
-    round trip, and its sockets get the table as it is now."""
-    kept, fresh = _playing_gin(players), _playing_gin(players)
-    kept.refresh_from_db()
-    requests = {table.pk: [(players[0], ""), (spectator, "")] for table in (kept, fresh)}
-    framecache.clear()
-    selectors.table_openings(table_id=kept.pk, viewers=[(spectator, "")])  # kept at its version now
-    with _pipelines_sent() as (_sent, pipelines), mock.patch.object(
-            selectors, "snapshot_reads", wraps=selectors.snapshot_reads) as asked:
-        same = selectors.table_openings_many(requests)
-    assert [len(trip) for trip in pipelines] == [5]
-    assert [call.args for call in asked.call_args_list] == [([fresh.pk],)]  # not the kept table's rows
-    assert same[kept.pk][1][0]["version"] == kept.version
-    moved = _move_now(kept.pk, players)  # the kept snapshot is of the version before
-    with _pipelines_sent() as (_sent, pipelines), mock.patch.object(
-            selectors, "snapshot_reads", wraps=selectors.snapshot_reads) as asked:
-        now = selectors.table_openings_many(requests)
-    # Both kept now (the other at its version): the tables and chat, then the moved one's rows on their own.
-    assert [len(trip) for trip in pipelines] == [2, 3], pipelines
-    assert [call.args for call in asked.call_args_list] == [([kept.pk],)]
-    assert 'FROM "games_seat"' in pipelines[1][0]
-    framecache.clear()
-    assert now == {table_id: selectors.table_openings(table_id=table_id, viewers=viewers)
-                   for table_id, viewers in requests.items()}
-    assert now[kept.pk][0][0]["version"] == moved
+    assert all(" = ANY(" in sql and " IN (" not in sql for sql in first + second)
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="pipeline mode is PostgreSQL's")
 def test_a_batch_reads_its_users_in_the_round_trip_of_its_tables(players, spectator):
     """A batch of handshakes: its sessions, then in one round trip to PostgreSQL the users they name with the
-    batch's tables, their chat and the tables' seats, rounds and versions, and every socket signed in as and
-    shown what it would be one at a time."""
+    batch's tables and their chat, then the tables' seats, rounds and versions: two round trips in all, and every
+    socket signed in as and shown what it would be one at a time."""
     from channels.auth import UserLazyObject
     from django.contrib.sessions.backends.db import SessionStore
 
@@ -196,7 +164,7 @@ def test_a_batch_reads_its_users_in_the_round_trip_of_its_tables(players, specta
     for table, (user, opened) in zip([t for t in tables for _ in cookies], results, strict=True):
         assert opened == selectors.table_openings(table_id=table.pk, viewers=[(user, "")])[0]
     outside = [q["sql"] for q in sent.captured_queries if not any(q["sql"] in trip for trip in pipelines)]
-    assert [len(trip) for trip in pipelines] == [6], pipelines
+    assert len(pipelines) == 2 and [len(trip) for trip in pipelines] == [3, 3], pipelines
     assert '"auth_user"' in pipelines[0][0].split(" WHERE ")[0] and 'FROM "games_table"' in pipelines[0][1]
     assert all('"django_session"' in sql for sql in outside), outside  # only the sessions, before
 

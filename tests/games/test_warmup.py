@@ -43,7 +43,7 @@ def test_the_readers_warm_up_runs_a_handshake_batchs_statements_for_no_table():
         handshakes.warm_reads()
     sent = [query["sql"] for query in queries.captured_queries]
     expected = [read.compiled().sql for read, _ in
-                [(handshakes._USERS, []), *selectors.opening_reads([]), *selectors.snapshot_reads([])]]
+                [(handshakes._USERS, []), *selectors.opening_reads([]), *selectors.snapshot_reads([], [])]]
     # The statements a batch sends, in its order (the compiled SQL with the values filled in by the driver).
     assert len(sent) == len(expected) == 6
     for statement, sql in zip(sent, expected, strict=True):
