@@ -486,7 +486,10 @@ def test_a_reload_mid_round_resumes_exactly_where_play_was(server_url, open_page
             page.click("#btn-pass")
         else:
             page.click("#stock")
-        wait_newer(page, version)
+        # Both pages hold the change before the next turn is read from anna's (ben's pass could otherwise be
+        # read back from her page before it reached her, and ben asked to act again).
+        for other in pages.values():
+            wait_newer(other, version)
     # The player's own order: drag the last card in front of the first one.
     cards = page.locator("#hand .pcard")
     last = cards.last.get_attribute("data-card")
