@@ -209,6 +209,12 @@ class GameEntry:
         rounds = state.record().get("rounds", [])
         return rounds[number - 1] if len(rounds) >= number else None
 
+    def with_round_record(self, state: MatchState, number: int, record: JSON) -> MatchState:
+        """``state`` holding the record of finished round ``number`` again (the Round row's ``record``), for a
+        change that adds to that record (a Rommé seat resigning between rounds). A hook: a whole stored state
+        holds it already."""
+        return state
+
     # --- points from facts ----------------------------------------------------------------------------
 
     def result(self, state: MatchState) -> JSON | None:
@@ -354,15 +360,19 @@ def deal_of(record_round: dict) -> dict:
     return {key: record_round[key] for key in DEAL_KEYS}
 
 
-class LastRecordEntry(GameEntry):
-    """A game whose table row keeps the summaries of every finished round but the record of the last one only:
-    the older records are in the Round rows already, and loading and saving them on every move cost most of
-    the row's time (docs/scale.md, issue 24). Its engine's ``Match`` has ``to_json(keep_records=...)`` and
-    ``round_record(number)``."""
+class RoundRowRecordsEntry(GameEntry):
+    """A game whose table row keeps the summaries of its finished rounds but none of their records: a round's
+    record is in its Round row from the change that ends the round (which still holds it in memory), and
+    loading and saving the records on every move cost most of the row's time and bytes (docs/scale.md, issue
+    24). Its engine's ``Match`` has ``to_json(keep_records=...)``, ``round_record(number)`` and
+    ``with_round_record(number, record)``."""
 
     def stored_state(self, state: MatchState) -> JSON:
-        return cast(Any, state).to_json(keep_records=1)
+        return cast(Any, state).to_json(keep_records=0)
 
     def round_record(self, state: MatchState, number: int) -> JSON | None:
         return cast(Any, state).round_record(number)
+
+    def with_round_record(self, state: MatchState, number: int, record: JSON) -> MatchState:
+        return cast(Any, state).with_round_record(number, record)
 

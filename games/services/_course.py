@@ -98,7 +98,17 @@ class Play:
     def leave(self, seat: Seat, *, by: str) -> None:
         """The seat leaves the match (resigned, three timeouts, removed by staff): the engine plays on."""
         rng = _common.table_rng(self.match.number, self.state.round_number, "resign", self.table.version)
+        ended = self.round if self.round is not None and self.round.finished_at is not None else None
+        if ended is not None and ended.record is not None:
+            # Between rounds: the engine may note the resignation in the record of the round just ended
+            # (Rommé), which the stored state leaves to the Round row. Put it back, and save what comes of it.
+            self.state = self.entry.with_round_record(self.state, ended.number, ended.record)
         self.state = self.engine.resign(self.state, seat.index, rng=rng)
+        if ended is not None and ended.record is not None:
+            record = self.entry.round_record(self.state, ended.number)
+            if record != ended.record:
+                ended.record = record
+                ended.save(update_fields=["record"])
         self.log(seat.index, {"action": "resign"}, by)
         seat.left = True
         self.seat_changed(seat)

@@ -127,3 +127,34 @@ def test_romme_resigning_between_rounds_notes_it_in_the_kept_record_of_a_compact
     assert compact.finished[-1]["moves"][-1] == {"seat": 1, "action": "resign"}
     assert compact.to_json(keep_records=1) == whole.to_json(keep_records=1)
     assert compact.round_record(len(compact.finished)) == whole.record()["rounds"][-1]
+
+
+@pytest.mark.parametrize("game", ENGINES)
+def test_a_state_stored_without_any_record_takes_a_rounds_record_back_and_is_then_the_whole_state(game):
+    m, _ = played_to(game, 2)
+    engine = ENGINES[game][0]
+    bare = engine.Match.from_json(m.to_json(keep_records=0))
+    assert records_of(game, bare.to_json()) == [None, None]
+    with pytest.raises(RecordsLeftOut):
+        bare.round_record(2)
+    given = bare.with_round_record(2, m.round_record(2))
+    assert given.round_record(2) == m.round_record(2)
+    assert records_of(game, given.to_json()) == [None, m.round_record(2)]
+    assert given.to_json(keep_records=1) == m.to_json(keep_records=1)
+    assert records_of(game, bare.to_json()) == [None, None]  # the state it was made from is unchanged
+    with pytest.raises(ValueError):
+        bare.with_round_record(3, m.round_record(2))  # round 3 is in play
+
+
+def test_romme_resigning_between_rounds_needs_the_record_of_the_round_just_ended():
+    m, rng = played_to("romme", 1)
+    engine, bots, _, _ = ENGINES["romme"]
+    while m.to_act is not None:  # to the end of the round in play
+        m = engine.apply_action(m, m.to_act, bots.choose_action(engine.view(m, m.to_act), "simple", rng), rng=rng)
+    bare = romme_match.Match.from_json(m.to_json(keep_records=0))
+    with pytest.raises(RecordsLeftOut):
+        romme_match.resign(bare, 0, rng=random.Random(1))
+    given = romme_match.resign(bare.with_round_record(2, m.round_record(2)), 0, rng=random.Random(1))
+    whole = romme_match.resign(m, 0, rng=random.Random(1))
+    assert given.round_record(2) == whole.round_record(2)
+    assert given.round_record(2)["moves"][-1] == {"seat": 0, "action": "resign"}

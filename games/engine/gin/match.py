@@ -278,6 +278,15 @@ class Match:
             raise RecordsLeftOut(f"this state was stored without the record of round {number}")
         return dict(rec)
 
+    def with_round_record(self, number: int, record: dict[str, Any]) -> Match:
+        """This state with the record of finished round ``number`` (1-based) put back, as ``round_record`` gave
+        it: a state stored without it (``to_json(keep_records=0)``) that must add to it."""
+        if not 1 <= number <= len(self.finished):
+            raise ValueError(f"round {number} has not finished")
+        finished = list(self.finished)
+        finished[number - 1] = (dict(record), finished[number - 1][1])
+        return _evolve(self, finished=tuple(finished))
+
     def current_deal(self) -> dict[str, Any]:
         return self.round.deal_json()
 

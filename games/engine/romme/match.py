@@ -225,6 +225,16 @@ class Match:
             raise RecordsLeftOut(f"this state was stored without the record of round {number}")
         return plain_copy(rec)
 
+    def with_round_record(self, number: int, record: dict) -> Match:
+        """This state with the record of finished round ``number`` (1-based) put back, as ``round_record`` gave
+        it: a state stored without it (``to_json(keep_records=0)``) that must add to it (a seat resigning
+        between rounds: :func:`resign` notes it at the end of that record)."""
+        if not 1 <= number <= len(self.finished):
+            raise ValueError(f"round {number} has not finished")
+        other = self.clone()
+        other.finished[number - 1] = plain_copy(record)
+        return other
+
     def current_deal(self) -> dict:
         """The deal of the round in play (or the last one): dealer, hands, upcard, stock (top first)."""
         return plain_copy(self.round.deal)

@@ -18,9 +18,9 @@ from games.kinds.base import (
     NO_YES,
     TURN_SECONDS,
     YES_NO,
-    LastRecordEntry,
     OptionField,
     Preset,
+    RoundRowRecordsEntry,
     SheetRow,
     card_text,
     deal_of,
@@ -29,7 +29,7 @@ from games.kinds.gin import glossary as gin_glossary
 from games.kinds.gin import points, words
 
 
-class GinEntry(LastRecordEntry):
+class GinEntry(RoundRowRecordsEntry):
     name = "gin"
     label = "Gin Rommé"
     title = pgettext_lazy("Spielname", "Gin Rommé")

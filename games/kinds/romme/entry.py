@@ -18,9 +18,9 @@ from games.engine.romme import replay as romme_replay
 from games.kinds.base import (
     JSON,
     TURN_SECONDS,
-    LastRecordEntry,
     OptionField,
     Preset,
+    RoundRowRecordsEntry,
     SheetRow,
     card_text,
     deal_of,
@@ -29,7 +29,7 @@ from games.kinds.romme import glossary as romme_glossary
 from games.kinds.romme import points, words
 
 
-class RommeEntry(LastRecordEntry):
+class RommeEntry(RoundRowRecordsEntry):
     name = "romme"
     label = "Rommé"
     title = pgettext_lazy("Spielname", "Rommé")
