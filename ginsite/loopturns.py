@@ -36,6 +36,11 @@ class Together(Generic[T]):
         #: whoever starts one to keep it until it is done).
         self._running: set[asyncio.Task] = set()
 
+    @property
+    def sending(self) -> int:
+        """How many sends are under way (each one turn's requests)."""
+        return len(self._running)
+
     async def ask(self, request: T) -> Any:
         loop = asyncio.get_running_loop()
         pending = self._pending.get(loop)

@@ -264,9 +264,20 @@ class Site:
         marks = ",".join(["%s"] * len(table_ids))
         return self.sql(f"SELECT count(*) FROM games_move WHERE table_id IN ({marks})", tuple(table_ids))[0][0]
 
+    def move_counts(self, table_ids: list[int]) -> dict[int, int]:
+        """The moves logged at each table (0 for a table with none), in one statement."""
+        marks = ",".join(["%s"] * len(table_ids))
+        counts = dict(self.sql(f"SELECT table_id, count(*) FROM games_move WHERE table_id IN ({marks}) "
+                               "GROUP BY table_id", tuple(table_ids)))
+        return {table_id: counts.get(table_id, 0) for table_id in table_ids}
+
     def versions(self, table_ids: list[int]) -> dict[int, int]:
         marks = ",".join(["%s"] * len(table_ids))
         return dict(self.sql(f"SELECT id, version FROM games_table WHERE id IN ({marks})", tuple(table_ids)))
+
+    def statuses(self, table_ids: list[int]) -> dict[int, str]:
+        marks = ",".join(["%s"] * len(table_ids))
+        return dict(self.sql(f"SELECT id, status FROM games_table WHERE id IN ({marks})", tuple(table_ids)))
 
 
 # --- players ---------------------------------------------------------------------------------------------

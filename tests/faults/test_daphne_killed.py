@@ -32,12 +32,10 @@ def test_kill_9_of_a_daphne_mid_match_loses_and_doubles_nothing(site):
         # Let every match get going on the first server (each seat has moved), then kill it without warning.
         for _ in range(200):
             await asyncio.sleep(0.1)
-            if min(site.move_count([table_id]) for table_id in table_ids) >= 6:
+            if min(site.move_counts(table_ids).values()) >= 6:
                 break
         counted["before"] = site.move_count(table_ids)
-        marks = ",".join(["%s"] * len(table_ids))
-        counted["playing"] = site.sql(f"SELECT count(*) FROM games_table WHERE status = 'playing' AND id IN ({marks})",
-                                      tuple(table_ids))[0][0]
+        counted["playing"] = list(site.statuses(table_ids).values()).count("playing")
         first.kill9()
 
     finals = asyncio.run(play_all(players, seconds=TIME_LIMIT, during=fault()))
