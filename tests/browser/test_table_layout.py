@@ -650,14 +650,54 @@ def test_a_frame_drawn_while_a_card_is_pressed_does_not_lose_the_click(server_ur
     quick_table(page, "gin")
     my_turn(page, phase="discard")
     settled(page)
+    page.evaluate("window.gameTable.holdMs = 600000")  # only the release may draw the waiting frame here
     card = frame(page)["view"]["hand"][0]
     box = page.locator(f"#hand [data-card='{card}']").bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
+    mark_hand(page)
     page.evaluate("window.gameTable.redraw()")
+    assert page.evaluate(HAND_MARKED)  # held back: the pressed card is the one the press began on
     page.mouse.up()
     assert page.locator(f"#hand [data-card='{card}']").get_attribute("aria-pressed") == "true"
     assert len(page.evaluate("window.gameTable.selected")) == 1
+    page.wait_for_function(f"() => !({HAND_MARKED})")  # and drawn once the press ended
+    # A press that is no click (on the numbers beside the hand): its release alone draws the waiting frame.
+    box = page.locator("#numbers").bounding_box()
+    page.mouse.move(box["x"] + 2, box["y"] + 2)
+    page.mouse.down()
+    mark_hand(page)
+    page.evaluate("window.gameTable.redraw()")
+    assert page.evaluate(HAND_MARKED)
+    page.mouse.up()
+    page.wait_for_function(f"() => !({HAND_MARKED})")
+    assert not page.errors
+
+
+#: Whether every card of the hand is still an element ``mark_hand`` marked (no frame drawn since).
+HAND_MARKED = "[...document.querySelectorAll('#hand [data-card]')].every((el) => el.heldMark === true)"
+
+
+def mark_hand(page) -> None:
+    page.evaluate("document.querySelectorAll('#hand [data-card]').forEach((el) => { el.heldMark = true; })")
+
+
+def test_a_press_held_longer_than_the_hold_time_lets_the_waiting_frame_be_drawn(server_url, open_page):
+    """A press that never ends (a finger resting on the table) must not freeze it: after the hold time the frame
+    waiting for it is drawn anyway."""
+    page = open_page(make_user("pit"), LAPTOP)
+    quick_table(page, "gin")
+    my_turn(page, phase="discard")
+    settled(page)
+    page.evaluate("window.gameTable.holdMs = 300")
+    box = page.locator("#hand [data-card]").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    mark_hand(page)
+    page.evaluate("window.gameTable.redraw()")
+    assert page.evaluate(HAND_MARKED)
+    page.wait_for_function(f"() => !({HAND_MARKED})")  # drawn while the button is still down
+    page.mouse.up()
     assert not page.errors
 
 

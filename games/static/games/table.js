@@ -25,16 +25,21 @@ import { connect, hasLeft, legal, mySeat, onRender, ownSeat, send, sendAction, s
 // drawn anyway.
 const held = new Set();
 const HOLD_MS = 3000;
-let heldSince = null;
+let holding = null; // the timer of a frame waiting for the press to end
 
 root.addEventListener("pointerdown", (event) => event.button === 0 && held.add(event.pointerId), true);
+
+// The waiting frame is drawn: the press ended (after the click its release makes), or it lasted HOLD_MS.
+function drawHeld() {
+  clearTimeout(holding);
+  holding = null;
+  setTimeout(render, 0);
+}
 
 function release(event) {
   if (event.type === "blur") held.clear();
   else held.delete(event.pointerId);
-  if (held.size || heldSince === null) return;
-  heldSince = null;
-  setTimeout(render, 0); // after the click this release makes
+  if (!held.size && holding !== null) drawHeld();
 }
 for (const type of ["pointerup", "pointercancel"]) window.addEventListener(type, release, true);
 window.addEventListener("blur", release);
@@ -43,15 +48,10 @@ function render() {
   const frame = store.frame;
   if (!frame) return;
   if (held.size) {
-    if (heldSince === null) {
-      const since = (heldSince = performance.now());
-      setTimeout(() => {
-        if (heldSince !== since) return; // lifted meanwhile (and perhaps held again since)
-        held.clear();
-        heldSince = null;
-        render();
-      }, HOLD_MS);
-    }
+    holding ??= setTimeout(() => {
+      held.clear();
+      drawHeld();
+    }, window.gameTable.holdMs);
     return;
   }
   const v = frame.view;
@@ -394,4 +394,6 @@ window.gameTable = {
   // How close two clicks on one card must come to be a double click (a test may widen it, so that what it
   // checks does not depend on the machine's speed).
   doubleClickMs: DOUBLE_CLICK_MS,
+  // How long a press holds frames back before they are drawn under it anyway.
+  holdMs: HOLD_MS,
 };
