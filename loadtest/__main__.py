@@ -552,6 +552,17 @@ def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
+def _profiles(text: str) -> str | list[str]:
+    """``--profile``: "all", or profile names separated by commas."""
+    if text == "all":
+        return text
+    names = [name.strip() for name in text.split(",")]
+    unknown = [name for name in names if name not in PROFILES]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"no profile {', '.join(unknown)} (there are: all, {', '.join(PROFILES)})")
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the load test; ``kill`` (SIGTERM) or Ctrl-C stop it with every server it started (they run in
     sessions of their own, so a signal to the load generator alone reached none of them, and ``kill`` left
@@ -572,7 +583,8 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m loadtest", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--profile", choices=[*PROFILES, "all"], default="all")
+    parser.add_argument("--profile", type=_profiles, default="all",
+                        help=f"all, or one or more of {', '.join(PROFILES)}, comma-separated, run in that order")
     parser.add_argument("--stack", choices=[*servers.STACKS, "both"], default="both")
     parser.add_argument("--tables", type=int, help="tables (two sockets each) of the evening, burst and tournament "
                         "(a tournament or an arena has twice as many players); the profile's default otherwise")
@@ -602,7 +614,7 @@ def _main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     _raise_file_limit()
     args._sites = {}
-    names = list(PROFILES) if args.profile == "all" else [args.profile]
+    names = list(PROFILES) if args.profile == "all" else args.profile
     stacks = list(servers.STACKS) if args.stack == "both" else [args.stack]
     if "scaled" in stacks:
         missing = servers.services_available()
