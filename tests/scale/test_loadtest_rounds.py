@@ -76,3 +76,15 @@ def test_one_round_is_reported_as_it_ran(monkeypatch):
     assert ran == [("site", 0)]
     assert together == rounds[0] and together["site"] is outcomes[("site", 0)]
     assert loadtest._round_lines(rounds) == []
+
+
+def test_profiles_are_named_one_or_several_in_their_order_and_an_unknown_one_is_refused():
+    assert loadtest._profiles("all") == "all"
+    assert loadtest._profiles("burst") == ["burst"]
+    assert loadtest._profiles("evening, burst") == ["evening", "burst"]
+    try:
+        loadtest._profiles("evening,brust")
+    except argparse.ArgumentTypeError as error:
+        assert "brust" in str(error) and "burst" in str(error)
+    else:
+        raise AssertionError("an unknown profile was taken")
