@@ -5,20 +5,29 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 
+def migrated_back_to(name: str):
+    """The database migrated back to the games app's migration ``name``; the models as they were then."""
+    executor = MigrationExecutor(connection)
+    before = [("games", name)]
+    executor.migrate(before)
+    return executor.loader.project_state(before).apps
+
+
+def migrated_to_the_latest() -> None:
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 @pytest.mark.django_db(transaction=True)
 def test_stored_romme_tables_get_the_scoring_option_from_the_old_tournament_flag():
-    executor = MigrationExecutor(connection)
-    before = [("games", "0002_match_ending_and_tournament_tables")]
-    executor.migrate(before)
-    old_apps = executor.loader.project_state(before).apps
+    old_apps = migrated_back_to("0002_match_ending_and_tournament_tables")
     Table = old_apps.get_model("games", "Table")
     masters = Table.objects.create(game="romme", options={"tournament": True, "rounds": 12}, seat_count=4)
     casual = Table.objects.create(game="romme", options={"tournament": False}, seat_count=4)
     gin = Table.objects.create(game="gin", options={"target": 100}, seat_count=2)
 
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrated_to_the_latest()
 
     from games.models import Table as NewTable
 
@@ -29,10 +38,7 @@ def test_stored_romme_tables_get_the_scoring_option_from_the_old_tournament_flag
 
 @pytest.mark.django_db(transaction=True)
 def test_a_romme_resignation_between_rounds_is_added_to_its_rounds_stored_record_once():
-    executor = MigrationExecutor(connection)
-    before = [("games", "0012_move_match_index")]
-    executor.migrate(before)
-    old_apps = executor.loader.project_state(before).apps
+    old_apps = migrated_back_to("0012_move_match_index")
     Table, Match = old_apps.get_model("games", "Table"), old_apps.get_model("games", "Match")
     Round, Move = old_apps.get_model("games", "Round"), old_apps.get_model("games", "Move")
     table = Table.objects.create(game="romme", options={"rounds": 3}, seat_count=3)
@@ -53,9 +59,7 @@ def test_a_romme_resignation_between_rounds_is_added_to_its_rounds_stored_record
     Move.objects.create(table=gin_table, match=gin_match, round_number=1, seq=0, seat=0, action={"action": "resign"},
                         version=1)
 
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrated_to_the_latest()
 
     from games.models import Round as NewRound
 
