@@ -34,6 +34,20 @@ def history(user, opponent, pattern: str, *, last: timezone.datetime, step=timed
         when += step
 
 
+def until_text(moment) -> str:
+    """How the German page writes the end of a wait: the time alone when it ends today, else date and time."""
+    local = timezone.localtime(moment)
+    return local.strftime("%H:%M") if local.date() == timezone.localdate() else local.strftime("%d.%m.%Y %H:%M")
+
+
+def test_a_wait_ending_after_midnight_is_written_with_its_date():
+    tomorrow = timezone.localtime() + timedelta(days=1)
+    wait = selectors.AbandonWait(until=tomorrow, left=3, wait=timedelta(minutes=10))
+    with translation.override("de"):
+        message = pool.abandon_message(wait=wait)
+    assert message.startswith(f"Bis {tomorrow.strftime('%d.%m.%Y %H:%M')} kannst du nicht gewertet spielen")
+
+
 def test_two_of_ten_left_is_no_wait(players):
     now = timezone.now()
     history(players[0], players[1], "L....L", last=now)
@@ -107,7 +121,7 @@ def test_the_lobby_says_why_and_until_when(client, players):
     history(players[0], players[1], "LLL", last=now)
     client.force_login(players[0])
     panel = client.get(reverse("pool:panel")).content.decode()
-    until = timezone.localtime(now + timedelta(minutes=10)).strftime("%H:%M")
+    until = until_text(now + timedelta(minutes=10))  # (after 23:50 the wait ends tomorrow: with its date)
     assert 'id="ranked-abandon"' in panel and f"Bis {until} kannst du nicht gewertet spielen" in panel
     assert 'id="ranked-gin"' not in panel
     status = client.get(reverse("pool:status")).json()
@@ -201,7 +215,7 @@ def test_a_table_staff_ended_is_nobodys_abandon(players, admin_user):
 def test_the_lobby_says_why_and_until_when_after_aborts(client, players):
     for _ in range(3):
         abort_pairing(players[0], players[1])
-    until = timezone.localtime(selectors.abandon_wait(user=players[0]).until).strftime("%H:%M")
+    until = until_text(selectors.abandon_wait(user=players[0]).until)
     client.force_login(players[0])
     panel = client.get(reverse("pool:panel")).content.decode()
     assert 'id="ranked-abandon"' in panel
