@@ -7,18 +7,29 @@ the order they were logged. (A resignation in the middle of a round is in its re
 from django.db import migrations
 
 
+#: Matches whose rounds are read in one statement.
+CHUNK = 500
+
+
 def add_missing_resignations(apps, schema_editor):
     Move = apps.get_model("games", "Move")
     Round = apps.get_model("games", "Round")
-    resignations = (Move.objects.filter(match__game="romme", action__action="resign")
-                    .order_by("match_id", "seq").values_list("match_id", "round_number", "seat"))
-    for match_id, number, seat in resignations.iterator():
-        played = Round.objects.filter(match_id=match_id, number=number, record__isnull=False).first()
+    resignations = list(Move.objects.filter(match__game="romme", action__action="resign")
+                        .order_by("match_id", "seq").values_list("match_id", "round_number", "seat"))
+    match_ids = sorted({match_id for match_id, _, _ in resignations})
+    rounds = {}
+    for start in range(0, len(match_ids), CHUNK):
+        for played in Round.objects.filter(match_id__in=match_ids[start:start + CHUNK], record__isnull=False):
+            rounds[played.match_id, played.number] = played
+    changed = {}
+    for match_id, number, seat in resignations:
+        played = rounds.get((match_id, number))
         move = {"seat": seat, "action": "resign"}
         if played is None or move in played.record.get("moves", []):
             continue
         played.record = {**played.record, "moves": [*played.record.get("moves", []), move]}
-        played.save(update_fields=["record"])
+        changed[played.pk] = played
+    Round.objects.bulk_update(list(changed.values()), ["record"], batch_size=CHUNK)
 
 
 class Migration(migrations.Migration):
