@@ -261,8 +261,7 @@ class Site:
         self.sql(f"UPDATE games_table SET turn_deadline = %s WHERE id IN ({marks})", (value, *table_ids))
 
     def move_count(self, table_ids: list[int]) -> int:
-        marks = ",".join(["%s"] * len(table_ids))
-        return self.sql(f"SELECT count(*) FROM games_move WHERE table_id IN ({marks})", tuple(table_ids))[0][0]
+        return sum(self.move_counts(table_ids).values())
 
     def move_counts(self, table_ids: list[int]) -> dict[int, int]:
         """The moves logged at each table (0 for a table with none), in one statement."""
