@@ -441,6 +441,10 @@ GAMES_DB_PARALLEL = env_bool("GAMES_DB_PARALLEL", False)
 # Threads of the handshakes' reads, beside the moves' thread (PostgreSQL, a SQLite file; games.web.dbthread):
 # as many handshake batches may be in the database at once. 0: the reads share the moves' thread.
 GAMES_DB_READERS = int(os.environ.get("GAMES_DB_READERS", "1"))
+# The handshakes' reads in a helper process (games.web.handshake_process): "auto" where the site is one daphne
+# process on an SQLite file and the in-memory channel layer (`make run`), whose other core would idle; 1 or 0
+# force it on (a database file or PostgreSQL) or off.
+GAMES_HANDSHAKE_PROCESS = os.environ.get("GAMES_HANDSHAKE_PROCESS", "auto")
 
 # --- Tournament settings --------------------------------------------------------------------------------
 # How long an arena player's last sign of life (a page of the arena or of its table open) counts as present,
@@ -507,6 +511,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-    # A serving process says once that it warmed up, and in how long (games.web.warmup).
-    "loggers": {"games.web.warmup": {"level": os.environ.get("LOG_LEVEL", "INFO")}},
+    # A serving process says once that it warmed up, and in how long (games.web.warmup), and when its handshakes'
+    # helper process is ready (games.web.handshake_process: at the start, and after one died).
+    "loggers": {"games.web.warmup": {"level": os.environ.get("LOG_LEVEL", "INFO")},
+                "games.web.handshake_process": {"level": os.environ.get("LOG_LEVEL", "INFO")}},
 }

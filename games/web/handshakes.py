@@ -60,6 +60,7 @@ from games.delivery import events
 from games.delivery.sync_calls import call_from_sync
 from games.reads import selectors
 from games.reads.prepared import PreparedIn, fetch_in_together
+from games.web import handshake_process
 from games.web.dbthread import reader_threads, reading
 
 logger = logging.getLogger(__name__)
@@ -69,7 +70,8 @@ CLOSE_TOO_MANY = 4430
 CLOSE_SIGNED_OUT = 4401
 
 #: The most handshakes one trip to the database takes (the rest wait for the next trip): a batch is answered
-#: all at once, so a smaller one lets the first sockets of a burst have their state sooner.
+#: all at once, so a smaller one lets the first sockets of a burst have their state sooner. The helper process
+#: takes larger ones (``handshake_process.BATCH_MAX``).
 BATCH_MAX = 50
 
 
@@ -136,25 +138,40 @@ async def _submit(scope: dict, table_id: int | None, invite: str):
     batcher = _batcher()
     future = batcher.loop.create_future()
     batcher.pending.append(_Request(scope, table_id, invite, future))
-    if batcher.timer is None and batcher.running < reader_threads():
+    if batcher.timer is None and batcher.running < _slots():
         batcher.timer = batcher.loop.call_later(float(settings.GAMES_HANDSHAKE_BATCH_SECONDS), _flush, batcher)
     return await future
 
 
 def _flush(batcher: _Batcher) -> None:
     batcher.timer = None
-    if not batcher.pending or batcher.running >= reader_threads():
+    if not batcher.pending or batcher.running >= _slots():
         return
-    batch, batcher.pending = batcher.pending[:BATCH_MAX], batcher.pending[BATCH_MAX:]
+    most = handshake_process.batch_max() or BATCH_MAX
+    batch, batcher.pending = batcher.pending[:most], batcher.pending[most:]
     batcher.running += 1
     batcher.loop.create_task(_run(batcher, batch))
 
 
+def _slots() -> int:
+    """How many batches may be read at once: by the helper process where there is one (``handshake_process``),
+    else on the reader threads."""
+    return handshake_process.slots() or reader_threads()
+
+
 async def _run(batcher: _Batcher, batch: list[_Request]) -> None:
     try:
-        # Reads (sessions, users, tables), beside the moves where the database allows (dbthread.reading); the
-        # one write, a session whose password changed dropped, waits for SQLite's writer lock as any would.
-        results = await reading(_open_batch)(batch)
+        results = None
+        if handshake_process.takes(batch):
+            try:
+                results = await handshake_process.open_batch(batch)
+            except Exception:  # noqa: BLE001 - read here instead
+                logger.exception("the handshake helper process could not read %s handshakes; reading them here",
+                                 len(batch))
+        if results is None:
+            # Reads (sessions, users, tables), beside the moves where the database allows (dbthread.reading);
+            # the one write, a session whose password changed dropped, waits for SQLite's writer lock as any would.
+            results = await reading(_open_batch)(batch)
     except Exception as error:  # noqa: BLE001 - every socket of the batch hears of it
         results = [error] * len(batch)
     finally:

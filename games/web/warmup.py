@@ -23,7 +23,7 @@ import time
 from channels.layers import get_channel_layer
 
 from games.reads import prepared
-from games.web import handshakes
+from games.web import handshake_process, handshakes
 from games.web.dbthread import in_thread, reader_threads, reading
 
 logger = logging.getLogger(__name__)
@@ -57,19 +57,26 @@ async def warm(layer=None) -> dict:
     """Ready this process's database threads and channel layer (see the module); returns what was done."""
     started = time.perf_counter()
     done: dict = {}
+    helper = None
     try:
+        # The handshakes' helper process, where there is one, starts first: it takes a second or two.
+        helper = handshake_process.start()
         done["compiled"] = await in_thread(_moves_thread)()
         # One call per reader thread: submitted together, each lands on a thread of its own.
         readers = reader_threads()
         await asyncio.gather(*(reading(handshakes.warm_reads)() for _ in range(readers)))
         done["readers"] = readers
         done["redis"] = await _layer(layer if layer is not None else get_channel_layer())
+        if helper is not None:
+            await asyncio.wrap_future(helper)
+            done["helper"] = True
     except Exception:  # noqa: BLE001 - a process that could not warm up serves as it would have without it
         logger.exception("warming up failed; the first sockets will pay for what is made on first use")
         done["failed"] = True
     done["seconds"] = time.perf_counter() - started
-    logger.info("warmed up in %.0f ms: %s prepared reads, %s reader threads, %s Redis servers",
-                done["seconds"] * 1000, done.get("compiled"), done.get("readers"), done.get("redis"))
+    logger.info("warmed up in %.0f ms: %s prepared reads, %s reader threads, %s Redis servers, handshake helper "
+                "process %s", done["seconds"] * 1000, done.get("compiled"), done.get("readers"), done.get("redis"),
+                "ready" if done.get("helper") else "none")
     return done
 
 

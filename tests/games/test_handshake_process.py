@@ -1,0 +1,169 @@
+"""The handshakes' reads in a helper process (games/web/handshake_process.py): a batch goes out as session keys,
+table ids and invites and comes back as users, openings and the sessions' data, which the sockets' own session
+stores take; each socket gets exactly its own view; a batch the helper cannot take, or one it fails, is read
+on a thread instead. The helper here is a thread that pickles what crosses, as the process boundary does
+(an in-memory test database exists in this process only); the real process is tested through ``make run``
+(tests/live/test_handshake_helper_make_run.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import pickle
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.auth import UserLazyObject
+from django.contrib.auth import SESSION_KEY
+from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.sessions.models import Session
+
+from games import services
+from games.delivery import framecache
+from games.web import handshake_process, handshakes
+from tests.games.helpers import Socket, session_cookie
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class PicklingHelper:
+    """Stands in for the helper process: runs what it is given on a thread of its own, with its arguments and
+    its answer pickled and unpickled on the way, as between processes. Counts the sockets it read."""
+
+    def __init__(self, *, fail: bool = False):
+        self.threads = ThreadPoolExecutor(max_workers=1)
+        self.fail = fail
+        self.sockets = 0
+
+    def submit(self, function, payload) -> Future:
+        def across():
+            if self.fail:
+                raise RuntimeError("the helper fell over")
+            answer = function(pickle.loads(pickle.dumps(payload)))
+            self.sockets += len(payload)
+            return pickle.loads(pickle.dumps(answer))
+
+        return self.threads.submit(across)
+
+    def shutdown(self, wait=True, cancel_futures=False):
+        self.threads.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+@pytest.fixture
+def helper(monkeypatch):
+    handshakes.reset()
+    framecache.clear()
+    fake = PicklingHelper()
+    monkeypatch.setattr(handshake_process, "_pool", fake)
+    monkeypatch.setattr(handshake_process, "_ready", True)
+    yield fake
+    fake.shutdown()
+    handshakes.reset()
+    framecache.clear()
+
+
+def _playing_gin(players):
+    table = services.table_create(user=players[0], game="gin", preset="schnell", options={})
+    services.table_join(table_id=table.pk, user=players[1])
+    return table
+
+
+async def test_sockets_read_by_the_helper_each_get_their_own_view(helper, players, spectator):
+    table = await sync_to_async(_playing_gin)(players)
+    sockets = await asyncio.gather(
+        Socket.open(table.pk, players[0]), Socket.open(table.pk, spectator),
+        Socket.open(table.pk, players[1]), Socket.open(table.pk, None))
+    states = [await s.until(lambda f: f["type"] == "state") for s in sockets]
+    assert helper.sockets == 4  # all four read there, none on a thread here
+    assert [s["table"]["you"] for s in states] == [0, None, 1, None]
+    anna_hand, ben_hand = set(states[0]["view"]["hand"]), set(states[2]["view"]["hand"])
+    assert anna_hand and ben_hand and not anna_hand & ben_hand
+    for watcher in (states[1], states[3]):
+        text = json.dumps(watcher["view"])
+        assert not any(f'"{card}"' in text for card in anna_hand | ben_hand)
+    # The seated sockets act as their players: a chat line goes out under anna's name.
+    await sockets[0].send({"type": "chat", "text": "Servus"})
+    line = await sockets[2].until(lambda f: f["type"] == "chat")
+    assert line["user"] == "anna"
+    for socket in sockets:
+        await socket.close()
+
+
+def test_the_helpers_read_gives_each_session_and_user_as_a_read_here_would(players, spectator):
+    """``read_batch`` (what the helper runs): a signed-in seat, a spectator, a session whose password changed
+    (dropped, as Django drops it), a key with no session, no cookie; and a table that does not exist."""
+    table = _playing_gin(players)
+    anna, ben, cleo, _ = players
+    keys = {user.username: session_cookie(user) for user in (anna, ben, cleo, spectator)}
+    cleo.set_password("a-new-one-for-cleo")
+    cleo.save()
+    payload = [(keys["anna"], table.pk, ""), (keys["sven"], table.pk, ""), (keys["cleo"], table.pk, ""),
+               ("no-such-session-key", table.pk, ""), (None, None, ""), (keys["ben"], 999_999, "")]
+    read = pickle.loads(pickle.dumps(handshake_process.read_batch(payload)))
+    (anna_key, anna_data, (anna_user, (anna_state, _))), sven, cleo_read, unknown, nobody, gone = read
+    assert anna_key == keys["anna"] and anna_data[SESSION_KEY] == str(anna.pk)
+    assert anna_user.pk == anna.pk and anna_state["table"]["you"] == 0 and anna_state["view"]["hand"]
+    assert sven[2][0].pk == spectator.pk and sven[2][1][0]["table"]["you"] is None
+    # cleo's session is dropped: no key, no data, nobody signed in, and the row is gone.
+    assert cleo_read[0] is None and cleo_read[1] == {} and not cleo_read[2][0].is_authenticated
+    assert not Session.objects.filter(session_key=keys["cleo"]).exists()
+    assert unknown[0] is None and not unknown[2][0].is_authenticated
+    assert nobody[0] is None and not nobody[2][0].is_authenticated and nobody[2][1] is None
+    assert gone[2][0].pk == ben.pk and gone[2][1] is None  # no such table: the socket is refused (4404)
+
+
+async def test_the_sessions_read_there_are_the_sockets_own_here(helper, players):
+    """The socket's session store takes the key and data the helper read: a dropped session is dropped here too,
+    and nothing reads it again."""
+    anna, _, cleo, _ = players
+    table = await sync_to_async(_playing_gin)(players)
+    anna_key, cleo_key = await sync_to_async(session_cookie)(anna), await sync_to_async(session_cookie)(cleo)
+    cleo.set_password("a-new-one-for-cleo")
+    await sync_to_async(cleo.save)()
+    loop = asyncio.get_running_loop()
+    batch = [handshakes._Request({"session": SessionStore(key), "user": UserLazyObject()}, table.pk, "",
+                                 loop.create_future()) for key in (anna_key, cleo_key)]
+    assert handshake_process.takes(batch)
+    results = await handshake_process.open_batch(batch)
+    anna_scope, cleo_scope = (request.scope for request in batch)
+    assert anna_scope["session"]._session_cache[SESSION_KEY] == str(anna.pk)
+    assert anna_scope["user"].pk == anna.pk and results[0][0].pk == anna.pk
+    assert cleo_scope["session"].session_key is None and cleo_scope["session"]._session_cache == {}
+    assert not cleo_scope["user"].is_authenticated
+    assert results[0][1][0]["table"]["you"] == 0 and results[1][1][0]["table"]["you"] is None
+
+
+async def test_a_batch_the_helper_cannot_take_is_read_here(helper, players):
+    """A socket whose user is resolved already (another middleware, a test) or whose session is no database
+    one: the whole batch is read on a thread, and gets what the helper would have given."""
+    table = await sync_to_async(_playing_gin)(players)
+    loop = asyncio.get_running_loop()
+    resolved = handshakes._Request({"session": SessionStore(None), "user": players[0]}, table.pk, "",
+                                   loop.create_future())
+    assert not handshake_process.takes([resolved])
+    assert not handshake_process.takes([handshakes._Request({"user": UserLazyObject()}, table.pk, "",
+                                                            loop.create_future())])
+    socket = await Socket.open(table.pk, players[0])
+    state = await socket.until(lambda f: f["type"] == "state")
+    assert state["table"]["you"] == 0 and helper.sockets == 1
+    await socket.close()
+
+
+async def test_a_batch_the_helper_fails_is_read_here(helper, players, caplog):
+    helper.fail = True
+    table = await sync_to_async(_playing_gin)(players)
+    sockets = await asyncio.gather(Socket.open(table.pk, players[0]), Socket.open(table.pk, players[1]))
+    states = [await s.until(lambda f: f["type"] == "state") for s in sockets]
+    assert [s["table"]["you"] for s in states] == [0, 1] and helper.sockets == 0
+    assert "could not read" in caplog.text
+    for socket in sockets:
+        await socket.close()
+
+
+def test_no_helper_where_the_site_is_not_one_process_on_a_database_file(settings):
+    # The tests' in-memory database exists on its one connection only: never, whatever the setting says.
+    for value in ("auto", "1", "0"):
+        settings.GAMES_HANDSHAKE_PROCESS = value
+        assert not handshake_process.wanted()
+        assert handshake_process.start() is None
