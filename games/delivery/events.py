@@ -19,6 +19,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
+from dataclasses import dataclass
 
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.db import transaction
@@ -51,6 +52,24 @@ def user_group(table_id: int, user_id: int) -> str:
 def frame_text(frame: dict) -> str:
     """A frame as the socket sends it (compact JSON, UTF-8 as is)."""
     return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class StateText:
+    """A ``state`` frame encoded where it was read, not on the event loop (a handshake's state: on the reader
+    thread, or in the handshakes' helper process, whence a text crosses more cheaply than the frame itself): its
+    text, version, the seat it is for (None: the public view) and digest (``text_digest``: the state a delta
+    frame may follow)."""
+
+    text: str
+    version: int
+    you: int | None
+    digest: str
+
+    @classmethod
+    def of(cls, frame: dict) -> StateText:
+        text = frame_text(frame)
+        return cls(text, frame["version"], frame["table"]["you"], text_digest(text))
 
 
 def wire(messages: list[tuple[str, dict]]) -> list[tuple[str, dict]]:

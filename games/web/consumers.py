@@ -177,7 +177,7 @@ class TableConsumer(_JsonConsumer):
         # handshake is over (the consumer handles its messages one after the other), so none goes out
         # before the state.
         self.admitted = True
-        await self._deliver(state)
+        await self._send_state(state)
         timekeeper.socket_opened(self.table_id, self.version)
         self.watched = True
         for frame in chat:
@@ -188,7 +188,7 @@ class TableConsumer(_JsonConsumer):
                if self.user_id is not None else [])
         await self._regroup(
             add=add,
-            discard=[events.public_group(self.table_id)] if state["table"]["you"] is not None else [],
+            discard=[events.public_group(self.table_id)] if state.you is not None else [],
         )
         if self.user_id is not None:
             self.present = self.user
@@ -263,13 +263,15 @@ class TableConsumer(_JsonConsumer):
 
     async def _deliver(self, frame: dict) -> None:
         if frame.get("type") == "state":
-            self.version = max(self.version, frame["version"])
-            text = events.frame_text(frame)
-            if self.wants_deltas:
-                self.base = events.text_digest(text)  # the state a delta frame may follow (see table_frame)
-            await self.send(text_data=text)
+            await self._send_state(events.StateText.of(frame))
             return
         await self.send_frame(frame)
+
+    async def _send_state(self, state: events.StateText) -> None:
+        self.version = max(self.version, state.version)
+        if self.wants_deltas:
+            self.base = state.digest  # the state a delta frame may follow (see table_frame)
+        await self.send(text_data=state.text)
 
     # --- frames from the channel layer ------------------------------------------------------------------
 

@@ -344,7 +344,9 @@ def _resolve_with(waiting: list[dict], users: dict) -> None:
 
 
 def _open_batch(batch: list[_Request]) -> list:
-    """In the database thread: each socket's user, then each table's opening for all its sockets."""
+    """In the database thread (or the helper process): each socket's user, then each table's opening for all its
+    sockets: ``(user, (state, chat))`` with the state encoded (``events.StateText``), or a refusal (None: no such
+    table, False: a private table without its invitation, a text: staff only), or the exception."""
     results: list = [None] * len(batch)
     by_table: dict[int, list[int]] = {}
     # The sessions first (a Redis round trip where they are cached), then in one round trip to the database
@@ -391,6 +393,9 @@ def _open_batch(batch: list[_Request]) -> list:
             logger.exception("handshakes of table %s failed", table_id)
             openings = [error] * len(indices)
         for i, user, opening in zip(indices, users, openings, strict=True):
+            if isinstance(opening, tuple):  # the state encoded here, off the event loop
+                state, chat = opening
+                opening = (events.StateText.of(state), chat)
             results[i] = opening if isinstance(opening, Exception) else (user, opening)
     return results
 

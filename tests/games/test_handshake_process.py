@@ -20,7 +20,7 @@ from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
 
 from games import services
-from games.delivery import framecache
+from games.delivery import events, framecache
 from games.web import handshake_process, handshakes
 from tests.games.helpers import Socket, session_cookie
 
@@ -103,8 +103,13 @@ def test_the_helpers_read_gives_each_session_and_user_as_a_read_here_would(playe
     read = pickle.loads(pickle.dumps(handshake_process.read_batch(payload)))
     (anna_key, anna_data, (anna_user, (anna_state, _))), sven, cleo_read, unknown, nobody, gone = read
     assert anna_key == keys["anna"] and anna_data[SESSION_KEY] == str(anna.pk)
-    assert anna_user.pk == anna.pk and anna_state["table"]["you"] == 0 and anna_state["view"]["hand"]
-    assert sven[2][0].pk == spectator.pk and sven[2][1][0]["table"]["you"] is None
+    # The state comes encoded (its text, version, seat and digest), as the socket sends it.
+    frame = json.loads(anna_state.text)
+    assert anna_user.pk == anna.pk and anna_state.you == frame["table"]["you"] == 0 and frame["view"]["hand"]
+    assert anna_state.version == frame["version"] and anna_state.digest == events.text_digest(anna_state.text)
+    sven_frame = json.loads(sven[2][1][0].text)
+    assert sven[2][0].pk == spectator.pk and sven[2][1][0].you is None and sven_frame["table"]["you"] is None
+    assert sven_frame["view"].get("hand") is None
     # cleo's session is dropped: no key, no data, nobody signed in, and the row is gone.
     assert cleo_read[0] is None and cleo_read[1] == {} and not cleo_read[2][0].is_authenticated
     assert not Session.objects.filter(session_key=keys["cleo"]).exists()
@@ -131,7 +136,7 @@ async def test_the_sessions_read_there_are_the_sockets_own_here(helper, players)
     assert anna_scope["user"].pk == anna.pk and results[0][0].pk == anna.pk
     assert cleo_scope["session"].session_key is None and cleo_scope["session"]._session_cache == {}
     assert not cleo_scope["user"].is_authenticated
-    assert results[0][1][0]["table"]["you"] == 0 and results[1][1][0]["table"]["you"] is None
+    assert results[0][1][0].you == 0 and results[1][1][0].you is None
 
 
 async def test_a_batch_the_helper_cannot_take_is_read_here(helper, players):

@@ -162,7 +162,8 @@ def test_a_batch_reads_its_users_in_the_round_trip_of_its_tables(players, specta
     users = [user for user, _ in results]
     assert [user.pk for user in users] == [players[0].pk, players[1].pk, spectator.pk] * 2
     for table, (user, opened) in zip([t for t in tables for _ in cookies], results, strict=True):
-        assert opened == selectors.table_openings(table_id=table.pk, viewers=[(user, "")])[0]
+        state, chat = selectors.table_openings(table_id=table.pk, viewers=[(user, "")])[0]
+        assert opened == (events.StateText.of(state), chat)  # the state encoded where it was read
     outside = [q["sql"] for q in sent.captured_queries if not any(q["sql"] in trip for trip in pipelines)]
     assert len(pipelines) == 2 and [len(trip) for trip in pipelines] == [3, 3], pipelines
     assert '"auth_user"' in pipelines[0][0].split(" WHERE ")[0] and 'FROM "games_table"' in pipelines[0][1]
