@@ -213,6 +213,25 @@ def _process_cpu(pid: str, *, children: bool = False) -> tuple[str, float]:
     return name, ticks / os.sysconf("SC_CLK_TCK")
 
 
+def _descendants(pids: list[int]) -> list[str]:
+    """``pids`` and every live process below them, from /proc."""
+    parents: dict[str, list[str]] = {}
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/stat") as fh:
+                    parent = fh.read().rsplit(")", 1)[1].split()[1]
+            except OSError:
+                continue
+            parents.setdefault(parent, []).append(pid)
+    found, todo = [], [str(pid) for pid in pids]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(parents.get(pid, []))
+    return found
+
+
 def services_cpu_seconds() -> float:
     """CPU time the shared services' processes have used so far. PostgreSQL's backends come and go: one that
     ended lives on in its postmaster's children's time, so the sum does not drop when a backend exits."""
@@ -316,8 +335,10 @@ class Servers:
             raise
 
     def cpu_seconds(self) -> float:
-        """CPU time (user + system) the stack's processes have used so far."""
-        return sum(_process_cpu(str(process.pid))[1] for process in self.processes)
+        """CPU time (user + system) the stack's processes and every process they started have used so far
+        (daphne's handshake helper, the previews' and the computer players' workers; one that ended counts in
+        its parent's children's time)."""
+        return sum(_process_cpu(pid, children=True)[1] for pid in _descendants([p.pid for p in self.processes]))
 
     def settle(self, *, quiet: float = 0.05, timeout: float = 30.0) -> float:
         """Wait until the stack's processes have started up: their CPU over half a second is under ``quiet`` of

@@ -40,3 +40,31 @@ def test_the_machine_s_steal_reading_is_a_share_of_its_whole_time():
     after = servers.machine_steal()
     assert 0 <= before[0] <= before[1] and after[1] >= before[1]
     assert 0.0 <= servers.stolen_share(before, after) <= 1.0
+
+
+def test_a_stacks_cpu_counts_the_processes_its_servers_started(tmp_path):
+    """daphne's handshake helper (and the workers of previews and computer players) are processes of their own,
+    started by a server: the stack's CPU counts them, live or ended."""
+    import subprocess
+    import sys
+    import time
+
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.4: pass\n"
+    parent = subprocess.Popen([sys.executable, "-c", (
+        "import subprocess, sys, time\n"
+        f"live = subprocess.Popen([sys.executable, '-c', {burn + 'time.sleep(30)'!r}])\n"
+        f"subprocess.run([sys.executable, '-c', {burn!r}])\n"  # ended and waited for
+        "print('ready', flush=True)\n"
+        "live.wait()\n")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None and parent.stdout.readline().strip() == "ready"
+        time.sleep(0.3)  # the live child has burnt its share by now (it started first)
+        srv = servers.Servers("site", "embedded", {}, tmp_path, processes=[parent])
+        own = servers._process_cpu(str(parent.pid))[1]
+        assert own < 0.3  # the parent itself barely ran
+        assert srv.cpu_seconds() >= own + 0.7  # both children's 0.4 s, the live one's and the ended one's
+    finally:
+        for pid in servers._descendants([parent.pid])[1:]:
+            subprocess.run(["kill", pid], check=False)
+        parent.kill()
+        parent.wait()
