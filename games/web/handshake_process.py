@@ -87,10 +87,14 @@ def start() -> Future | None:
     warming = pool.submit(_warm)
 
     def warmed(future: Future) -> None:
-        global _ready
+        global _pool, _ready
         if future.cancelled() or future.exception() is not None:
+            # Set up wrong (its settings, its database): another would be too. The handshakes are read on a thread.
             logger.error("the handshake helper process did not start: %r; handshakes are read on a thread",
                          None if future.cancelled() else future.exception())
+            if _pool is pool:
+                _pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
             return
         if _pool is pool:
             _ready = True
@@ -170,9 +174,9 @@ def _restart() -> None:
     _failed_at = None
     try:
         start()
-    except Exception:  # noqa: BLE001 - the handshakes are read on a thread meanwhile
+    except Exception:  # noqa: BLE001 - the handshakes are read on a thread meanwhile; tried again later
         logger.exception("starting another handshake helper process failed")
-        globals()["_failed_at"] = time.monotonic()
+        _failed_at = time.monotonic()
 
 
 def _store(scope: dict) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import pickle
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
@@ -172,3 +173,29 @@ def test_no_helper_where_the_site_is_not_one_process_on_a_database_file(settings
         settings.GAMES_HANDSHAKE_PROCESS = value
         assert not handshake_process.wanted()
         assert handshake_process.start() is None
+
+
+def test_a_helper_that_cannot_set_itself_up_is_let_go_and_the_handshakes_are_read_here(monkeypatch, tmp_path, caplog):
+    """A helper set up wrong (here: pointed at an empty database file) fails its warm-up: it is shut down, not
+    used, and not started again (another would be set up the same); ``slots`` and ``takes`` say no helper."""
+    from django.conf import settings as django_settings
+
+    empty_database = {**django_settings.DATABASES["default"], "NAME": str(tmp_path / "empty.sqlite3")}
+    inherited = {**handshake_process._inherited(), "DATABASES": {"default": empty_database}}
+    monkeypatch.setattr(handshake_process, "wanted", lambda: True)
+    monkeypatch.setattr(handshake_process, "_inherited", lambda: inherited)
+    try:
+        warming = handshake_process.start()
+        assert warming is not None
+        with pytest.raises(Exception, match="no such table"):
+            warming.result(timeout=60)
+        deadline = time.monotonic() + 10
+        while handshake_process._pool is not None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert handshake_process._pool is None and not handshake_process._ready
+        assert handshake_process.slots() == 0 and handshake_process.batch_max() is None
+        assert not handshake_process.takes([handshakes._Request({"session": SessionStore(None),
+                                                                   "user": UserLazyObject()}, 1, "", None)])
+        assert "did not start" in caplog.text
+    finally:
+        handshake_process.stop()
