@@ -190,15 +190,15 @@ def _store(scope: dict) -> Any:
 
 #: How often the helper looks whether the serving process is still there.
 PARENT_CHECK_SECONDS = 1.0
-#: The settings a batch's reads depend on, handed to the helper as the serving process has them: the helper
-#: sets itself up from the same environment, but a process may have changed its settings after starting (a test
-#: server pointing at its test database, with a game of the tests' own).
-INHERITED_SETTINGS = ("DATABASES", "INSTALLED_APPS", "SECRET_KEY", "SECRET_KEY_FALLBACKS", "SESSION_ENGINE",
-                      "AUTHENTICATION_BACKENDS")
 
 
 def _inherited() -> dict[str, Any]:
-    return {name: getattr(settings, name) for name in INHERITED_SETTINGS}
+    """The settings a batch's reads depend on, handed to the helper as the serving process has them: the helper
+    sets itself up from the same environment, but a process may have changed its settings after starting (a test
+    server pointing at its test database, with a game of the tests' own)."""
+    return {"DATABASES": settings.DATABASES, "INSTALLED_APPS": settings.INSTALLED_APPS,
+            "SECRET_KEY": settings.SECRET_KEY, "SECRET_KEY_FALLBACKS": settings.SECRET_KEY_FALLBACKS,
+            "SESSION_ENGINE": settings.SESSION_ENGINE, "AUTHENTICATION_BACKENDS": settings.AUTHENTICATION_BACKENDS}
 
 
 def _initialize(parent: int, inherited: dict[str, Any]) -> None:
