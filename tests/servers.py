@@ -137,3 +137,29 @@ def session_key(user: Any) -> str:
     session.create()
     assert session.session_key is not None
     return session.session_key
+
+
+def children_of(pid: int) -> dict[int, str]:
+    """The live processes whose parent is ``pid``, with their command lines (from /proc)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found[int(entry.name)] = cmdline
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (neither gone nor a zombie)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

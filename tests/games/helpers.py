@@ -283,3 +283,26 @@ async def play_over_sockets(sockets: dict[int, Socket], *, watchers=(), max_step
 def _break_ends(table_id: int) -> None:
     table = Table.objects.get(pk=table_id)
     assert services.turn_timeout(table_id=table_id, now=table.turn_deadline + timedelta(seconds=1))
+
+
+def playing_gin(players):
+    """A gin table of ``players[0]`` and ``players[1]``, its match started (the quick preset)."""
+    from games import services
+
+    table = services.table_create(user=players[0], game="gin", preset="schnell", options={})
+    services.table_join(table_id=table.pk, user=players[1])
+    return table
+
+
+def assert_own_views(seated: list[dict], watchers: list[dict]) -> None:
+    """``seated``: the first states of seats 0, 1, …, each with its own hand, no two sharing a card;
+    ``watchers``: states of sockets holding no seat, showing none of those cards anywhere in their view."""
+    import json
+
+    assert [state["table"]["you"] for state in seated] == list(range(len(seated)))
+    assert [state["table"]["you"] for state in watchers] == [None] * len(watchers)
+    hands = [set(state["view"]["hand"]) for state in seated]
+    assert all(hands) and sum(map(len, hands)) == len(set().union(*hands))
+    for watcher in watchers:
+        text = json.dumps(watcher["view"])
+        assert not any(f'"{card}"' in text for card in set().union(*hands))

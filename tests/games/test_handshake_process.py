@@ -19,10 +19,9 @@ from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
 
-from games import services
 from games.delivery import events, framecache
 from games.web import handshake_process, handshakes
-from tests.games.helpers import Socket, session_cookie
+from tests.games.helpers import Socket, assert_own_views, playing_gin, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -63,25 +62,14 @@ def helper(monkeypatch):
     framecache.clear()
 
 
-def _playing_gin(players):
-    table = services.table_create(user=players[0], game="gin", preset="schnell", options={})
-    services.table_join(table_id=table.pk, user=players[1])
-    return table
-
-
 async def test_sockets_read_by_the_helper_each_get_their_own_view(helper, players, spectator):
-    table = await sync_to_async(_playing_gin)(players)
+    table = await sync_to_async(playing_gin)(players)
     sockets = await asyncio.gather(
         Socket.open(table.pk, players[0]), Socket.open(table.pk, spectator),
         Socket.open(table.pk, players[1]), Socket.open(table.pk, None))
     states = [await s.until(lambda f: f["type"] == "state") for s in sockets]
     assert helper.sockets == 4  # all four read there, none on a thread here
-    assert [s["table"]["you"] for s in states] == [0, None, 1, None]
-    anna_hand, ben_hand = set(states[0]["view"]["hand"]), set(states[2]["view"]["hand"])
-    assert anna_hand and ben_hand and not anna_hand & ben_hand
-    for watcher in (states[1], states[3]):
-        text = json.dumps(watcher["view"])
-        assert not any(f'"{card}"' in text for card in anna_hand | ben_hand)
+    assert_own_views([states[0], states[2]], [states[1], states[3]])
     # The seated sockets act as their players: a chat line goes out under anna's name.
     await sockets[0].send({"type": "chat", "text": "Servus"})
     line = await sockets[2].until(lambda f: f["type"] == "chat")
@@ -93,7 +81,7 @@ async def test_sockets_read_by_the_helper_each_get_their_own_view(helper, player
 def test_the_helpers_read_gives_each_session_and_user_as_a_read_here_would(players, spectator):
     """``read_batch`` (what the helper runs): a signed-in seat, a spectator, a session whose password changed
     (dropped, as Django drops it), a key with no session, no cookie; and a table that does not exist."""
-    table = _playing_gin(players)
+    table = playing_gin(players)
     anna, ben, cleo, _ = players
     keys = {user.username: session_cookie(user) for user in (anna, ben, cleo, spectator)}
     cleo.set_password("a-new-one-for-cleo")
@@ -122,7 +110,7 @@ async def test_the_sessions_read_there_are_the_sockets_own_here(helper, players)
     """The socket's session store takes the key and data the helper read: a dropped session is dropped here too,
     and nothing reads it again."""
     anna, _, cleo, _ = players
-    table = await sync_to_async(_playing_gin)(players)
+    table = await sync_to_async(playing_gin)(players)
     anna_key, cleo_key = await sync_to_async(session_cookie)(anna), await sync_to_async(session_cookie)(cleo)
     cleo.set_password("a-new-one-for-cleo")
     await sync_to_async(cleo.save)()
@@ -142,7 +130,7 @@ async def test_the_sessions_read_there_are_the_sockets_own_here(helper, players)
 async def test_a_batch_the_helper_cannot_take_is_read_here(helper, players):
     """A socket whose user is resolved already (another middleware, a test) or whose session is no database
     one: the whole batch is read on a thread, and gets what the helper would have given."""
-    table = await sync_to_async(_playing_gin)(players)
+    table = await sync_to_async(playing_gin)(players)
     loop = asyncio.get_running_loop()
     resolved = handshakes._Request({"session": SessionStore(None), "user": players[0]}, table.pk, "",
                                    loop.create_future())
@@ -157,7 +145,7 @@ async def test_a_batch_the_helper_cannot_take_is_read_here(helper, players):
 
 async def test_a_batch_the_helper_fails_is_read_here(helper, players, caplog):
     helper.fail = True
-    table = await sync_to_async(_playing_gin)(players)
+    table = await sync_to_async(playing_gin)(players)
     sockets = await asyncio.gather(Socket.open(table.pk, players[0]), Socket.open(table.pk, players[1]))
     states = [await s.until(lambda f: f["type"] == "state") for s in sockets]
     assert [s["table"]["you"] for s in states] == [0, 1] and helper.sockets == 0

@@ -21,7 +21,7 @@ from games import services
 from games.delivery import events, framecache
 from games.reads import selectors
 from games.web import handshakes
-from tests.games.helpers import Socket, session_cookie
+from tests.games.helpers import Socket, assert_own_views, playing_gin, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,18 +38,12 @@ def _fresh_counts():
     framecache.clear()
 
 
-def _playing_gin(players):
-    table = services.table_create(user=players[0], game="gin", preset="schnell", options={})
-    services.table_join(table_id=table.pk, user=players[1])
-    return table
-
-
 def _reads(queries, *tables: str) -> int:
     return sum(1 for q in queries if any(f'"{t}"' in q["sql"] for t in tables))
 
 
 def test_sockets_of_one_table_share_one_read_and_a_kept_version_reads_no_rows(players, spectator):
-    table = _playing_gin(players)
+    table = playing_gin(players)
     viewers = [(players[0], ""), (players[1], ""), (spectator, ""), (AnonymousUser(), "")]
     # One socket at a time, as before the batching: every handshake reads the table's rows and its chat.
     framecache.clear()
@@ -79,7 +73,7 @@ def test_sockets_of_many_tables_share_one_read_of_each_kind_and_get_what_each_ta
     versions and chat in one statement each, however many tables; each socket gets exactly what its table's
     own ``table_openings`` gives (its seat's view or the public one, the chat with its seats), and a table
     that does not exist gets nothing."""
-    tables = [_playing_gin(players) for _ in range(3)]
+    tables = [playing_gin(players) for _ in range(3)]
     for table in tables[:2]:
         services.chat_post(table_id=table.pk, user=players[0], text=f"Hallo an Tisch {table.pk}")
     requests = {table.pk: [(players[0], ""), (players[1], ""), (spectator, "")] for table in tables}
@@ -125,7 +119,7 @@ def test_a_batchs_table_reads_take_two_round_trips_on_postgresql(players, specta
     the tables with their chat, then the seats, rounds and versions of those not kept, the versions last;
     each statement the same however many tables (``= ANY(%s)``: compiled once, ``prepared.PreparedIn``).
     Each socket still gets what its table's own ``table_openings`` gives (the test above, on every database)."""
-    tables = [_playing_gin(players) for _ in range(3)]
+    tables = [playing_gin(players) for _ in range(3)]
     services.chat_post(table_id=tables[0].pk, user=players[0], text="Hallo")
     requests = {table.pk: [(players[0], ""), (spectator, "")] for table in tables}
     framecache.clear()
@@ -151,7 +145,7 @@ def test_a_batch_reads_its_users_in_the_round_trip_of_its_tables(players, specta
     from channels.auth import UserLazyObject
     from django.contrib.sessions.backends.db import SessionStore
 
-    tables = [_playing_gin(players) for _ in range(2)]
+    tables = [playing_gin(players) for _ in range(2)]
     cookies = [session_cookie(user) for user in (players[0], players[1], spectator)]
     batch = [handshakes._Request({"session": SessionStore(key), "user": UserLazyObject()}, table.pk, "", None)
              for table in tables for key in cookies]
@@ -196,7 +190,7 @@ def test_a_batchs_reads_of_ids_are_one_statement_whatever_their_number_and_give_
 
 
 def test_a_kept_seat_view_never_reaches_anyone_else(players, spectator):
-    table = _playing_gin(players)
+    table = playing_gin(players)
     anna, ben = players[0], players[1]
     anna_view = selectors.table_state_for(table_id=table.pk, user=anna)  # anna's frame is kept now
     hand = anna_view["view"]["hand"]
@@ -214,17 +208,12 @@ def test_a_kept_seat_view_never_reaches_anyone_else(players, spectator):
 
 
 async def test_sockets_connecting_together_each_get_their_own_view(players, spectator):
-    table = await sync_to_async(_playing_gin)(players)
+    table = await sync_to_async(playing_gin)(players)
     sockets = await asyncio.gather(
         Socket.open(table.pk, players[0]), Socket.open(table.pk, spectator),
         Socket.open(table.pk, players[1]), Socket.open(table.pk, None))
     states = [await s.until(lambda f: f["type"] == "state") for s in sockets]
-    assert [s["table"]["you"] for s in states] == [0, None, 1, None]
-    anna_hand, ben_hand = set(states[0]["view"]["hand"]), set(states[2]["view"]["hand"])
-    assert anna_hand and ben_hand and not anna_hand & ben_hand
-    for watcher in (states[1], states[3]):
-        text = json.dumps(watcher["view"])
-        assert not any(f'"{card}"' in text for card in anna_hand | ben_hand)
+    assert_own_views([states[0], states[2]], [states[1], states[3]])
     for socket in sockets:
         await socket.close()
 
@@ -249,7 +238,7 @@ async def test_a_seat_holds_its_state_before_its_own_groups_are_joined_and_a_cha
     reads its own state again; later changes come on its user group. Its own cards only, all along."""
     from channels.layers import get_channel_layer
 
-    table = await sync_to_async(_playing_gin)(players)
+    table = await sync_to_async(playing_gin)(players)
     layer = get_channel_layer()
     joining, go_on = asyncio.Event(), asyncio.Event()
     regroup = layer.regroup
@@ -306,7 +295,7 @@ def _cookies(cookies: dict):
 
 async def test_presence_is_per_person_and_batched(players, settings):
     settings.GAMES_PRESENCE_BATCH_SECONDS = 0.5
-    table = await sync_to_async(_playing_gin)(players)
+    table = await sync_to_async(playing_gin)(players)
     cookies = {user.pk: await sync_to_async(session_cookie)(user) for user in players}  # made before the window
     ben = await Socket.open(table.pk, players[1])
     await ben.until(lambda f: f["type"] == "state")
@@ -385,7 +374,7 @@ async def _refused(communicator) -> tuple[dict, int]:
 
 async def test_sockets_over_a_persons_cap_are_told_why_and_closed(players, settings):
     settings.GAMES_SOCKETS_PER_PERSON = 3
-    table = await sync_to_async(_playing_gin)(players)
+    table = await sync_to_async(playing_gin)(players)
     held = [await _open_raw(f"/ws/table/{table.pk}/", players[0]) for _ in range(2)]
     held.append(await _open_raw("/ws/notices/", players[0]))
     for communicator in held[:2]:
@@ -406,7 +395,7 @@ async def test_sockets_over_a_persons_cap_are_told_why_and_closed(players, setti
 
 async def test_sockets_over_an_addresss_cap_are_told_why_and_closed(players, settings, monkeypatch):
     settings.GAMES_SOCKETS_PER_ADDRESS = 2
-    table = await sync_to_async(_playing_gin)(players)
+    table = await sync_to_async(playing_gin)(players)
     address = ["203.0.113.7", 50000]
     held = [await _open_raw(f"/ws/table/{table.pk}/", None, address), await _open_raw("/ws/notices/", players[2], address)]
     assert json.loads((await held[0].receive_output(timeout=5))["text"])["type"] == "state"

@@ -11,12 +11,12 @@ import os
 import re
 import signal
 import time
-from pathlib import Path
 
 import pytest
 
+from tests.games.helpers import assert_own_views
 from tests.live.test_clocks_make_run import make_run_environment, start_as_make_run
-from tests.servers import free_port, manage_shell, stop
+from tests.servers import alive, children_of, free_port, manage_shell, stop
 
 # `make run`'s own stack (an SQLite file, the in-memory layer) whatever the run's DATABASE_URL and REDIS_URL: stackless.
 pytestmark = [pytest.mark.slow, pytest.mark.stackless]
@@ -38,34 +38,10 @@ print("E2E " + json.dumps({"sessions": sessions, "table": table.pk}))
 """
 
 
-def _children(pid: int) -> dict[int, str]:
-    """The processes whose parent is ``pid``, with their command lines."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-            found[int(entry.name)] = command
-    return found
-
-
 def _helper_of(pid: int) -> int:
-    helpers = [child for child, command in _children(pid).items() if "multiprocessing.spawn" in command]
-    assert len(helpers) == 1, _children(pid)
+    helpers = [child for child, command in children_of(pid).items() if "multiprocessing.spawn" in command]
+    assert len(helpers) == 1, children_of(pid)
     return helpers[0]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def _wait_for(what, timeout: float = 20):
@@ -98,12 +74,7 @@ async def _states(port: int, table_id: int, sessions: list[str | None]) -> list[
 
 def _check_views(states: list[dict]) -> None:
     anna, ben, sven, nobody = states
-    assert [s["table"]["you"] for s in states] == [0, 1, None, None]
-    anna_hand, ben_hand = set(anna["view"]["hand"]), set(ben["view"]["hand"])
-    assert anna_hand and ben_hand and not anna_hand & ben_hand
-    for watcher in (sven, nobody):
-        text = json.dumps(watcher["view"])
-        assert not any(f'"{card}"' in text for card in anna_hand | ben_hand)
+    assert_own_views([anna, ben], [sven, nobody])
 
 
 def test_make_runs_handshakes_are_read_by_a_helper_process_that_is_replaced_when_it_dies(tmp_path):
@@ -123,7 +94,7 @@ def test_make_runs_handshakes_are_read_by_a_helper_process_that_is_replaced_when
 
         # The helper dies: the next batch finds it gone and is read in daphne, every socket still served.
         os.kill(helper, signal.SIGKILL)
-        assert _wait_for(lambda: not _alive(helper))
+        assert _wait_for(lambda: not alive(helper))
         _check_views(asyncio.run(_states(port, setup["table"], sessions)))
         text = log.read_text(errors="replace")
         assert "the handshake helper process died" in text and "reading them here" in text
@@ -143,7 +114,7 @@ def test_make_runs_handshakes_are_read_by_a_helper_process_that_is_replaced_when
         # daphne killed outright: its helper does not outlive it.
         daphne.send_signal(signal.SIGKILL)
         daphne.wait(timeout=10)
-        assert _wait_for(lambda: not _alive(replacement), timeout=15), "the helper outlived daphne"
+        assert _wait_for(lambda: not alive(replacement), timeout=15), "the helper outlived daphne"
     finally:
         stop(daphne)
     text = log.read_text(errors="replace")
