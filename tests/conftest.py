@@ -50,6 +50,19 @@ def _no_analysis_on_the_clock(settings):
 
 
 @pytest.fixture(autouse=True)
+def _no_handshake_helper(settings):
+    """A serving process's warm-up spawns the handshakes' helper process where the site is one process on a
+    database file (games.web.handshake_process): not in tests that merely warm up (the test database may be a
+    file, and a helper would not see a test's rows that are not committed). Tests of the helper set it up
+    themselves; whatever one left is stopped."""
+    from games.web import handshake_process
+
+    settings.GAMES_HANDSHAKE_PROCESS = "0"
+    yield
+    handshake_process.stop()
+
+
+@pytest.fixture(autouse=True)
 def _bots_without_slips(request, monkeypatch):
     """Below the expert the bots slip by design (a random loose card instead of their heuristic's discard,
     each game's ``bots.SLIPS``), drawing from the caller's generator. The site's tests play their people and

@@ -30,14 +30,15 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from importlib import import_module
-from typing import Any, cast
+from typing import Any
 
 from channels.auth import UserLazyObject
 from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore as DbSessionStore
-from django.utils.functional import empty
+from django.utils.functional import LazyObject, empty
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +55,7 @@ RESTART_SECONDS = 5.0
 _pool: ProcessPoolExecutor | None = None
 _ready = False
 _failed_at: float | None = None
+_warm: Callable[[], tuple[int, float]] | None = None  # what a replacement runs to warm up
 
 
 def wanted() -> bool:
@@ -73,18 +75,19 @@ def wanted() -> bool:
     return apart and connection.vendor == "sqlite" and isinstance(get_channel_layer(), InMemoryChannelLayer)
 
 
-def start() -> Future | None:
-    """Spawn the helper and warm it up (Django set up, the batch's statements run once), if ``wanted``;
-    batches go to it once that is done. Returns the warm-up's future (None: no helper here)."""
-    global _pool, _ready
+def start(warm: Callable[[], tuple[int, float]]) -> Future | None:
+    """Spawn the helper and warm it up (Django set up, then ``warm``, run there: ``handshakes.warm_helper``), if
+    ``wanted``; batches go to it once that is done. Returns the warm-up's future (None: no helper here)."""
+    global _pool, _ready, _warm
     if not wanted():
         return None
+    _warm = warm
     _ready = False
     # spawn, not fork: the serving process has threads (the database's, the reactor's) a fork would copy.
     _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
                                 initializer=_initialize, initargs=(os.getpid(), _inherited()))
     pool = _pool
-    warming = pool.submit(_warm)
+    warming = pool.submit(warm)
 
     def warmed(future: Future) -> None:
         global _pool, _ready
@@ -127,22 +130,23 @@ def takes(batch: list) -> bool:
         user = scope.get("user")
         if not (isinstance(user, UserLazyObject) and user._wrapped is empty):
             return False
-        store = _store(scope)
+        store = session_store(scope)
         if type(store) is not engine or not issubclass(engine, DbSessionStore):
             return False
     return True
 
 
-async def open_batch(batch: list) -> list:
-    """``handshakes._open_batch`` for ``batch``, read in the helper; each socket's session store and user are
-    set from what it read. Raises what the helper raised (the caller reads the batch on a thread then)."""
+async def open_batch(batch: list, read: Callable[[list], list]) -> list:
+    """``handshakes._open_batch`` for ``batch``, read in the helper by ``read`` (``handshakes.read_in_helper``,
+    given the sockets as session keys, table ids and invites); each socket's session store and user are set
+    from what it read. Raises what the helper raised (the caller reads the batch on a thread then)."""
     global _pool, _ready, _failed_at
     pool = _pool
     if pool is None:
         raise RuntimeError("no handshake helper process")
-    payload = [(_store(request.scope).session_key, request.table_id, request.invite) for request in batch]
+    payload = [(session_store(request.scope).session_key, request.table_id, request.invite) for request in batch]
     try:
-        read = await asyncio.wrap_future(pool.submit(read_batch, payload))
+        answers = await asyncio.wrap_future(pool.submit(read, payload))
     except Exception:
         if _pool is pool and getattr(pool, "_broken", False):
             logger.exception("the handshake helper process died; another starts in %.0f s", RESTART_SECONDS)
@@ -150,9 +154,9 @@ async def open_batch(batch: list) -> list:
             pool.shutdown(wait=False, cancel_futures=True)
         raise
     results = []
-    for request, (session_key, data, result) in zip(batch, read, strict=True):
+    for request, (session_key, data, result) in zip(batch, answers, strict=True):
         if data is not None:  # read there (else this socket failed before its session was read)
-            store = _store(request.scope)
+            store = session_store(request.scope)
             store._session_key = session_key  # None: no such session, or dropped (its password changed)
             store._session_cache = data
         if not isinstance(result, Exception):
@@ -173,16 +177,20 @@ def _restart() -> None:
     global _failed_at
     _failed_at = None
     try:
-        start()
+        if _warm is not None:
+            start(_warm)
     except Exception:  # noqa: BLE001 - the handshakes are read on a thread meanwhile; tried again later
         logger.exception("starting another handshake helper process failed")
         _failed_at = time.monotonic()
 
 
-def _store(scope: dict) -> Any:
-    from games.web.handshakes import _store as store_of
-
-    return store_of(scope)
+def session_store(scope: dict) -> Any:
+    """The session store of ``scope`` (channels' SessionMiddleware puts it in a LazyObject), or None."""
+    session = scope.get("session")
+    if isinstance(session, LazyObject):
+        wrapped = session._wrapped  # type: ignore[attr-defined]  # LazyObject's own slot, not in the stubs
+        return wrapped if wrapped is not empty else None
+    return session
 
 
 # --- in the helper ------------------------------------------------------------------------------------
@@ -218,30 +226,3 @@ def _leave_with(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(PARENT_CHECK_SECONDS)
     os._exit(0)
-
-
-def _warm() -> tuple[int, float]:
-    """In the helper: its database connection and the batch's statements ready (``handshakes.warm_reads``)."""
-    from games.web import handshakes
-
-    started = time.perf_counter()
-    handshakes.warm_reads()
-    return os.getpid(), (time.perf_counter() - started) * 1000
-
-
-def read_batch(payload: list[tuple[str | None, int | None, str]]) -> list[tuple[str | None, dict | None, Any]]:
-    """In the helper: ``_open_batch`` for sockets given as (session key, table id or None, invite); for each,
-    the session's key and data as read (the key None if there is no such session or it was dropped; the data
-    None if it was never read) and what ``_open_batch`` gave (the user and the opening, or the exception)."""
-    from games.web import handshakes
-
-    engine = import_module(settings.SESSION_ENGINE).SessionStore
-    no_future = cast(asyncio.Future, None)  # nobody awaits them here: the results go back whole
-    batch = [handshakes._Request({"session": engine(key), "user": UserLazyObject()}, table_id, invite, no_future)
-             for key, table_id, invite in payload]
-    results = handshakes._open_batch(batch)
-    out = []
-    for request, result in zip(batch, results, strict=True):
-        store = request.scope["session"]
-        out.append((store.session_key, getattr(store, "_session_cache", None), result))
-    return out

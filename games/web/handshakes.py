@@ -31,10 +31,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from importlib import import_module
+from typing import Any, cast
 
 from channels.auth import UserLazyObject, _get_user_session_key, get_user
 from channels.layers import get_channel_layer
@@ -53,7 +56,7 @@ from django.db.models.signals import post_delete
 from django.dispatch import receiver
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
-from django.utils.functional import LazyObject, empty
+from django.utils.functional import empty
 from django.utils.html import escape
 
 from games.delivery import events
@@ -164,7 +167,7 @@ async def _run(batcher: _Batcher, batch: list[_Request]) -> None:
         results = None
         if handshake_process.takes(batch):
             try:
-                results = await handshake_process.open_batch(batch)
+                results = await handshake_process.open_batch(batch, read_in_helper)
             except Exception:  # noqa: BLE001 - read here instead
                 logger.exception("the handshake helper process could not read %s handshakes; reading them here",
                                  len(batch))
@@ -188,13 +191,8 @@ async def _run(batcher: _Batcher, batch: list[_Request]) -> None:
             request.future.set_result(result)
 
 
-def _store(scope: dict) -> Any:
-    """The session store of ``scope`` (channels' SessionMiddleware puts it in a LazyObject)."""
-    session = scope.get("session")
-    if isinstance(session, LazyObject):
-        wrapped = session._wrapped  # type: ignore[attr-defined]  # LazyObject's own slot, not in the stubs
-        return wrapped if wrapped is not empty else None
-    return session
+#: The session store of a scope (or None).
+_store = handshake_process.session_store
 
 
 async def read_cached_session(scope: dict) -> None:
@@ -398,6 +396,32 @@ def _open_batch(batch: list[_Request]) -> list:
                 opening = (events.StateText.of(state), chat)
             results[i] = opening if isinstance(opening, Exception) else (user, opening)
     return results
+
+
+# --- in the handshakes' helper process (games.web.handshake_process) ------------------------------------
+
+
+def warm_helper() -> tuple[int, float]:
+    """In the helper: its database connection and the batch's statements ready (``warm_reads``); its process id
+    and how long that took (ms)."""
+    started = time.perf_counter()
+    warm_reads()
+    return os.getpid(), (time.perf_counter() - started) * 1000
+
+
+def read_in_helper(payload: list[tuple[str | None, int | None, str]]) -> list[tuple[str | None, dict | None, Any]]:
+    """In the helper: ``_open_batch`` for sockets given as (session key, table id or None, invite); for each,
+    the session's key and data as read (the key None if there is no such session or it was dropped; the data
+    None if it was never read) and what ``_open_batch`` gave (the user and the opening, or the exception)."""
+    engine = import_module(settings.SESSION_ENGINE).SessionStore
+    no_future = cast(asyncio.Future, None)  # nobody awaits them here: the results go back whole
+    batch = [_Request({"session": engine(key), "user": UserLazyObject()}, table_id, invite, no_future)
+             for key, table_id, invite in payload]
+    out = []
+    for request, result in zip(batch, _open_batch(batch), strict=True):
+        store = request.scope["session"]
+        out.append((store.session_key, getattr(store, "_session_cache", None), result))
+    return out
 
 
 # --- presence per person, batched ------------------------------------------------------------------------

@@ -60,7 +60,7 @@ async def warm(layer=None) -> dict:
     helper = None
     try:
         # The handshakes' helper process, where there is one, starts first: it takes a second or two.
-        helper = handshake_process.start()
+        helper = handshake_process.start(handshakes.warm_helper)
         done["compiled"] = await in_thread(_moves_thread)()
         # One call per reader thread: submitted together, each lands on a thread of its own.
         readers = reader_threads()

@@ -79,7 +79,7 @@ async def test_sockets_read_by_the_helper_each_get_their_own_view(helper, player
 
 
 def test_the_helpers_read_gives_each_session_and_user_as_a_read_here_would(players, spectator):
-    """``read_batch`` (what the helper runs): a signed-in seat, a spectator, a session whose password changed
+    """``handshakes.read_in_helper`` (what the helper runs): a signed-in seat, a spectator, a session whose password changed
     (dropped, as Django drops it), a key with no session, no cookie; and a table that does not exist."""
     table = playing_gin(players)
     anna, ben, cleo, _ = players
@@ -88,7 +88,7 @@ def test_the_helpers_read_gives_each_session_and_user_as_a_read_here_would(playe
     cleo.save()
     payload = [(keys["anna"], table.pk, ""), (keys["sven"], table.pk, ""), (keys["cleo"], table.pk, ""),
                ("no-such-session-key", table.pk, ""), (None, None, ""), (keys["ben"], 999_999, "")]
-    read = pickle.loads(pickle.dumps(handshake_process.read_batch(payload)))
+    read = pickle.loads(pickle.dumps(handshakes.read_in_helper(payload)))
     (anna_key, anna_data, (anna_user, (anna_state, _))), sven, cleo_read, unknown, nobody, gone = read
     assert anna_key == keys["anna"] and anna_data[SESSION_KEY] == str(anna.pk)
     # The state comes encoded (its text, version, seat and digest), as the socket sends it.
@@ -118,7 +118,7 @@ async def test_the_sessions_read_there_are_the_sockets_own_here(helper, players)
     batch = [handshakes._Request({"session": SessionStore(key), "user": UserLazyObject()}, table.pk, "",
                                  loop.create_future()) for key in (anna_key, cleo_key)]
     assert handshake_process.takes(batch)
-    results = await handshake_process.open_batch(batch)
+    results = await handshake_process.open_batch(batch, handshakes.read_in_helper)
     anna_scope, cleo_scope = (request.scope for request in batch)
     assert anna_scope["session"]._session_cache[SESSION_KEY] == str(anna.pk)
     assert anna_scope["user"].pk == anna.pk and results[0][0].pk == anna.pk
@@ -154,12 +154,36 @@ async def test_a_batch_the_helper_fails_is_read_here(helper, players, caplog):
         await socket.close()
 
 
-def test_no_helper_where_the_site_is_not_one_process_on_a_database_file(settings):
-    # The tests' in-memory database exists on its one connection only: never, whatever the setting says.
-    for value in ("auto", "1", "0"):
+def test_a_helper_only_where_the_site_is_one_process_on_a_database_file(settings, monkeypatch):
+    """``auto``: an SQLite file (readers apart from the writer) and the in-memory layer, i.e. ``make run``; not on
+    PostgreSQL with Redis (several daphne processes), not on an in-memory database. ``1`` wherever the database
+    can be read apart; ``0`` never."""
+    import channels.layers
+
+    from games.web import dbthread
+
+    in_memory_layer = channels.layers.InMemoryChannelLayer()
+    redis_layer = object()  # any layer that is not the in-memory one
+    cases = [  # (setting, database readable apart, vendor, layer) -> wanted
+        (("auto", True, "sqlite", in_memory_layer), True),
+        (("auto", True, "sqlite", redis_layer), False),
+        (("auto", True, "postgresql", redis_layer), False),
+        (("auto", False, "sqlite", in_memory_layer), False),
+        (("1", True, "postgresql", redis_layer), True),
+        (("1", False, "sqlite", in_memory_layer), False),
+        (("0", True, "sqlite", in_memory_layer), False),
+    ]
+    from django.db import connections
+
+    database = connections["default"]  # the wrapper itself (``connection`` is a proxy of it)
+    for (value, apart, vendor, layer), wanted in cases:
         settings.GAMES_HANDSHAKE_PROCESS = value
-        assert not handshake_process.wanted()
-        assert handshake_process.start() is None
+        monkeypatch.setattr(dbthread, "readers_apart", lambda apart=apart: apart)
+        monkeypatch.setattr(database, "vendor", vendor, raising=False)
+        monkeypatch.setattr(channels.layers, "get_channel_layer", lambda layer=layer: layer)
+        assert handshake_process.wanted() is wanted, (value, apart, vendor)
+    settings.GAMES_HANDSHAKE_PROCESS = "0"
+    assert handshake_process.start(handshakes.warm_helper) is None
 
 
 def test_a_helper_that_cannot_set_itself_up_is_let_go_and_the_handshakes_are_read_here(monkeypatch, tmp_path, caplog):
@@ -172,7 +196,7 @@ def test_a_helper_that_cannot_set_itself_up_is_let_go_and_the_handshakes_are_rea
     monkeypatch.setattr(handshake_process, "wanted", lambda: True)
     monkeypatch.setattr(handshake_process, "_inherited", lambda: inherited)
     try:
-        warming = handshake_process.start()
+        warming = handshake_process.start(handshakes.warm_helper)
         assert warming is not None
         with pytest.raises(Exception, match="no such table"):
             warming.result(timeout=60)
