@@ -11,10 +11,12 @@ import asyncio
 import json
 import pickle
 import time
+from importlib import import_module
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.auth import UserLazyObject
+from django.conf import settings as django_settings
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
@@ -115,7 +117,8 @@ async def test_the_sessions_read_there_are_the_sockets_own_here(helper, players)
     cleo.set_password("a-new-one-for-cleo")
     await sync_to_async(cleo.save)()
     loop = asyncio.get_running_loop()
-    batch = [handshakes._Request({"session": SessionStore(key), "user": UserLazyObject()}, table.pk, "",
+    engine = import_module(django_settings.SESSION_ENGINE).SessionStore  # the database's, or cached_db with Redis
+    batch = [handshakes._Request({"session": engine(key), "user": UserLazyObject()}, table.pk, "",
                                  loop.create_future()) for key in (anna_key, cleo_key)]
     assert handshake_process.takes(batch)
     results = await handshake_process.open_batch(batch, handshakes.read_in_helper)
@@ -189,10 +192,9 @@ def test_a_helper_only_where_the_site_is_one_process_on_a_database_file(settings
 def test_a_helper_that_cannot_set_itself_up_is_let_go_and_the_handshakes_are_read_here(monkeypatch, tmp_path, caplog):
     """A helper set up wrong (here: pointed at an empty database file) fails its warm-up: it is shut down, not
     used, and not started again (another would be set up the same); ``slots`` and ``takes`` say no helper."""
-    from django.conf import settings as django_settings
-
-    empty_database = {**django_settings.DATABASES["default"], "NAME": str(tmp_path / "empty.sqlite3")}
-    inherited = {**handshake_process._inherited(), "DATABASES": {"default": empty_database}}
+    empty_database = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(tmp_path / "empty.sqlite3")}
+    inherited = {**handshake_process._inherited(),
+                 "DATABASES": {**django_settings.DATABASES, "default": empty_database}}
     monkeypatch.setattr(handshake_process, "wanted", lambda: True)
     monkeypatch.setattr(handshake_process, "_inherited", lambda: inherited)
     try:
