@@ -131,8 +131,10 @@ async def test_the_sessions_read_there_are_the_sockets_own_here(helper, players)
 
 
 async def test_a_batch_the_helper_cannot_take_is_read_here(helper, players):
-    """A socket whose user is resolved already (another middleware, a test) or whose session is no database
-    one: the whole batch is read on a thread, and gets what the helper would have given."""
+    """A socket whose user is resolved already (another middleware, a test) or that has no session store: the
+    helper does not take its batch (``takes``), and ``_run`` reads such a batch on the thread; a plain socket's
+    batch beside them is the helper's. (That the thread's read gives the helper's answer is the thread path's own
+    tests, tests/games/test_handshakes.py.)"""
     table = await sync_to_async(playing_gin)(players)
     loop = asyncio.get_running_loop()
     resolved = handshakes._Request({"session": SessionStore(None), "user": players[0]}, table.pk, "",
